@@ -1,0 +1,316 @@
+// The entity graph derived from observations and aliases, maintained incrementally:
+// a change to one observation recomputes only the entities and edges it names.
+//
+// An entity lives while some observation describes it. An edge lives while some observation
+// states it and both of its ends live; otherwise it waits, dormant, in its observations.
+import { normalizeName, relationshipKey } from './normalize'
+import type { Entity, Observation, RecalledRelationship, Relationship } from './types'
+
+export type AliasMap = ReadonlyMap<string, string>
+
+export interface GraphDelta {
+  upsertedEntities: Entity[]
+  removedEntities: string[]
+  upsertedRelationships: Relationship[]
+  removedRelationships: string[]
+}
+
+interface Contribution {
+  entities: Set<string>
+  relationships: Map<string, { source: string; type: string; target: string }>
+}
+
+const MAX_QUERIES = 8
+
+export function resolveKey(aliases: AliasMap, key: string): string {
+  return aliases.get(key) ?? key
+}
+
+/** Deterministic winner order: the latest observedAt, then updatedAt, then slug. */
+export function compareRecency(a: Observation, b: Observation): number {
+  if (a.observedAt !== b.observedAt) return a.observedAt > b.observedAt ? -1 : 1
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt > b.updatedAt ? -1 : 1
+  return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0
+}
+
+export class Graph {
+  readonly entities = new Map<string, Entity>()
+  readonly relationships = new Map<string, Relationship>()
+  private readonly observations = new Map<string, Observation>()
+  private aliases: AliasMap = new Map()
+  private readonly contributions = new Map<string, Contribution>()
+  private readonly entityBackers = new Map<string, Set<string>>()
+  private readonly edgeBackers = new Map<string, Set<string>>()
+  /** entity key -> keys of every stated edge touching it, live or dormant */
+  private readonly edgesByEnd = new Map<string, Set<string>>()
+  /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
+  private readonly authored = new Map<string, Set<string>>()
+
+  static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
+    const g = new Graph()
+    g.aliases = new Map(aliases)
+    for (const o of observations) g.apply(o.slug, o)
+    return g
+  }
+
+  getObservation(slug: string): Observation | undefined {
+    return this.observations.get(slug)
+  }
+
+  allObservations(): IterableIterator<Observation> {
+    return this.observations.values()
+  }
+
+  get observationCount(): number {
+    return this.observations.size
+  }
+
+  aliasMap(): AliasMap {
+    return this.aliases
+  }
+
+  resolve(key: string): string {
+    return resolveKey(this.aliases, key)
+  }
+
+  /** Put (or with `next` undefined, remove) one observation; returns what changed in the graph. */
+  apply(slug: string, next: Observation | undefined): GraphDelta {
+    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    this.detach(slug, touched)
+    if (next) this.attach(next, touched)
+    return this.settle(touched)
+  }
+
+  /** Replace the alias map; re-derives only observations that name a variant whose mapping changed. */
+  setAliases(aliases: AliasMap): GraphDelta {
+    const changed = new Set<string>()
+    for (const [v, c] of aliases) if (this.aliases.get(v) !== c) changed.add(v)
+    for (const [v] of this.aliases) if (!aliases.has(v)) changed.add(v)
+    this.aliases = new Map(aliases)
+    const slugs = new Set<string>()
+    for (const v of changed) for (const s of this.authored.get(v) ?? []) slugs.add(s)
+    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    for (const s of [...slugs].sort()) {
+      const o = this.observations.get(s)
+      this.detach(s, touched)
+      if (o) this.attach(o, touched)
+    }
+    return this.settle(touched)
+  }
+
+  private contributionOf(o: Observation): Contribution {
+    const entities = new Set<string>()
+    for (const e of o.entities) entities.add(this.resolve(normalizeName(e.name)))
+    const relationships = new Map<string, { source: string; type: string; target: string }>()
+    for (const r of o.relationships) {
+      const source = this.resolve(normalizeName(r.source))
+      const target = this.resolve(normalizeName(r.target))
+      // a merge can turn an edge into a self-loop: dropped, as consolidation requires
+      if (source === target) continue
+      relationships.set(relationshipKey(source, r.type, target), { source, type: r.type, target })
+    }
+    return { entities, relationships }
+  }
+
+  private detach(slug: string, touched: { entities: Set<string>; edges: Set<string> }): void {
+    const prev = this.observations.get(slug)
+    const c = this.contributions.get(slug)
+    if (!prev || !c) return
+    for (const k of c.entities) {
+      removeFrom(this.entityBackers, k, slug)
+      touched.entities.add(k)
+    }
+    for (const [k, r] of c.relationships) {
+      if (removeFrom(this.edgeBackers, k, slug)) {
+        removeFrom(this.edgesByEnd, r.source, k)
+        removeFrom(this.edgesByEnd, r.target, k)
+      }
+      touched.edges.add(k)
+    }
+    for (const k of authoredKeys(prev)) removeFrom(this.authored, k, slug)
+    this.observations.delete(slug)
+    this.contributions.delete(slug)
+  }
+
+  private attach(o: Observation, touched: { entities: Set<string>; edges: Set<string> }): void {
+    const c = this.contributionOf(o)
+    this.observations.set(o.slug, o)
+    this.contributions.set(o.slug, c)
+    for (const k of authoredKeys(o)) addTo(this.authored, k, o.slug)
+    for (const k of c.entities) {
+      addTo(this.entityBackers, k, o.slug)
+      touched.entities.add(k)
+    }
+    for (const [k, r] of c.relationships) {
+      addTo(this.edgeBackers, k, o.slug)
+      addTo(this.edgesByEnd, r.source, k)
+      addTo(this.edgesByEnd, r.target, k)
+      touched.edges.add(k)
+    }
+  }
+
+  /** Recompute every touched entity, then every edge whose backing or ends changed, then degrees. */
+  private settle(touched: { entities: Set<string>; edges: Set<string> }): GraphDelta {
+    const delta: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [] }
+    const lived = new Map<string, boolean>()
+    for (const k of touched.entities) {
+      lived.set(k, this.entities.has(k))
+      this.recomputeEntity(k)
+    }
+    const edges = new Set(touched.edges)
+    for (const [k, was] of lived) {
+      if (was !== this.entities.has(k)) for (const e of this.edgesByEnd.get(k) ?? []) edges.add(e)
+    }
+    const degreeChanged = new Set<string>()
+    for (const k of edges) {
+      const before = this.relationships.get(k)
+      const after = this.recomputeEdge(k)
+      if (!before && !after) continue
+      if (before && !after) delta.removedRelationships.push(k)
+      if (after) delta.upsertedRelationships.push(after)
+      if (!before !== !after) {
+        const r = (after ?? before) as Relationship
+        degreeChanged.add(r.source)
+        degreeChanged.add(r.target)
+      }
+    }
+    for (const k of degreeChanged) {
+      const e = this.entities.get(k)
+      // replaced, not mutated: a returned delta must not change when the graph moves on
+      if (e) this.entities.set(k, { ...e, degree: this.degreeOf(k) })
+    }
+    const upserted = new Set([...touched.entities, ...degreeChanged])
+    for (const k of [...upserted].sort()) {
+      const e = this.entities.get(k)
+      if (e) delta.upsertedEntities.push(e)
+      else if (lived.get(k)) delta.removedEntities.push(k)
+    }
+    delta.removedRelationships.sort()
+    delta.upsertedRelationships.sort((a, b) => (a.key < b.key ? -1 : 1))
+    return delta
+  }
+
+  private recomputeEntity(key: string): void {
+    const backers = this.entityBackers.get(key)
+    if (!backers || backers.size === 0) {
+      this.entities.delete(key)
+      return
+    }
+    const obs = [...backers].map((s) => this.observations.get(s) as Observation).sort(compareRecency)
+    // the winner's description and type; the display name prefers one that is not an alias
+    let winner: { name: string; type: string; description: string } | undefined
+    let display: string | undefined
+    const queries: string[] = []
+    const seenQ = new Set<string>()
+    for (const o of obs) {
+      for (const e of o.entities) {
+        const authoredKey = normalizeName(e.name)
+        if (this.resolve(authoredKey) !== key) continue
+        if (!winner) winner = e
+        if (!display && authoredKey === key) display = e.name
+        for (const q of e.queries) {
+          const nq = normalizeName(q)
+          if (queries.length < MAX_QUERIES && !seenQ.has(nq)) {
+            seenQ.add(nq)
+            queries.push(q)
+          }
+        }
+      }
+    }
+    const w = winner as { name: string; type: string; description: string }
+    const prev = this.entities.get(key)
+    this.entities.set(key, {
+      key,
+      name: display ?? w.name,
+      type: w.type,
+      description: w.description,
+      queries,
+      degree: prev?.degree ?? this.degreeOf(key),
+      observations: [...backers].sort(),
+    })
+  }
+
+  private recomputeEdge(key: string): Relationship | undefined {
+    const backers = this.edgeBackers.get(key)
+    const first = backers && backers.size ? this.contributions.get([...backers][0] as string)?.relationships.get(key) : undefined
+    if (!backers || !first || !this.entities.has(first.source) || !this.entities.has(first.target)) {
+      this.relationships.delete(key)
+      return undefined
+    }
+    const obs = [...backers].map((s) => this.observations.get(s) as Observation).sort(compareRecency)
+    let description = ''
+    let weight = 0
+    for (const o of obs) {
+      for (const r of o.relationships) {
+        if (relationshipKey(this.resolve(normalizeName(r.source)), r.type, this.resolve(normalizeName(r.target))) !== key) continue
+        weight += r.weight
+        if (!description && r.description) description = r.description
+      }
+    }
+    const rel: Relationship = { key, source: first.source, type: first.type, target: first.target, description, weight, observations: [...backers].sort() }
+    this.relationships.set(key, rel)
+    return rel
+  }
+
+  private degreeOf(key: string): number {
+    let n = 0
+    for (const k of this.edgesByEnd.get(key) ?? []) if (this.relationships.has(k)) n++
+    return n
+  }
+
+  /** Live edges touching an entity, heaviest first (ties by key). */
+  edgesOf(key: string): Relationship[] {
+    const out: Relationship[] = []
+    for (const k of this.edgesByEnd.get(key) ?? []) {
+      const r = this.relationships.get(k)
+      if (r) out.push(r)
+    }
+    return out.sort((a, b) => b.weight - a.weight || (a.key < b.key ? -1 : 1))
+  }
+
+  /** An edge with display names, as responses show it. */
+  present(r: Relationship): RecalledRelationship {
+    return {
+      source: this.entities.get(r.source)?.name ?? r.source,
+      type: r.type,
+      target: this.entities.get(r.target)?.name ?? r.target,
+      description: r.description,
+      weight: r.weight,
+    }
+  }
+}
+
+function authoredKeys(o: Observation): Set<string> {
+  const keys = new Set<string>()
+  for (const e of o.entities) keys.add(normalizeName(e.name))
+  for (const r of o.relationships) {
+    keys.add(normalizeName(r.source))
+    keys.add(normalizeName(r.target))
+  }
+  return keys
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  let s = map.get(key)
+  if (!s) map.set(key, (s = new Set()))
+  s.add(value)
+}
+
+/** Returns true when the key's set became empty and was dropped. */
+function removeFrom(map: Map<string, Set<string>>, key: string, value: string): boolean {
+  const s = map.get(key)
+  if (!s) return false
+  s.delete(value)
+  if (s.size === 0) {
+    map.delete(key)
+    return true
+  }
+  return false
+}
+
+/** A canonical, comparable picture of a graph: for tests and crash-recovery checks. */
+export function graphFingerprint(g: Graph): string {
+  const entities = [...g.entities.values()].sort((a, b) => (a.key < b.key ? -1 : 1))
+  const rels = [...g.relationships.values()].sort((a, b) => (a.key < b.key ? -1 : 1))
+  return JSON.stringify({ entities, rels })
+}

@@ -1,0 +1,314 @@
+// The data model of a memory. Observations are the source of truth; entities and
+// relationships are derived from them (plus aliases) and never written directly.
+
+export type Tier = 'read' | 'read_write' | 'full'
+export type Visibility = 'private' | 'organization'
+
+/** Fixed at memory creation: changing any field makes old and new entries mutually unsearchable. */
+export interface RetrievalConfig {
+  /** Identifies the embedding model, e.g. `cairn-glove-100d@1` or `bm25-only`. */
+  embedder: string
+  /** sha256 of the model bytes (empty for `bm25-only`). */
+  modelChecksum: string
+  /** Vector dimensions (0 for `bm25-only`). */
+  dimensions: number
+  /** Hybrid weights; they sum to 1. */
+  weights: { text: number; vector: number }
+  /** Characters of an observation shown in a recall snippet. */
+  snippetLength: number
+}
+
+export interface MemoryInfo {
+  id: string
+  name: string
+  visibility: Visibility
+  orgId: string | null
+  createdAt: string
+  retrieval: RetrievalConfig
+}
+
+export interface EntityInput {
+  name: string
+  type?: string
+  description: string
+  /** A couple of questions this entity should answer, folded into matching. */
+  queries?: string[]
+}
+
+export interface RelationshipInput {
+  source: string
+  type: string
+  target: string
+  description?: string
+  /** Strength of the edge as this observation states it; default 1. */
+  weight?: number
+}
+
+export interface ObservationInput {
+  title: string
+  content: string
+  category?: string
+  tags?: string[]
+  /** ISO 8601 date or date-time; default: now. */
+  observedAt?: string
+  /** 0..1; default 1. */
+  confidence?: number
+  source?: string
+  entities?: EntityInput[]
+  relationships?: RelationshipInput[]
+  /** Appendix file paths this observation refers to. */
+  files?: string[]
+}
+
+export interface ObservationPatch {
+  title?: string
+  content?: string
+  category?: string
+  tags?: string[]
+  observedAt?: string
+  confidence?: number
+  source?: string
+  /** Unioned with the current entities by normalized name; the patch wins on conflicts. */
+  entities?: EntityInput[]
+  /** Unioned with the current relationships by (source, type, target); the patch wins. */
+  relationships?: RelationshipInput[]
+  files?: string[]
+  /** Entity names to remove from this observation (with the relationships that touch them). */
+  removeEntities?: string[]
+  /** Relationships to remove, matched by normalized (source, type, target). */
+  removeRelationships?: Array<Pick<RelationshipInput, 'source' | 'type' | 'target'>>
+}
+
+/** An entity as one observation authored it (already validated). */
+export interface AuthoredEntity {
+  name: string
+  type: string
+  description: string
+  queries: string[]
+}
+
+export interface AuthoredRelationship {
+  source: string
+  type: string
+  target: string
+  description: string
+  weight: number
+}
+
+export interface Observation {
+  slug: string
+  title: string
+  content: string
+  category: string
+  tags: string[]
+  observedAt: string
+  confidence: number
+  source: string
+  entities: AuthoredEntity[]
+  relationships: AuthoredRelationship[]
+  files: string[]
+  createdBy: string
+  createdAt: string
+  updatedAt: string
+}
+
+export interface Entity {
+  /** Normalized name after aliases: the identity. */
+  key: string
+  name: string
+  type: string
+  description: string
+  queries: string[]
+  degree: number
+  /** Slugs of the observations that name this entity, sorted. */
+  observations: string[]
+}
+
+export interface Relationship {
+  /** `${source}\u0000${type}\u0000${target}` over normalized keys. */
+  key: string
+  source: string
+  type: string
+  target: string
+  description: string
+  /** Sum of the weights the backing observations give it. */
+  weight: number
+  observations: string[]
+}
+
+/** variant key -> canonical key, written when a merge is accepted. */
+export interface Alias {
+  variant: string
+  canonical: string
+  createdAt: string
+}
+
+export interface MergeEvidence {
+  signal:
+    | 'same_core_name'
+    | 'acronym'
+    | 'token_reorder'
+    | 'title_or_suffix'
+    | 'similar_description'
+    | 'shared_neighbors'
+    | 'edit_distance'
+  detail: string
+  weight: number
+}
+
+export interface MergeProposal {
+  /** Deterministic from the pair, so every device names a proposal the same way. */
+  id: string
+  kind: 'merge'
+  /** The two entity keys, sorted. */
+  pair: [string, string]
+  names: [string, string]
+  /** Suggested canonical key (one of pair). */
+  canonical: string
+  score: number
+  evidence: MergeEvidence[]
+  status: 'open' | 'accepted' | 'rejected'
+  createdAt: string
+}
+
+export interface Connection {
+  id: string
+  memoryId: string
+  agent: string
+  tier: Tier
+  /** sha256 of the token, hex; the token itself is never stored. */
+  tokenHash: string
+  createdAt: string
+  revokedAt: string | null
+}
+
+export interface AppendixFile {
+  path: string
+  filename: string
+  type: string
+  size: number
+  description: string
+  createdBy: string
+  createdAt: string
+  sha256: string
+}
+
+export interface RecallLimits {
+  entities: number
+  relationships: number
+  observations: number
+  /** Upper bound on the JSON size of the whole response. */
+  bytes: number
+}
+
+export interface RecallRequest {
+  query?: string
+  category?: string
+  tags?: string[]
+  from?: string
+  to?: string
+  entity?: string
+  limits?: Partial<RecallLimits>
+}
+
+export interface RecalledEntity {
+  name: string
+  key: string
+  type: string
+  description: string
+  degree: number
+  score: number
+  /** `match`: ranked by the query or filter; `neighbor`: pulled in by the 1-hop expansion. */
+  via: 'match' | 'neighbor'
+}
+
+export interface RecalledRelationship {
+  source: string
+  type: string
+  target: string
+  description: string
+  weight: number
+}
+
+export interface Snippet {
+  slug: string
+  title: string
+  category: string
+  tags: string[]
+  observedAt: string
+  snippet: string
+  truncated: boolean
+  /** Names of the recalled entities this observation backs. */
+  entities: string[]
+}
+
+export interface Truncation {
+  entities: number
+  relationships: number
+  observations: number
+  note: string
+}
+
+export interface RecallResult {
+  mode: 'semantic' | 'structural'
+  entities: RecalledEntity[]
+  relationships: RecalledRelationship[]
+  observations: Snippet[]
+  truncation: Truncation | null
+}
+
+export interface Neighborhood {
+  entity: string
+  key: string
+  degree: number
+  relationships: RecalledRelationship[]
+  neighbors: string[]
+  /** True when the relationship list was capped. */
+  capped: boolean
+}
+
+export interface PossibleDuplicate {
+  name: string
+  existing: string
+  reason: string
+}
+
+export interface WriteWarning {
+  code: 'long_content' | 'unknown_file' | 'ignored_field'
+  message: string
+}
+
+export interface WriteResult {
+  slug: string
+  warnings: WriteWarning[]
+  neighborhoods: Neighborhood[]
+  possibleDuplicates: PossibleDuplicate[]
+}
+
+export interface ReviewHint {
+  entity: string
+  previousDescription: string
+  description: string
+  relationships: RecalledRelationship[]
+  message: string
+}
+
+export interface UpdateResult {
+  observation: Observation
+  warnings: WriteWarning[]
+  reviewHints: ReviewHint[]
+  neighborhoods: Neighborhood[]
+}
+
+export interface DeleteResult {
+  slug: string
+  pruned: { entities: string[]; relationships: RecalledRelationship[] }
+}
+
+export interface EntityDetail {
+  entity: Entity
+  outgoing: RecalledRelationship[]
+  incoming: RecalledRelationship[]
+  observations: Array<Pick<Observation, 'slug' | 'title' | 'observedAt' | 'category'>>
+  aliases: string[]
+}

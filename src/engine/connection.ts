@@ -1,0 +1,96 @@
+// What an agent holds: every call goes through its connection's tier, checked at call time.
+import { requireTier, type Operation } from '../core/access'
+import { MemoryError } from '../core/errors'
+import type {
+  AppendixFile, Connection, DeleteResult, EntityDetail, MergeProposal, Observation, ObservationInput, ObservationPatch, RecallRequest, RecallResult, Tier, UpdateResult, WriteResult,
+} from '../core/types'
+import type { FileInput } from './files'
+import type { MemoryEngine } from './memory'
+
+export type StoreFileInput = Omit<FileInput, 'data' | 'filename' | 'type' | 'description'> & {
+  data: Uint8Array | ArrayBuffer | Blob | string
+  filename?: string
+  type?: string
+  description?: string
+}
+
+export class ConnectionHandle {
+  constructor(
+    private readonly engine: MemoryEngine,
+    private readonly record: () => Connection,
+    /** Present only on the handle `connect` returned: show it once, then it is gone. */
+    readonly token: string | undefined,
+  ) {}
+
+  get id(): string {
+    return this.record().id
+  }
+  get agent(): string {
+    return this.record().agent
+  }
+  get tier(): Tier {
+    return this.record().tier
+  }
+  get memoryId(): string {
+    return this.engine.info.id
+  }
+
+  private check(op: Operation): string {
+    const c = this.record()
+    if (c.revokedAt) throw new MemoryError('revoked', `connection ${c.id} (${c.agent}) was revoked; ask for a new connection`, { connection: c.id })
+    requireTier(c.tier, op)
+    return c.id
+  }
+
+  async write(input: ObservationInput): Promise<WriteResult> {
+    return this.engine.write(input, this.check('write'))
+  }
+  async update(slug: string, patch: ObservationPatch): Promise<UpdateResult> {
+    this.check('update')
+    return this.engine.update(slug, patch)
+  }
+  async delete(slug: string): Promise<DeleteResult> {
+    this.check('delete')
+    return this.engine.delete(slug)
+  }
+  async recall(request: RecallRequest = {}): Promise<RecallResult> {
+    this.check('recall')
+    return this.engine.recall(request)
+  }
+  async getObservation(slug: string): Promise<Observation> {
+    this.check('getObservation')
+    return this.engine.getObservation(slug)
+  }
+  async inspect(entityName: string): Promise<EntityDetail> {
+    this.check('inspect')
+    return this.engine.inspect(entityName)
+  }
+  async storeFile(input: StoreFileInput): Promise<AppendixFile> {
+    return this.engine.storeFile(input, this.check('storeFile'))
+  }
+  async listFiles(): Promise<AppendixFile[]> {
+    this.check('listFiles')
+    return this.engine.listFiles()
+  }
+  async readFile(path: string): Promise<{ file: AppendixFile; data: Uint8Array }> {
+    this.check('readFile')
+    return this.engine.readFile(path)
+  }
+  async consolidate(): Promise<MergeProposal[]> {
+    this.check('consolidate')
+    return this.engine.consolidate()
+  }
+  async listProposals(): Promise<MergeProposal[]> {
+    this.check('listProposals')
+    return this.engine.listProposals()
+  }
+  async acceptProposal(id: string, options: { canonical?: string } = {}): Promise<{ proposal: MergeProposal; canonical: string }> {
+    this.check('acceptProposal')
+    const { proposal, canonical } = await this.engine.acceptProposal(id, options)
+    return { proposal, canonical }
+  }
+  async rejectProposal(id: string): Promise<MergeProposal> {
+    this.check('rejectProposal')
+    return this.engine.rejectProposal(id)
+  }
+}

@@ -1,0 +1,320 @@
+// One open memory: the committed graph in memory for reads, Dexie for durability,
+// the entity index for ranking, and one write queue so writes never interleave.
+import { checkEndpoints, validateObservationInput, validatePatch } from '../core/contract'
+import { applyMergeToAliases, findPossibleDuplicates, proposeMerges } from '../core/consolidate'
+import { applyPatch, reviewHints } from '../core/edit'
+import { MemoryError } from '../core/errors'
+import { Graph, type GraphDelta } from '../core/graph'
+import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
+import { normalizeName } from '../core/normalize'
+import { assembleSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
+import { makeSlug } from '../core/slug'
+import type {
+  Alias, AppendixFile, DeleteResult, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Tier, UpdateResult, WriteResult,
+} from '../core/types'
+import type { MemoryDB } from '../store/db'
+import type { EntityDoc, EntityIndex } from '../search/entity-index'
+import { storeFileRecord, validateFileInput } from './files'
+import { WriteQueue } from './queue'
+import { storageError } from '../store/storage-error'
+import { randomId } from './tokens'
+
+/** Entities an index query asks for beyond the cap, so filters and expansion have room. */
+const SEARCH_HEADROOM = 4
+export const VERSION_KEY = 'version'
+
+export class MemoryEngine {
+  private readonly queue: WriteQueue
+  private proposals = new Map<string, MergeProposal>()
+  private files = new Map<string, AppendixFile>()
+  private closed = false
+  /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
+  private version: number
+
+  constructor(
+    readonly info: MemoryInfo,
+    readonly db: MemoryDB,
+    private readonly graph: Graph,
+    private readonly index: EntityIndex,
+    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number },
+    private readonly clock: () => string = () => new Date().toISOString(),
+  ) {
+    this.queue = new WriteQueue(`cairn-write-${info.id}`)
+    this.version = state.version
+    for (const p of state.proposals) this.proposals.set(p.id, p)
+    for (const f of state.files) this.files.set(f.path, f)
+  }
+
+  /** The committed graph, for inspection and tests; never mutate it. */
+  get committedGraph(): Graph {
+    return this.graph
+  }
+
+  // ---- writes (queued) -------------------------------------------------------------
+
+  write(input: unknown, createdBy: string): Promise<WriteResult> {
+    return this.enqueue(async () => {
+      const valid = validateObservationInput(input)
+      checkEndpoints(valid.entities, valid.relationships, (k) => this.graph.resolve(k), (k) => this.graph.entities.has(k), 'write')
+      const now = this.clock()
+      const slug = makeSlug(valid.title, (s) => this.graph.getObservation(s) !== undefined, () => randomId(6))
+      const { warnings: w, ...fields } = valid
+      const observation: Observation = { slug, ...fields, observedAt: fields.observedAt ?? now, createdBy, createdAt: now, updatedAt: now }
+      const warnings = [...w, ...this.unknownFileWarnings(observation.files)]
+      const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolve(normalizeName(n))))
+      const possibleDuplicates = findPossibleDuplicates(newNames, this.graph.entities.values())
+      await this.commitObservation(slug, observation)
+      return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
+    })
+  }
+
+  update(slug: unknown, patchInput: unknown): Promise<UpdateResult> {
+    return this.enqueue(async () => {
+      const current = this.requireObservation(slug)
+      const patch = validatePatch(patchInput)
+      const { next, warnings } = applyPatch(current, patch, this.clock())
+      checkEndpoints(next.entities, next.relationships, (k) => this.graph.resolve(k), (k) => this.entityExistsWithout(k, current.slug), 'update')
+      const hints = reviewHints(current, patch, this.graph)
+      if (patch.fields.files) warnings.push(...this.unknownFileWarnings(patch.fields.files))
+      await this.commitObservation(current.slug, next)
+      return { observation: next, warnings, reviewHints: hints, neighborhoods: neighborhoodsOf(this.graph, next) }
+    })
+  }
+
+  delete(slug: unknown): Promise<DeleteResult> {
+    return this.enqueue(async () => {
+      const current = this.requireObservation(slug)
+      let pruned: DeleteResult['pruned'] = { entities: [], relationships: [] }
+      await this.commitObservation(current.slug, undefined, (delta) => {
+        // named while the graph still holds what is about to go
+        pruned = {
+          entities: delta.removedEntities.map((k) => this.graph.entities.get(k)?.name ?? k),
+          relationships: delta.removedRelationships.map((k) => this.graph.relationships.get(k)).filter((r) => r !== undefined).map((r) => this.graph.present(r)),
+        }
+      })
+      return { slug: current.slug, pruned }
+    })
+  }
+
+  storeFile(input: unknown, createdBy: string): Promise<AppendixFile> {
+    return this.enqueue(async () => {
+      const file = await validateFileInput(input)
+      if (this.files.has(file.path)) throw new MemoryError('conflict', `an appendix file already exists at "${file.path}"; choose another path`, { path: file.path })
+      const record = await storeFileRecord(this.db, file, createdBy, this.clock())
+      this.files.set(record.path, record)
+      return record
+    })
+  }
+
+  consolidate(): Promise<MergeProposal[]> {
+    return this.enqueue(async () => {
+      const rejected = new Set([...this.proposals.values()].filter((p) => p.status === 'rejected').map((p) => p.id))
+      const accepted = new Set([...this.proposals.values()].filter((p) => p.status === 'accepted').map((p) => p.id))
+      const found = proposeMerges({ entities: this.graph.entities.values(), relationships: this.graph.relationships.values(), rejected, now: this.clock() })
+        .filter((p) => !accepted.has(p.id))
+      await this.db.transaction('rw', this.db.proposals, async () => {
+        const stale = [...this.proposals.values()].filter((p) => p.status === 'open').map((p) => p.id)
+        await this.db.proposals.bulkDelete(stale)
+        await this.db.proposals.bulkPut(found)
+      })
+      for (const [id, p] of this.proposals) if (p.status === 'open') this.proposals.delete(id)
+      for (const p of found) this.proposals.set(p.id, p)
+      return found
+    })
+  }
+
+  acceptProposal(id: unknown, options: unknown = {}): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
+    return this.enqueue(async () => {
+      const proposal = this.requireOpenProposal(id)
+      const opts = (options ?? {}) as { canonical?: unknown }
+      let canonical = proposal.canonical
+      if (opts.canonical !== undefined) {
+        const wanted = typeof opts.canonical === 'string' ? this.graph.resolve(normalizeName(opts.canonical)) : ''
+        if (!proposal.pair.includes(wanted)) {
+          throw new MemoryError('invalid_request', `canonical must be one of the proposal's names: ${proposal.names.join(' or ')}`, { id: proposal.id, names: proposal.names })
+        }
+        canonical = wanted
+      }
+      const variant = proposal.pair[0] === canonical ? proposal.pair[1] : proposal.pair[0]
+      const aliases = applyMergeToAliases(new Map(this.graph.aliasMap()), variant, canonical)
+      const accepted: MergeProposal = { ...proposal, canonical, status: 'accepted' }
+      const delta = await this.commitAliases(aliases, [accepted])
+      this.proposals.set(accepted.id, accepted)
+      return { proposal: accepted, canonical: this.graph.entities.get(canonical)?.name ?? canonical, delta }
+    })
+  }
+
+  rejectProposal(id: unknown): Promise<MergeProposal> {
+    return this.enqueue(async () => {
+      const rejected: MergeProposal = { ...this.requireOpenProposal(id), status: 'rejected' }
+      await this.db.proposals.put(rejected)
+      this.proposals.set(rejected.id, rejected)
+      return rejected
+    })
+  }
+
+  // ---- reads (never queued; they see the last committed state) ---------------------
+
+  async recall(request: unknown): Promise<RecallResult> {
+    this.assertOpen()
+    const f = parseRecallRequest(request)
+    if (!f.query) return assembleStructural(this.graph, f, this.info.retrieval.snippetLength)
+    const hits = await this.index.search(f.query, Math.max(f.limits.entities * SEARCH_HEADROOM, 20))
+    return assembleSemantic(this.graph, hits, f, this.info.retrieval.snippetLength)
+  }
+
+  getObservation(slug: unknown): Observation {
+    this.assertOpen()
+    return structuredClone(this.requireObservation(slug))
+  }
+
+  inspect(name: unknown): EntityDetail {
+    this.assertOpen()
+    if (typeof name !== 'string' || !normalizeName(name)) throw new MemoryError('invalid_request', 'inspect takes an entity name')
+    const key = this.graph.resolve(normalizeName(name))
+    const entity = this.graph.entities.get(key)
+    if (!entity) throw new MemoryError('not_found', `no entity named "${name}"; recall with a query to find similar names`, { name })
+    const edges = this.graph.edgesOf(key)
+    const aliases = [...this.graph.aliasMap()].filter(([, c]) => c === key).map(([v]) => v).sort()
+    return {
+      entity: structuredClone(entity),
+      outgoing: edges.filter((r) => r.source === key).map((r) => this.graph.present(r)),
+      incoming: edges.filter((r) => r.target === key).map((r) => this.graph.present(r)),
+      observations: entity.observations.map((s) => this.graph.getObservation(s)!).map(({ slug, title, observedAt, category }) => ({ slug, title, observedAt, category })),
+      aliases,
+    }
+  }
+
+  listFiles(): AppendixFile[] {
+    this.assertOpen()
+    return [...this.files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)).map((f) => ({ ...f }))
+  }
+
+  async readFile(path: unknown): Promise<{ file: AppendixFile; data: Uint8Array }> {
+    this.assertOpen()
+    const file = typeof path === 'string' ? this.files.get(path) : undefined
+    if (!file) throw new MemoryError('not_found', `no appendix file at "${String(path)}"; listFiles shows what exists`, { path })
+    const row = await this.db.fileBytes.get(file.path)
+    if (!row) throw new MemoryError('not_found', `the bytes of "${file.path}" are missing`, { path })
+    return { file: { ...file }, data: row.data }
+  }
+
+  listProposals(): MergeProposal[] {
+    this.assertOpen()
+    return [...this.proposals.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+  }
+
+  async saveIndexSnapshot(key: string): Promise<void> {
+    const snapshot = await this.index.snapshot()
+    await this.db.meta.put({ key, value: { version: this.version, snapshot } })
+  }
+
+  close(): void {
+    this.closed = true
+    this.db.close()
+  }
+
+  // ---- internals -------------------------------------------------------------------
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    this.assertOpen()
+    return this.queue.run(async () => {
+      this.assertOpen()
+      return task()
+    })
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new MemoryError('invalid_request', `memory "${this.info.name}" is closed; open it again`)
+  }
+
+  private requireObservation(slug: unknown): Observation {
+    if (typeof slug !== 'string' || !slug) throw new MemoryError('invalid_request', 'a slug (string) is required')
+    const o = this.graph.getObservation(slug)
+    if (!o) throw new MemoryError('not_found', `no observation with slug "${slug}"`, { slug })
+    return o
+  }
+
+  private requireOpenProposal(id: unknown): MergeProposal {
+    const p = typeof id === 'string' ? this.proposals.get(id) : undefined
+    if (!p) throw new MemoryError('not_found', `no proposal "${String(id)}"; run consolidate to get current proposals`, { id })
+    if (p.status !== 'open') throw new MemoryError('conflict', `proposal "${p.id}" was already ${p.status}`, { id: p.id, status: p.status })
+    return p
+  }
+
+  /** Whether an entity would still exist if observation `slug` did not describe it. */
+  private entityExistsWithout(key: string, slug: string): boolean {
+    const e = this.graph.entities.get(key)
+    return e !== undefined && e.observations.some((s) => s !== slug)
+  }
+
+  private unknownFileWarnings(paths: string[]): Array<{ code: 'unknown_file'; message: string }> {
+    return paths.filter((p) => !this.files.has(p)).map((p) => ({ code: 'unknown_file' as const, message: `no appendix file at "${p}" yet; store it with storeFile` }))
+  }
+
+  /**
+   * Computes the graph change by applying and undoing it synchronously (so concurrent reads
+   * never see it), commits it in one Dexie transaction, then applies it for real.
+   */
+  private async commitObservation(slug: string, next: Observation | undefined, beforeCommit?: (delta: GraphDelta) => void): Promise<GraphDelta> {
+    const prev = this.graph.getObservation(slug)
+    const delta = this.graph.apply(slug, next)
+    this.graph.apply(slug, prev)
+    beforeCommit?.(delta)
+    const db = this.db
+    try {
+      await db.transaction('rw', [db.observations, db.entities, db.relationships, db.meta], async () => {
+        await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
+        if (next) await db.observations.put(next)
+        else await db.observations.delete(slug)
+        await persistDelta(db, delta)
+      })
+    } catch (err) {
+      throw storageError(err)
+    }
+    this.graph.apply(slug, next)
+    this.version++
+    await this.reindex(delta)
+    return delta
+  }
+
+  private async commitAliases(aliases: Map<string, string>, proposals: MergeProposal[]): Promise<GraphDelta> {
+    const prev = new Map(this.graph.aliasMap())
+    const delta = this.graph.setAliases(aliases)
+    this.graph.setAliases(prev)
+    const now = this.clock()
+    const rows: Alias[] = [...aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now }))
+    const db = this.db
+    try {
+      await db.transaction('rw', [db.aliases, db.entities, db.relationships, db.proposals, db.meta], async () => {
+        await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
+        await db.aliases.clear()
+        await db.aliases.bulkPut(rows)
+        await db.proposals.bulkPut(proposals)
+        await persistDelta(db, delta)
+      })
+    } catch (err) {
+      throw storageError(err)
+    }
+    this.graph.setAliases(aliases)
+    this.version++
+    await this.reindex(delta)
+    return delta
+  }
+
+  private async reindex(delta: GraphDelta): Promise<void> {
+    if (delta.removedEntities.length) await this.index.remove(delta.removedEntities)
+    // degree-only changes need no re-embedding; the index skips unchanged texts
+    const docs: EntityDoc[] = delta.upsertedEntities.map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }))
+    if (docs.length) await this.index.upsert(docs)
+  }
+}
+
+async function persistDelta(db: MemoryDB, delta: GraphDelta): Promise<void> {
+  if (delta.removedEntities.length) await db.entities.bulkDelete(delta.removedEntities)
+  if (delta.upsertedEntities.length) await db.entities.bulkPut(delta.upsertedEntities.map((e) => ({ ...e, observations: [...e.observations], queries: [...e.queries] })))
+  if (delta.removedRelationships.length) await db.relationships.bulkDelete(delta.removedRelationships)
+  if (delta.upsertedRelationships.length) await db.relationships.bulkPut(delta.upsertedRelationships.map((r) => ({ ...r, observations: [...r.observations] })))
+}
+
+export type { Tier }

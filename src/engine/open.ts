@@ -1,0 +1,202 @@
+// Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
+import { MemoryError } from '../core/errors'
+import { Graph, graphFingerprint } from '../core/graph'
+import type { Connection, Entity, MemoryInfo, Relationship, RetrievalConfig, Tier, Visibility } from '../core/types'
+import { DEFAULT_TIER, isTier } from '../core/access'
+import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
+import type { Embedder } from '../search/embedder'
+import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
+import { MemoryEngine, VERSION_KEY } from './memory'
+import { ConnectionHandle } from './connection'
+import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
+
+export const BM25_ONLY = 'bm25-only'
+
+export interface CreateMemoryOptions extends IndexedDBFactory {
+  name: string
+  visibility?: Visibility
+  orgId?: string
+  retrieval?: Partial<RetrievalConfig>
+  /** The model that the retrieval config names; without one, recall ranks by BM25 alone. */
+  embedder?: Embedder
+}
+
+export interface OpenMemoryOptions extends IndexedDBFactory {
+  embedder?: Embedder
+}
+
+const DEFAULT_SNIPPET = 280
+const INDEX_SNAPSHOT_KEY = 'entityIndex'
+
+function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, embedder: Embedder | undefined): RetrievalConfig {
+  if (partial?.embedder && partial.embedder !== BM25_ONLY && (!embedder || embedder.id !== partial.embedder)) {
+    throw new MemoryError('invalid_request', `retrieval.embedder "${partial.embedder}" needs that embedder passed as options.embedder`)
+  }
+  const vector = embedder ? (partial?.weights?.vector ?? 0.5) : 0
+  const snippetLength = partial?.snippetLength ?? DEFAULT_SNIPPET
+  if (!Number.isInteger(snippetLength) || snippetLength < 40 || snippetLength > 2_000) {
+    throw new MemoryError('invalid_request', 'retrieval.snippetLength must be a whole number from 40 to 2000')
+  }
+  if (!(vector >= 0 && vector <= 1)) throw new MemoryError('invalid_request', 'retrieval.weights.vector must be from 0 to 1')
+  return {
+    embedder: embedder?.id ?? BM25_ONLY,
+    modelChecksum: embedder?.checksum ?? '',
+    dimensions: embedder?.dimensions ?? 0,
+    weights: { text: 1 - vector, vector },
+    snippetLength,
+  }
+}
+
+export class Memory {
+  private constructor(
+    readonly engine: MemoryEngine,
+    private connections: Map<string, Connection>,
+  ) {}
+
+  get info(): MemoryInfo {
+    return structuredClone(this.engine.info)
+  }
+
+  static async create(opts: CreateMemoryOptions): Promise<Memory> {
+    if (typeof opts?.name !== 'string' || !opts.name.trim() || opts.name.length > 200) {
+      throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')
+    }
+    const visibility = opts.visibility ?? 'private'
+    if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
+    if (visibility === 'organization' && !opts.orgId) throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId')
+    const info: MemoryInfo = {
+      id: `${Date.now().toString(36)}-${randomId(8)}`,
+      name: opts.name.trim(),
+      visibility,
+      orgId: opts.orgId ?? null,
+      createdAt: new Date().toISOString(),
+      retrieval: retrievalConfig(opts.retrieval, opts.embedder),
+    }
+    const registry = new RegistryDB(opts)
+    await registry.memories.add(info)
+    registry.close()
+    const db = new MemoryDB(info.id, opts)
+    await db.meta.put({ key: 'info', value: info })
+    const index = await createEntityIndex(indexOptions(info, opts.embedder))
+    return new Memory(new MemoryEngine(info, db, new Graph(), index, { proposals: [], files: [], version: 0 }), new Map())
+  }
+
+  static async open(id: string, opts: OpenMemoryOptions = {}): Promise<Memory> {
+    const registry = new RegistryDB(opts)
+    const info = await registry.memories.get(id)
+    registry.close()
+    if (!info) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
+    checkRetrieval(info, opts.embedder)
+    const db = new MemoryDB(id, opts)
+    const [observations, aliases, proposals, files, connections, saved, versionRow] = await db.transaction(
+      'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta],
+      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY)]),
+    )
+    const version = typeof versionRow?.value === 'number' ? versionRow.value : 0
+    // observations are the truth: the graph is re-derived, and stored derived rows repaired if they drifted
+    const graph = Graph.derive(observations, new Map(aliases.map((a) => [a.variant, a.canonical])))
+    await repairDerived(db, graph)
+    let index: EntityIndex
+    const snap = saved?.value as { version: number; snapshot: unknown } | undefined
+    // a snapshot older than the last commit (the page closed without saving) is rebuilt instead
+    if (snap && snap.version === version) index = await restoreEntityIndex(snap.snapshot as never, indexOptions(info, opts.embedder))
+    else {
+      index = await createEntityIndex(indexOptions(info, opts.embedder))
+      await index.upsert([...graph.entities.values()].map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries })))
+    }
+    return new Memory(new MemoryEngine(info, db, graph, index, { proposals, files, version }), new Map(connections.map((c) => [c.id, c])))
+  }
+
+  /** Creates a connection for an agent; the token is returned once and stored only hashed. */
+  async connect(opts: { agent: string; tier?: Tier }): Promise<ConnectionHandle> {
+    if (typeof opts?.agent !== 'string' || !opts.agent.trim() || opts.agent.length > 200) throw new MemoryError('invalid_request', 'connect needs an agent name')
+    const tier = opts.tier ?? DEFAULT_TIER
+    if (!isTier(tier)) throw new MemoryError('invalid_request', 'tier is "read", "read_write" or "full"', { tier })
+    const token = randomToken()
+    const record: Connection = {
+      id: `conn-${randomId(10)}`,
+      memoryId: this.engine.info.id,
+      agent: opts.agent.trim(),
+      tier,
+      tokenHash: await sha256Hex(token),
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+    }
+    await this.engine.db.connections.add(record)
+    this.connections.set(record.id, record)
+    return new ConnectionHandle(this.engine, () => this.connections.get(record.id)!, token)
+  }
+
+  /** Reattaches an agent that kept its token. */
+  async connectWithToken(token: string): Promise<ConnectionHandle> {
+    const hash = typeof token === 'string' ? await sha256Hex(token) : ''
+    for (const c of this.connections.values()) {
+      if (constantTimeEqual(c.tokenHash, hash)) {
+        if (c.revokedAt) break
+        return new ConnectionHandle(this.engine, () => this.connections.get(c.id)!, undefined)
+      }
+    }
+    throw new MemoryError('forbidden', 'this token is unknown or was revoked; ask for a new connection')
+  }
+
+  listConnections(): Array<Omit<Connection, 'tokenHash'>> {
+    return [...this.connections.values()].map(({ tokenHash: _, ...c }) => c)
+  }
+
+  /** Revocation takes effect at once, also on connection handles already in use. */
+  async revoke(connectionId: string): Promise<void> {
+    const c = this.connections.get(connectionId)
+    if (!c) throw new MemoryError('not_found', `no connection "${connectionId}"`)
+    const revoked = { ...c, revokedAt: new Date().toISOString() }
+    await this.engine.db.connections.put(revoked)
+    this.connections.set(c.id, revoked)
+  }
+
+  /** Persists the search index so the next open neither re-embeds nor rebuilds. */
+  async saveIndex(): Promise<void> {
+    await this.engine.saveIndexSnapshot(INDEX_SNAPSHOT_KEY)
+  }
+
+  async close(): Promise<void> {
+    await this.saveIndex().catch(() => undefined)
+    this.engine.close()
+  }
+}
+
+function indexOptions(info: MemoryInfo, embedder: Embedder | undefined): Parameters<typeof createEntityIndex>[0] {
+  return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder, weights: info.retrieval.weights } : {}
+}
+
+function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void {
+  const r = info.retrieval
+  if (r.embedder === BM25_ONLY) return
+  if (!embedder) throw new MemoryError('config_locked', `memory "${info.name}" was created with embedder ${r.embedder}; open it with that embedder`, { retrieval: r })
+  if (embedder.id !== r.embedder || embedder.checksum !== r.modelChecksum || embedder.dimensions !== r.dimensions) {
+    throw new MemoryError(
+      'config_locked',
+      `memory "${info.name}" was created with embedder ${r.embedder} (${r.dimensions} dimensions); this is ${embedder.id} (${embedder.dimensions}). Its retrieval config cannot change: use migrate to copy it into a new memory with the new embedder.`,
+      { retrieval: r, offered: { embedder: embedder.id, modelChecksum: embedder.checksum, dimensions: embedder.dimensions } },
+    )
+  }
+}
+
+async function repairDerived(db: MemoryDB, graph: Graph): Promise<void> {
+  const [entities, relationships] = await Promise.all([db.entities.toArray(), db.relationships.toArray()])
+  const stored = Graph.derive([])
+  for (const e of entities) stored.entities.set(e.key, e)
+  for (const r of relationships) stored.relationships.set(r.key, r)
+  if (graphFingerprint(stored) === graphFingerprint(graph)) return
+  await db.transaction('rw', [db.entities, db.relationships], async () => {
+    await db.entities.clear()
+    await db.relationships.clear()
+    await db.entities.bulkPut([...graph.entities.values()] as Entity[])
+    await db.relationships.bulkPut([...graph.relationships.values()] as Relationship[])
+  })
+}
+
+export async function listMemories(opts: IndexedDBFactory = {}): Promise<MemoryInfo[]> {
+  const registry = new RegistryDB(opts)
+  const all = await registry.memories.toArray()
+  registry.close()
+  return all
+}

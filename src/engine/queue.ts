@@ -1,0 +1,17 @@
+// Writes to one memory run one at a time; reads never wait here.
+
+export class WriteQueue {
+  private tail: Promise<unknown> = Promise.resolve()
+  constructor(private readonly lockName: string) {}
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const locked = (): Promise<T> => {
+      const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks
+      // across tabs of one origin a Web Lock serializes too; in Node the in-process chain suffices
+      return locks ? (locks.request(this.lockName, task) as Promise<T>) : task()
+    }
+    const result = this.tail.then(locked, locked)
+    this.tail = result.catch(() => undefined)
+    return result
+  }
+}

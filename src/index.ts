@@ -1,0 +1,23 @@
+// Cairn's public library API: everything an application or agent extension may depend on.
+import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/open'
+
+export { MemoryError, isMemoryError, type ErrorCode } from './core/errors'
+export { Memory, listMemories, BM25_ONLY, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/open'
+export { ConnectionHandle as Connection, type StoreFileInput } from './engine/connection'
+export { MAX_FILE_BYTES } from './engine/files'
+export { LIMITS } from './core/contract'
+export { DEFAULT_LIMITS, MAX_LIMITS } from './core/recall'
+export { OPERATION_TIER, TIERS, DEFAULT_TIER } from './core/access'
+export { normalizeName } from './core/normalize'
+export type { Embedder } from './search/embedder'
+export type * from './core/types'
+
+/** Creates a memory; its retrieval config is fixed from now on. */
+export function createMemory(options: CreateMemoryOptions): Promise<Memory> {
+  return Memory.create(options)
+}
+
+/** Opens a memory by id; fails with `config_locked` if the embedder differs from its config. */
+export function openMemory(id: string, options: OpenMemoryOptions = {}): Promise<Memory> {
+  return Memory.open(id, options)
+}

@@ -1,0 +1,61 @@
+// IndexedDB layout (Dexie). One database lists the memories; each memory has its own database,
+// so deleting or migrating a memory never touches another.
+import Dexie, { type Table } from 'dexie'
+import type { Alias, AppendixFile, Connection, Entity, MemoryInfo, MergeProposal, Observation, Relationship } from '../core/types'
+
+export interface IndexedDBFactory {
+  indexedDB?: IDBFactory
+  IDBKeyRange?: typeof IDBKeyRange
+}
+
+export interface FileBytes {
+  path: string
+  data: Uint8Array
+}
+
+export interface MetaRow {
+  key: string
+  value: unknown
+}
+
+export class RegistryDB extends Dexie {
+  memories!: Table<MemoryInfo, string>
+  constructor(deps: IndexedDBFactory) {
+    super('cairn', dexieOptions(deps))
+    this.version(1).stores({ memories: 'id, name' })
+  }
+}
+
+export class MemoryDB extends Dexie {
+  meta!: Table<MetaRow, string>
+  connections!: Table<Connection, string>
+  observations!: Table<Observation, string>
+  entities!: Table<Entity, string>
+  relationships!: Table<Relationship, string>
+  aliases!: Table<Alias, string>
+  proposals!: Table<MergeProposal, string>
+  files!: Table<AppendixFile, string>
+  fileBytes!: Table<FileBytes, string>
+
+  constructor(memoryId: string, deps: IndexedDBFactory) {
+    super(`cairn-memory-${memoryId}`, dexieOptions(deps))
+    this.version(1).stores({
+      meta: 'key',
+      connections: 'id, tokenHash, agent',
+      observations: 'slug, category, observedAt, *tags',
+      entities: 'key, type',
+      relationships: 'key, source, target',
+      aliases: 'variant, canonical',
+      proposals: 'id, status',
+      files: 'path',
+      fileBytes: 'path',
+    })
+  }
+}
+
+function dexieOptions(deps: IndexedDBFactory): { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } {
+  const opts: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {}
+  if (deps.indexedDB) opts.indexedDB = deps.indexedDB
+  if (deps.IDBKeyRange) opts.IDBKeyRange = deps.IDBKeyRange
+  return opts
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest'
+import { IDBKeyRange } from 'fake-indexeddb'
+import { MAX_FILE_BYTES, openMemory } from '../../src/index'
+import { graphFingerprint, Graph } from '../../src/core/graph'
+import { ada, engine, fixture } from './fixture'
+
+describe('appendix files', () => {
+  it('stores, lists and reads files with their hash; refuses bad paths, duplicates and oversize', async () => {
+    const { conn } = await fixture()
+    const data = new TextEncoder().encode('the source document')
+    const rec = await conn.storeFile({ path: 'sources/notes.txt', filename: 'notes.txt', type: 'text/plain', data, description: 'the notes' })
+    expect(rec.size).toBe(data.length)
+    expect(rec.sha256).toMatch(/^[0-9a-f]{64}$/)
+    expect((await conn.listFiles()).map((f) => f.path)).toEqual(['sources/notes.txt'])
+    const read = await conn.readFile('sources/notes.txt')
+    expect(new TextDecoder().decode(read.data)).toBe('the source document')
+    await expect(conn.storeFile({ path: '../etc/passwd', data: 'x' })).rejects.toMatchObject({ code: 'invalid_write' })
+    await expect(conn.storeFile({ path: 'sources/notes.txt', data: 'x' })).rejects.toMatchObject({ code: 'conflict' })
+    await expect(conn.storeFile({ path: 'big.bin', data: new Uint8Array(MAX_FILE_BYTES + 1) })).rejects.toMatchObject({ code: 'too_large' })
+    await expect(conn.readFile('missing')).rejects.toMatchObject({ code: 'not_found' })
+    const w = await conn.write({ title: 't', content: 'see appendix', files: ['sources/notes.txt', 'sources/missing.pdf'] })
+    expect(w.warnings.map((x) => x.code)).toEqual(['unknown_file'])
+  })
+})
+
+describe('reopen', () => {
+  it('reopening yields the graph a re-derivation from observations gives, with or without a saved index', async () => {
+    const f = await fixture()
+    const { slug } = await f.conn.write({ title: 'a', content: 'c', entities: [ada, engine], relationships: [{ source: ada.name, type: 'worked_on', target: engine.name }] })
+    await f.conn.write({ title: 'b', content: 'c', entities: [{ ...ada, description: 'Countess and mathematician' }] })
+    await f.conn.update(slug, { removeEntities: ['analytical engine'] })
+    const expected = graphFingerprint(f.memory.engine.committedGraph)
+    // no saveIndex: the next open must rebuild the index rather than trust a stale one
+    const reopened = await f.reopen()
+    expect(graphFingerprint(reopened.engine.committedGraph)).toBe(expected)
+    const fresh = Graph.derive(reopened.engine.committedGraph.allObservations(), reopened.engine.committedGraph.aliasMap())
+    expect(graphFingerprint(fresh)).toBe(expected)
+    const c = await reopened.connect({ agent: 'x' })
+    expect((await c.recall({ query: 'countess' })).entities[0]!.name).toBe('Ada Lovelace')
+    await reopened.close()
+    const third = await openMemory(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+    const c3 = await third.connect({ agent: 'y' })
+    expect((await c3.recall({ query: 'countess' })).entities[0]!.name).toBe('Ada Lovelace')
+  })
+
+  it('unknown memory ids are not_found', async () => {
+    const f = await fixture()
+    await expect(openMemory('nope', { indexedDB: f.factory, IDBKeyRange })).rejects.toMatchObject({ code: 'not_found' })
+  })
+})

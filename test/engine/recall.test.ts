@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest'
+import { ada, engine, fixture, society } from './fixture'
+
+async function seeded() {
+  const f = await fixture({ snippetLength: 60 })
+  const { conn } = f
+  const long = await conn.write({
+    title: 'Ada and the engine',
+    content: 'Ada Lovelace translated Menabrea\'s article about the Analytical Engine and added notes longer than the article itself.',
+    category: 'history',
+    tags: ['computing', 'Victorian'],
+    observedAt: '1843-09-01',
+    entities: [ada, engine],
+    relationships: [{ source: ada.name, type: 'wrote notes on', target: engine.name, weight: 3 }],
+  })
+  const short = await conn.write({
+    title: 'Society',
+    content: 'Babbage was a fellow.',
+    category: 'people',
+    tags: ['computing'],
+    observedAt: '1816-01-01',
+    entities: [society, { name: 'Charles Babbage', type: 'person', description: 'Polymath who designed the Difference Engine', queries: ['who invented the first mechanical computer?'] }],
+    relationships: [{ source: 'Charles Babbage', type: 'fellow of', target: society.name }, { source: 'Charles Babbage', type: 'designed', target: engine.name, weight: 2 }],
+  })
+  return { ...f, long: long.slug, short: short.slug }
+}
+
+describe('semantic recall', () => {
+  it('ranks entities by description and returns attached entities, edges and snippets', async () => {
+    const { conn, long } = await seeded()
+    const r = await conn.recall({ query: 'mathematician algorithm' })
+    expect(r.mode).toBe('semantic')
+    expect(r.entities[0]).toMatchObject({ name: 'Ada Lovelace', via: 'match' })
+    // the project attached to the person comes back through the graph
+    expect(r.entities.map((e) => e.name)).toContain('Analytical Engine')
+    expect(r.relationships).toContainEqual({ source: 'Ada Lovelace', type: 'wrote_notes_on', target: 'Analytical Engine', description: '', weight: 3 })
+    const snip = r.observations.find((o) => o.slug === long)!
+    expect(snip.truncated).toBe(true)
+    expect(snip.snippet.length).toBeLessThanOrEqual(61)
+    expect((await conn.getObservation(long)).content.length).toBeGreaterThan(100)
+    expect(r.truncation).toBeNull()
+  })
+
+  it('folds retrieval queries into matching', async () => {
+    const { conn } = await seeded()
+    const r = await conn.recall({ query: 'invented mechanical computer' })
+    expect(r.entities[0]!.name).toBe('Charles Babbage')
+  })
+
+  it('observations come back because an entity ranked, not because their text matched', async () => {
+    const { conn } = await seeded()
+    const r = await conn.recall({ query: 'Menabrea translated article' })
+    expect(r.entities).toEqual([])
+    expect(r.observations).toEqual([])
+  })
+
+  it('narrows by category, tag and time', async () => {
+    const { conn, short } = await seeded()
+    const r = await conn.recall({ query: 'engine', category: 'people' })
+    expect(r.observations.map((o) => o.slug)).toEqual([short])
+    const t = await conn.recall({ query: 'engine', to: '1820-01-01' })
+    expect(t.observations.map((o) => o.slug)).toEqual([short])
+  })
+})
+
+describe('structural recall', () => {
+  it('filters observations by category, tags, time range and entity name', async () => {
+    const { conn, long, short } = await seeded()
+    expect((await conn.recall({ category: 'history' })).observations.map((o) => o.slug)).toEqual([long])
+    expect((await conn.recall({ tags: ['Victorian'] })).observations.map((o) => o.slug)).toEqual([long])
+    expect((await conn.recall({ tags: ['computing'] })).observations.map((o) => o.slug)).toEqual([long, short])
+    expect((await conn.recall({ from: '1800-01-01', to: '1830-01-01' })).observations.map((o) => o.slug)).toEqual([short])
+    const byEntity = await conn.recall({ entity: 'analytical engine' })
+    expect(byEntity.mode).toBe('structural')
+    expect(byEntity.observations.map((o) => o.slug).sort()).toEqual([long])
+    expect(byEntity.entities.map((e) => e.name).sort()).toEqual(['Ada Lovelace', 'Analytical Engine'])
+  })
+
+  it('rejects bad filters with invalid_request', async () => {
+    const { conn } = await seeded()
+    await expect(conn.recall({ from: 'yesterday' })).rejects.toMatchObject({ code: 'invalid_request' })
+    await expect(conn.recall({ tags: 'x' as never })).rejects.toMatchObject({ code: 'invalid_request' })
+    await expect(conn.recall({ limits: { entities: -1 } })).rejects.toMatchObject({ code: 'invalid_request' })
+  })
+})
+
+describe('payload caps', () => {
+  it('caps entities, relationships, observations and bytes, and says so', async () => {
+    const { conn } = await fixture()
+    await conn.write({ title: 'hub', content: 'hub', entities: [{ name: 'Hub', type: 'org', description: 'central hub of the network' }] })
+    for (let i = 0; i < 30; i++) {
+      await conn.write({
+        title: `spoke ${i}`,
+        content: `spoke ${i} `.repeat(40),
+        entities: [{ name: `Spoke ${i}`, type: 'node', description: `network spoke number ${i} of the hub` }],
+        relationships: [{ source: `Spoke ${i}`, type: 'links', target: 'Hub' }],
+      })
+    }
+    const r = await conn.recall({ query: 'network spoke hub', limits: { entities: 5, relationships: 3, observations: 2 } })
+    expect(r.entities).toHaveLength(5)
+    expect(r.relationships.length).toBeLessThanOrEqual(3)
+    expect(r.observations).toHaveLength(2)
+    expect(r.truncation).not.toBeNull()
+    expect(r.truncation!.entities).toBeGreaterThan(0)
+    expect(r.truncation!.note).toMatch(/category, tags/)
+    const tiny = await conn.recall({ query: 'network spoke hub', limits: { bytes: 1_500 } })
+    expect(new TextEncoder().encode(JSON.stringify(tiny)).length).toBeLessThanOrEqual(1_500)
+    expect(tiny.truncation!.observations).toBeGreaterThan(0)
+  })
+})
