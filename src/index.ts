@@ -2,7 +2,7 @@
 import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/open'
 
 export { MemoryError, isMemoryError, type ErrorCode } from './core/errors'
-export { Memory, listMemories, BM25_ONLY, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/open'
+export { Memory, listMemories, migrateMemory, BM25_ONLY, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/open'
 export { ConnectionHandle as Connection, type StoreFileInput } from './engine/connection'
 export { MAX_FILE_BYTES } from './engine/files'
 export { LIMITS } from './core/contract'

@@ -153,6 +153,37 @@ export class MemoryEngine {
     })
   }
 
+  /**
+   * Loads observations written elsewhere (a migration, an import) in one transaction,
+   * keeping their slugs; each must already satisfy the write contract.
+   */
+  importObservations(observations: Observation[], aliases: Alias[]): Promise<number> {
+    return this.enqueue(async () => {
+      const fresh = observations.filter((o) => !this.graph.getObservation(o.slug))
+      const next = Graph.derive([...this.graph.allObservations(), ...fresh], new Map([...this.graph.aliasMap(), ...aliases.map((a) => [a.variant, a.canonical] as const)]))
+      const db = this.db
+      try {
+        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta], async () => {
+          await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
+          await db.observations.bulkPut(fresh)
+          await db.aliases.bulkPut(aliases)
+          await db.entities.clear()
+          await db.relationships.clear()
+          await db.entities.bulkPut([...next.entities.values()])
+          await db.relationships.bulkPut([...next.relationships.values()])
+        })
+      } catch (err) {
+        throw storageError(err)
+      }
+      for (const o of fresh) this.graph.apply(o.slug, o)
+      const delta = this.graph.setAliases(next.aliasMap())
+      this.version++
+      await this.index.upsert([...this.graph.entities.values()].map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries })))
+      await this.reindex(delta)
+      return fresh.length
+    })
+  }
+
   // ---- reads (never queued; they see the last committed state) ---------------------
 
   async recall(request: unknown): Promise<RecallResult> {
@@ -193,7 +224,7 @@ export class MemoryEngine {
   async readFile(path: unknown): Promise<{ file: AppendixFile; data: Uint8Array }> {
     this.assertOpen()
     const file = typeof path === 'string' ? this.files.get(path) : undefined
-    if (!file) throw new MemoryError('not_found', `no appendix file at "${String(path)}"; listFiles shows what exists`, { path })
+    if (!file) throw new MemoryError('not_found', `no appendix file at ${describe(path)}; listFiles shows what exists`, { path: describe(path) })
     const row = await this.db.fileBytes.get(file.path)
     if (!row) throw new MemoryError('not_found', `the bytes of "${file.path}" are missing`, { path })
     return { file: { ...file }, data: row.data }
@@ -237,7 +268,7 @@ export class MemoryEngine {
 
   private requireOpenProposal(id: unknown): MergeProposal {
     const p = typeof id === 'string' ? this.proposals.get(id) : undefined
-    if (!p) throw new MemoryError('not_found', `no proposal "${String(id)}"; run consolidate to get current proposals`, { id })
+    if (!p) throw new MemoryError('not_found', `no proposal ${describe(id)}; run consolidate to get current proposals`, { id: describe(id) })
     if (p.status !== 'open') throw new MemoryError('conflict', `proposal "${p.id}" was already ${p.status}`, { id: p.id, status: p.status })
     return p
   }
@@ -308,6 +339,11 @@ export class MemoryEngine {
     const docs: EntityDoc[] = delta.upsertedEntities.map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }))
     if (docs.length) await this.index.upsert(docs)
   }
+}
+
+/** Names a caller's value in an error message without trusting it to stringify. */
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, 200)) : `(a ${value === null ? 'null' : typeof value})`
 }
 
 async function persistDelta(db: MemoryDB, delta: GraphDelta): Promise<void> {

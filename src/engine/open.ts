@@ -194,6 +194,23 @@ async function repairDerived(db: MemoryDB, graph: Graph): Promise<void> {
   })
 }
 
+/**
+ * Copies a memory's observations and merges into a new memory with another retrieval config,
+ * re-embedding everything. The old memory is left as it was.
+ */
+export async function migrateMemory(id: string, opts: CreateMemoryOptions): Promise<Memory> {
+  const old = new MemoryDB(id, opts)
+  const registry = new RegistryDB(opts)
+  const exists = await registry.memories.get(id)
+  registry.close()
+  if (!exists) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
+  const [observations, aliases] = await Promise.all([old.observations.toArray(), old.aliases.toArray()])
+  old.close()
+  const next = await Memory.create(opts)
+  await next.engine.importObservations(observations, aliases)
+  return next
+}
+
 export async function listMemories(opts: IndexedDBFactory = {}): Promise<MemoryInfo[]> {
   const registry = new RegistryDB(opts)
   const all = await registry.memories.toArray()

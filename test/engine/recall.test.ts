@@ -43,7 +43,7 @@ describe('semantic recall', () => {
 
   it('folds retrieval queries into matching', async () => {
     const { conn } = await seeded()
-    const r = await conn.recall({ query: 'invented mechanical computer' })
+    const r = await conn.recall({ query: 'who invented it first' })
     expect(r.entities[0]!.name).toBe('Charles Babbage')
   })
 

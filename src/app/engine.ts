@@ -1,0 +1,85 @@
+// The page's link to the engine worker, and the one `full` connection per memory that the
+// person using the app holds. Its token is kept in localStorage so a reload reattaches.
+import type * as Comlink from 'comlink'
+import { connectEngine, type EngineClient } from '../engine/client'
+import type { ConnectionHandle } from '../engine/connection'
+import type { MemoryInfo, Visibility } from '../core/types'
+import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
+
+export type AppConnection = Comlink.Remote<ConnectionHandle>
+
+const AGENT = 'cairn-app'
+const tokenKey = (memoryId: string): string => `cairn.connection.${memoryId}`
+
+let client: EngineClient | undefined
+const connections = new Map<string, Promise<AppConnection>>()
+
+export function engine(): EngineClient {
+  client ??= connectEngine(new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' }))
+  return client
+}
+
+/** The id of the shipped embedding model, read from its manifest so the app never hard-codes it. */
+async function defaultEmbedderId(): Promise<string> {
+  const response = await fetch(`${import.meta.env.BASE_URL}models/${STATIC_MANIFEST_FILE}`)
+  if (!response.ok) throw new Error(`The embedding model manifest could not be loaded (HTTP ${response.status}).`)
+  const manifest = (await response.json()) as { id?: unknown }
+  if (typeof manifest.id !== 'string') throw new Error('The embedding model manifest has no id.')
+  return manifest.id
+}
+
+export function listMemories(): Promise<MemoryInfo[]> {
+  return engine().listMemories()
+}
+
+export async function createMemory(name: string, visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
+  const embedderId = await defaultEmbedderId()
+  const memory = await engine().createMemory({ name, visibility, ...(orgId ? { orgId } : {}), embedderId })
+  const info = await memory.info()
+  const conn = await memory.connect({ agent: AGENT, tier: 'full' })
+  const token = await conn.token
+  if (token) localStorage.setItem(tokenKey(info.id), token)
+  connections.set(info.id, Promise.resolve(conn as unknown as AppConnection))
+  return info
+}
+
+export async function memoryInfo(memoryId: string): Promise<MemoryInfo> {
+  return (await engine().openMemory(memoryId)).info()
+}
+
+/** Reattaches with the stored token, or creates the connection on first open. */
+export function connection(memoryId: string): Promise<AppConnection> {
+  let conn = connections.get(memoryId)
+  if (!conn) {
+    conn = attach(memoryId)
+    conn.catch(() => connections.delete(memoryId))
+    connections.set(memoryId, conn)
+  }
+  return conn
+}
+
+async function attach(memoryId: string): Promise<AppConnection> {
+  const memory = await engine().openMemory(memoryId)
+  const saved = localStorage.getItem(tokenKey(memoryId))
+  if (saved) {
+    try {
+      return (await memory.connectWithToken(saved)) as unknown as AppConnection
+    } catch {
+      // revoked or from another profile: fall through and make a new one
+      localStorage.removeItem(tokenKey(memoryId))
+    }
+  }
+  const conn = await memory.connect({ agent: AGENT, tier: 'full' })
+  const token = await conn.token
+  if (token) localStorage.setItem(tokenKey(memoryId), token)
+  return conn as unknown as AppConnection
+}
+
+/** The message to show for a failed call: MemoryError messages are written for people. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code
+    return typeof code === 'string' ? `${error.message} (${code})` : error.message
+  }
+  return String(error)
+}

@@ -1,0 +1,315 @@
+// The index semantic recall ranks entities with: Orama BM25 over name, description and
+// retrieval queries, fused with vector similarity (the best of an entity's description vector
+// and its query vectors). Vectors live in a flat array of our own (see vector-rows.ts): Orama
+// holds one vector per document and would have to be rebuilt on every open.
+
+import { create, insertMultiple, removeMultiple, search as oramaSearch } from '@orama/orama'
+import { MemoryError } from '../core/errors'
+import type { Embedder } from './embedder'
+import { compareRanked, topK, type Scored } from './top-k'
+import { VectorRows } from './vector-rows'
+
+export interface EntityDoc {
+  key: string
+  name: string
+  type: string
+  description: string
+  queries: string[]
+}
+
+export interface RankedEntity {
+  key: string
+  /** In [0, 1]; higher is better. */
+  score: number
+}
+
+export type SearchMode = 'bm25' | 'vector' | 'hybrid'
+
+export interface EntityIndexOptions {
+  /** Without one the index is BM25-only. */
+  embedder?: Embedder
+  /** Share of the text and vector scores in hybrid mode; normalized to sum 1. */
+  weights?: { text: number; vector: number }
+  /** English stemming for BM25 (default on). Fixed at creation: a snapshot keeps its own. */
+  stemming?: boolean
+}
+
+export interface EntityIndex {
+  readonly mode: 'bm25' | 'hybrid'
+  /** Adds or replaces documents by key; only documents whose text changed are re-embedded. */
+  upsert(docs: EntityDoc[]): Promise<void>
+  remove(keys: string[]): Promise<void>
+  /** Best first, ties by key; `mode` defaults to hybrid with an embedder, else bm25. */
+  search(query: string, limit: number, mode?: SearchMode): Promise<RankedEntity[]>
+  size(): number
+  /** Structured-clone-able (IndexedDB) state; restoring it embeds nothing. */
+  snapshot(): Promise<IndexSnapshot>
+}
+
+export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@1'
+
+export interface IndexSnapshot {
+  format: typeof INDEX_SNAPSHOT_FORMAT
+  /** Embedder id, or null for a BM25-only index. */
+  embedder: string | null
+  dimensions: number
+  stemming: boolean
+  docs: EntityDoc[]
+  /** Vectors per document, in `docs` order. */
+  rowCounts: Uint16Array
+  /** All rows, `dimensions` floats each, in `docs` order. */
+  vectors: Float32Array
+}
+
+export const DEFAULT_WEIGHTS = { text: 0.5, vector: 0.5 }
+const TEXT_PROPERTIES: ('name' | 'description' | 'queries')[] = ['name', 'description', 'queries']
+/** A name match counts more than a word deep in a description. */
+const NAME_BOOST = 2
+/** BM25 candidates fused in hybrid mode, at least. */
+const MIN_TEXT_CANDIDATES = 100
+/** Scores are rounded so last-bit differences (e.g. after a restore) never reorder results. */
+const SCORE_STEP = 1e9
+
+type TextDb = ReturnType<typeof createTextDb>
+interface TextRow { id: string; name: string; description: string; queries: string }
+interface Entry { doc: EntityDoc; text: string }
+
+function createTextDb(stemming: boolean) {
+  return create({
+    // queries as one string: Orama's BM25 statistics for string[] fields drift on removal
+    schema: { name: 'string', description: 'string', queries: 'string' } as const,
+    components: { tokenizer: { language: 'english', stemming } },
+  })
+}
+
+export async function createEntityIndex(opts: EntityIndexOptions = {}): Promise<EntityIndex> {
+  return new OramaEntityIndex(opts.embedder, normalizeWeights(opts.weights), opts.stemming ?? true)
+}
+
+/** Rebuilds an index from `snapshot` without embedding anything. */
+export async function restoreEntityIndex(snapshot: IndexSnapshot, opts: EntityIndexOptions = {}): Promise<EntityIndex> {
+  checkSnapshot(snapshot)
+  const embedder = opts.embedder
+  if (snapshot.embedder !== null && embedder && (embedder.id !== snapshot.embedder || embedder.dimensions !== snapshot.dimensions)) {
+    throw new MemoryError('config_locked', `The saved index was built with ${snapshot.embedder} (${snapshot.dimensions} dimensions), not ${embedder.id} (${embedder.dimensions}); rebuild it from the entities.`, { saved: snapshot.embedder, offered: embedder.id })
+  }
+  if (snapshot.embedder === null && embedder) {
+    throw new MemoryError('config_locked', `The saved index has no vectors; rebuild it from the entities to search with ${embedder.id}.`, { offered: embedder.id })
+  }
+  const index = new OramaEntityIndex(embedder, normalizeWeights(opts.weights), snapshot.stemming)
+  index.load(snapshot)
+  return index
+}
+
+class OramaEntityIndex implements EntityIndex {
+  readonly mode: 'bm25' | 'hybrid'
+  private db: TextDb
+  private readonly entries: Entry[] = []
+  private readonly slotOf = new Map<string, number>()
+  private readonly vectors: VectorRows | null
+  /** Mutations run one at a time; searches read the last applied state. */
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly embedder: Embedder | undefined,
+    private readonly weights: { text: number; vector: number },
+    private readonly stemming: boolean,
+  ) {
+    this.mode = embedder ? 'hybrid' : 'bm25'
+    this.db = createTextDb(stemming)
+    this.vectors = embedder ? new VectorRows(embedder.dimensions) : null
+  }
+
+  size(): number {
+    return this.entries.length
+  }
+
+  async upsert(docs: EntityDoc[]): Promise<void> {
+    const latest = new Map<string, EntityDoc>()
+    for (const doc of docs) latest.set(checkDoc(doc).key, copyDoc(doc))
+    return this.exclusive(async () => {
+      const changed = [...latest.values()].filter((doc) => this.entries[this.slotOf.get(doc.key) ?? -1]?.text !== textOf(doc))
+      const vectors = await this.embedDocs(changed)
+      // apply synchronously after the only await, so a search never sees half an upsert
+      const removed = changed.map((d) => d.key).filter((key) => this.slotOf.has(key))
+      if (removed.length) removeMultiple(this.db, removed)
+      for (const doc of latest.values()) {
+        const slot = this.slotOf.get(doc.key)
+        if (slot !== undefined) this.entries[slot]!.doc = doc // a type-only change needs no reindexing
+      }
+      changed.forEach((doc, i) => {
+        const slot = this.slotOf.get(doc.key) ?? this.entries.length
+        this.entries[slot] = { doc, text: textOf(doc) }
+        this.slotOf.set(doc.key, slot)
+        if (this.vectors) this.vectors.set(slot, vectors[i]!)
+      })
+      if (changed.length) insertMultiple(this.db, changed.map(textRow))
+    })
+  }
+
+  async remove(keys: string[]): Promise<void> {
+    return this.exclusive(async () => {
+      const present = [...new Set(keys)].filter((key) => this.slotOf.has(key))
+      if (!present.length) return
+      removeMultiple(this.db, present)
+      for (const key of present) {
+        const slot = this.slotOf.get(key)!
+        const last = this.entries.length - 1
+        this.vectors?.clear(slot)
+        // keep slots dense: the last entry takes the hole
+        if (slot !== last) {
+          const moved = this.entries[last]!
+          this.entries[slot] = moved
+          this.slotOf.set(moved.doc.key, slot)
+          this.vectors?.move(last, slot)
+        }
+        this.entries.pop()
+        this.slotOf.delete(key)
+      }
+    })
+  }
+
+  async search(query: string, limit: number, mode?: SearchMode): Promise<RankedEntity[]> {
+    if (typeof query !== 'string') throw new MemoryError('invalid_request', 'search takes a query string')
+    const wanted = mode ?? this.mode
+    if (wanted !== 'bm25' && !this.embedder) {
+      throw new MemoryError('invalid_request', `${wanted} search needs an embedder; this index is BM25-only`, { mode: wanted })
+    }
+    const term = query.trim()
+    const k = Math.floor(limit)
+    if (!term || !(k > 0) || this.entries.length === 0) return []
+    if (wanted === 'bm25') return this.textHits(term, k).map((h) => ({ key: h.key, score: h.score }))
+    const [queryVector] = await this.embedder!.embed([term])
+    if (!queryVector || queryVector.length !== this.embedder!.dimensions) {
+      throw new MemoryError('model_failed', `embedder ${this.embedder!.id} returned no ${this.embedder!.dimensions}-dimensional vector for the query`)
+    }
+    // everything below is synchronous, so the slots cannot move under it
+    const n = this.entries.length
+    const similarity = new Float32Array(n) // stays 0 for negative similarity
+    this.vectors!.maxSimilarity(queryVector, similarity)
+    if (wanted === 'vector') return topK(n, k, (s) => round(similarity[s]!), (s) => this.entries[s]!.doc.key)
+    const text = new Float32Array(n)
+    for (const hit of this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES))) text[this.slotOf.get(hit.key)!] = hit.score
+    const { text: wt, vector: wv } = this.weights
+    return topK(n, k, (s) => round(wt * text[s]! + wv * similarity[s]!), (s) => this.entries[s]!.doc.key)
+  }
+
+  async snapshot(): Promise<IndexSnapshot> {
+    await this.queue.catch(() => undefined)
+    const docs = this.entries.map((e) => copyDoc(e.doc))
+    const rowCounts = new Uint16Array(docs.length)
+    const dims = this.embedder?.dimensions ?? 0
+    const perSlot = this.vectors ? this.entries.map((_, slot) => this.vectors!.vectorsOf(slot)) : []
+    const vectors = new Float32Array(perSlot.reduce((sum, rows) => sum + rows.length, 0) * dims)
+    let at = 0
+    perSlot.forEach((rows, slot) => {
+      rowCounts[slot] = rows.length
+      for (const row of rows) vectors.set(row, (at++) * dims)
+    })
+    return { format: INDEX_SNAPSHOT_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, stemming: this.stemming, docs, rowCounts, vectors }
+  }
+
+  /** Fills an empty index from a checked snapshot. */
+  load(snapshot: IndexSnapshot): void {
+    const dims = snapshot.dimensions
+    let row = 0
+    snapshot.docs.forEach((raw, slot) => {
+      const doc = copyDoc(checkDoc(raw))
+      if (this.slotOf.has(doc.key)) throw corrupt(`key "${doc.key}" appears twice`)
+      this.entries.push({ doc, text: textOf(doc) })
+      this.slotOf.set(doc.key, slot)
+      const count = snapshot.rowCounts[slot] ?? 0
+      if (this.vectors) {
+        const rows: Float32Array[] = []
+        for (let i = 0; i < count; i++, row++) rows.push(snapshot.vectors.subarray(row * dims, (row + 1) * dims))
+        this.vectors.set(slot, rows)
+      }
+    })
+    insertMultiple(this.db, this.entries.map((e) => textRow(e.doc)))
+  }
+
+  /** BM25 hits, best first and ties by key, normalized so the best is 1. */
+  private textHits(term: string, k: number): Scored[] {
+    // Orama breaks ties by insertion order: fetch past the k-th score so ties are cut by key instead
+    let fetch = k + 1
+    let hits: Scored[]
+    for (;;) {
+      const result = oramaSearch(this.db, { term, properties: TEXT_PROPERTIES, boost: { name: NAME_BOOST }, limit: fetch })
+      if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
+      hits = result.hits.filter((h) => h.score > 0).map((h) => ({ key: h.id, score: h.score }))
+      if (hits.length < fetch || hits[k - 1]!.score !== hits[hits.length - 1]!.score) break
+      fetch *= 4
+    }
+    const best = hits[0]?.score ?? 1
+    return hits.map((h) => ({ key: h.key, score: round(h.score / best) })).sort(compareRanked).slice(0, k)
+  }
+
+  private async embedDocs(docs: EntityDoc[]): Promise<Float32Array[][]> {
+    if (!this.embedder || docs.length === 0) return docs.map(() => [])
+    const texts = docs.flatMap(vectorTexts)
+    const vectors = await this.embedder.embed(texts)
+    const dims = this.embedder.dimensions
+    if (vectors.length !== texts.length || vectors.some((v) => v.length !== dims)) {
+      throw new MemoryError('model_failed', `embedder ${this.embedder.id} returned ${vectors.length} vectors for ${texts.length} texts (expected ${dims} dimensions each)`)
+    }
+    let at = 0
+    return docs.map((doc) => vectors.slice(at, (at += vectorTexts(doc).length)))
+  }
+
+  private exclusive(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task, task)
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+}
+
+/** What one vector stands for: the named description, then each retrieval query. */
+function vectorTexts(doc: EntityDoc): string[] {
+  return [`${doc.name}. ${doc.description}`, ...doc.queries]
+}
+
+/** Everything that is indexed; an upsert with the same text re-indexes nothing. */
+function textOf(doc: EntityDoc): string {
+  return JSON.stringify([doc.name, doc.description, doc.queries])
+}
+
+function textRow(doc: EntityDoc): TextRow {
+  return { id: doc.key, name: doc.name, description: doc.description, queries: doc.queries.join('\n') }
+}
+
+function copyDoc(doc: EntityDoc): EntityDoc {
+  return { key: doc.key, name: doc.name, type: doc.type, description: doc.description, queries: [...doc.queries] }
+}
+
+function round(score: number): number {
+  return Math.round(score * SCORE_STEP) / SCORE_STEP
+}
+
+function checkDoc(doc: EntityDoc): EntityDoc {
+  const ok =
+    typeof doc?.key === 'string' && doc.key.length > 0 &&
+    typeof doc.name === 'string' && typeof doc.type === 'string' && typeof doc.description === 'string' &&
+    Array.isArray(doc.queries) && doc.queries.every((q) => typeof q === 'string')
+  if (!ok) throw new MemoryError('invalid_request', 'an indexed entity needs a non-empty key and string name, type, description and queries', { key: (doc as { key?: unknown } | null)?.key })
+  return doc
+}
+
+function normalizeWeights(weights: { text: number; vector: number } | undefined): { text: number; vector: number } {
+  const { text, vector } = weights ?? DEFAULT_WEIGHTS
+  const sum = text + vector
+  if (!(text >= 0 && vector >= 0 && sum > 0)) {
+    throw new MemoryError('invalid_request', 'hybrid weights must be non-negative numbers that are not both zero', { weights })
+  }
+  return { text: text / sum, vector: vector / sum }
+}
+
+function checkSnapshot(s: IndexSnapshot): void {
+  if (s?.format !== INDEX_SNAPSHOT_FORMAT) throw corrupt(`unknown format ${String(s?.format)}`)
+  if (!Array.isArray(s.docs) || !(s.rowCounts instanceof Uint16Array) || !(s.vectors instanceof Float32Array)) throw corrupt('missing documents or vectors')
+  const rows = s.rowCounts.reduce((a, b) => a + b, 0)
+  if (s.rowCounts.length !== s.docs.length || s.vectors.length !== rows * s.dimensions) throw corrupt('vector counts do not match the documents')
+}
+
+function corrupt(why: string): MemoryError {
+  return new MemoryError('storage_failed', `The saved entity index is unreadable (${why}); rebuild it from the entities.`, { why })
+}

@@ -1,0 +1,58 @@
+// The one place that configures onnxruntime-web (wasm backend) before any session is created.
+
+import * as ort from 'onnxruntime-web'
+
+export interface OrtSettings {
+  /** Where `ort-wasm-simd-threaded.{mjs,wasm}` are served (a URL prefix ending in `/`, or per-file URLs). */
+  wasmPaths?: ort.Env.WasmPrefixOrFilePaths
+  /** Worker threads for the wasm backend; threads need cross-origin isolation in a browser. */
+  numThreads?: number
+}
+
+const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string'
+let settings: OrtSettings = {}
+let applied = false
+
+/**
+ * Overrides the defaults; call before the first model loads (the app passes the Vite
+ * asset URL, e.g. `${import.meta.env.BASE_URL}ort/`).
+ */
+export function configureOrt(next: OrtSettings): void {
+  settings = { ...settings, ...next }
+  applied = false
+}
+
+function defaultWasmPaths(): string {
+  if (isNode) {
+    // Under Node the runtime loads its wasm from the package directory on disk; the
+    // builtin is fetched at run time so browser bundles never see `node:module`.
+    const { createRequire } = process.getBuiltinModule('node:module')
+    const entry = createRequire(import.meta.url).resolve('onnxruntime-web')
+    return entry.slice(0, Math.max(entry.lastIndexOf('/'), entry.lastIndexOf('\\')) + 1)
+  }
+  const base = (import.meta as ImportMeta & { env?: { BASE_URL?: string } }).env?.BASE_URL ?? '/'
+  return `${base}ort/`
+}
+
+function defaultThreads(): number {
+  if (isNode) return 1
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true
+  return isolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1
+}
+
+/** The configured runtime; every embedder goes through this. */
+export function getOrt(): typeof ort {
+  if (!applied) {
+    ort.env.wasm.wasmPaths = settings.wasmPaths ?? defaultWasmPaths()
+    ort.env.wasm.numThreads = settings.numThreads ?? defaultThreads()
+    ort.env.logLevel = 'error'
+    applied = true
+  }
+  return ort
+}
+
+export async function createSession(model: Uint8Array): Promise<ort.InferenceSession> {
+  return getOrt().InferenceSession.create(model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' })
+}
+
+export type { ort }

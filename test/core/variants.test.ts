@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest'
+import {
+  VariantIndex,
+  acronymSignal,
+  compareNames,
+  coreNameSignal,
+  editDistance,
+  editDistanceSignal,
+  findPossibleDuplicates,
+  nameSignature,
+  namesContrast,
+  tokenReorderSignal,
+  variantKey,
+} from '../../src/core/variants'
+import { normalizeName } from '../../src/core/normalize'
+
+const sig = nameSignature
+const signals = (a: string, b: string): string[] => compareNames(sig(a), sig(b)).map((e) => e.signal)
+
+describe('variantKey', () => {
+  it('strips titles, legal suffixes, punctuation and case', () => {
+    expect(variantKey('Dr. Jane Doe')).toBe('jane doe')
+    expect(variantKey('Prof. Dr. Jane Doe, PhD')).toBe('jane doe')
+    expect(variantKey('ACME Corp.')).toBe('acme')
+    expect(variantKey('Acme Corporation')).toBe('acme')
+    expect(variantKey('Widgets Co., Ltd.')).toBe('widgets')
+    expect(variantKey('The Walt Disney Company')).toBe('walt disney')
+    expect(variantKey('I.B.M.')).toBe('ibm')
+    expect(variantKey("O'Brien & Sons")).toBe('obrien and sons')
+  })
+
+  it('keeps a name that is nothing but a title or suffix', () => {
+    expect(variantKey('Inc.')).toBe('inc')
+    expect(variantKey('Dr.')).toBe('dr')
+    expect(variantKey('The')).toBe('the')
+  })
+
+  it('keeps the symbols that tell languages apart', () => {
+    expect(new Set([variantKey('C'), variantKey('C++'), variantKey('C#')]).size).toBe(3)
+  })
+})
+
+describe('name signals', () => {
+  it('core name: titles and company suffixes', () => {
+    expect(coreNameSignal(sig('Dr. Jane Doe'), sig('Jane Doe'))?.signal).toBe('title_or_suffix')
+    expect(coreNameSignal(sig('ACME Corp.'), sig('Acme Corporation'))?.signal).toBe('title_or_suffix')
+    expect(coreNameSignal(sig('U.S.A.'), sig('USA'))?.signal).toBe('same_core_name')
+    expect(coreNameSignal(sig('Coca-Cola'), sig('CocaCola'))?.signal).toBe('same_core_name')
+    // the same key is one entity already, not a pair
+    expect(coreNameSignal(sig('ACME Corp.'), sig('acme corp'))).toBeNull()
+  })
+
+  it('core name: a lone surname behind a title is weak, and gendered titles clash', () => {
+    expect(coreNameSignal(sig('Dr. Smith'), sig('Smith'))!.weight).toBeLessThan(0.6)
+    expect(coreNameSignal(sig('Mr. Smith'), sig('Mrs. Smith'))).toBeNull()
+    expect(namesContrast(sig('Mr. Smith'), sig('Mrs. Smith'))).toBe(true)
+  })
+
+  it('acronym: initials without stop words, dotted or capitalized', () => {
+    expect(acronymSignal(sig('IBM'), sig('International Business Machines'))?.signal).toBe('acronym')
+    expect(acronymSignal(sig('International Business Machines'), sig('I.B.M.'))?.signal).toBe('acronym')
+    expect(acronymSignal(sig('MIT'), sig('Massachusetts Institute of Technology'))).not.toBeNull()
+    expect(acronymSignal(sig('BoA'), sig('Bank of America'))).toBeNull() // mixed case is a word, not an acronym
+    expect(acronymSignal(sig('BOA'), sig('Bank of America'))).not.toBeNull() // stop word kept
+    expect(acronymSignal(sig('BA'), sig('Bank of America'))!.weight).toBeLessThan(0.6) // two letters: weak
+    // a lowercase word is not read as an acronym
+    expect(acronymSignal(sig('ibm'), sig('International Business Machines'))).toBeNull()
+    expect(acronymSignal(sig('IBM'), sig('Intel Business Machines Corp'))?.signal).toBe('acronym')
+    expect(acronymSignal(sig('IBM'), sig('Internal Build Manager Tools'))).toBeNull()
+  })
+
+  it('token reorder', () => {
+    expect(tokenReorderSignal(sig('Doe, Jane'), sig('Jane Doe'))?.signal).toBe('token_reorder')
+    expect(tokenReorderSignal(sig('Jane Doe'), sig('Jane Doe Smith'))).toBeNull()
+  })
+
+  it('edit distance only for long words, never for numbers', () => {
+    expect(editDistanceSignal(sig('Kubernetes'), sig('Kubernetis'))?.signal).toBe('edit_distance')
+    expect(editDistanceSignal(sig('Kubernetes'), sig('Kubrenetes'))?.signal).toBe('edit_distance') // swapped letters
+    expect(editDistanceSignal(sig('Postgres'), sig('Postgress'))?.signal).toBe('edit_distance')
+    expect(editDistanceSignal(sig('Java'), sig('Lava'))).toBeNull()
+    expect(editDistanceSignal(sig('Martin'), sig('Marvin'))).toBeNull()
+    expect(editDistanceSignal(sig('Windows 10'), sig('Windows 11'))).toBeNull()
+    expect(editDistanceSignal(sig('Release20240101'), sig('Release20240102'))).toBeNull()
+    expect(editDistanceSignal(sig('Slovakia'), sig('Slovenia'))).toBeNull() // two edits
+    expect(editDistanceSignal(sig('Kubernetes cluster'), sig('Kubernetis cluster'))).not.toBeNull()
+    expect(editDistanceSignal(sig('Kubernetes cluster'), sig('Kubernetis clusters'))).toBeNull() // two words differ
+  })
+
+  it('editDistance counts one swap as one edit and stops early', () => {
+    expect(editDistance('kitten', 'sitting', 5)).toBe(3)
+    expect(editDistance('abcd', 'abdc')).toBe(1)
+    expect(editDistance('abc', 'abc')).toBe(0)
+    expect(editDistance('a', 'abcdefgh', 2)).toBe(3)
+  })
+
+  it('gives nothing for unrelated or contrasting names', () => {
+    for (const [a, b] of [
+      ['Java', 'JavaScript'],
+      ['Paris', 'Paris Hilton'],
+      ['John Smith', 'Jane Smith'],
+      ['Apple', 'Apple pie'],
+      ['C', 'C++'],
+      ['Jane Doe', 'Dr. John Doe'],
+    ] as const) {
+      expect(signals(a, b), `${a} / ${b}`).toEqual([])
+      expect(namesContrast(sig(a), sig(b)), `${a} / ${b}`).toBe(true)
+    }
+    expect(namesContrast(sig('IBM'), sig('Big Blue'))).toBe(false)
+  })
+})
+
+describe('VariantIndex and findPossibleDuplicates', () => {
+  const existing = ['International Business Machines', 'Jane Doe', 'Kubernetes', 'Acme Corporation', 'Java', 'Paris'].map((name) => ({ key: normalizeName(name), name }))
+
+  it('finds variants of new names among existing ones', () => {
+    const dups = findPossibleDuplicates(['IBM', 'Doe, Jane', 'Kubernetis', 'ACME Corp.', 'JavaScript', 'Paris Hilton'], existing)
+    expect(dups.map((d) => [d.name, d.existing])).toEqual([
+      ['IBM', 'International Business Machines'],
+      ['Doe, Jane', 'Jane Doe'],
+      ['Kubernetis', 'Kubernetes'],
+      ['ACME Corp.', 'Acme Corporation'],
+    ])
+    expect(dups[0]!.reason).toContain('initials')
+  })
+
+  it('gives the same answer from a maintained index as from a scan', () => {
+    const names = ['IBM', 'Doe, Jane', 'Kubernetis', 'ACME Corp.', 'JavaScript', 'Dr. Jane Doe']
+    expect(findPossibleDuplicates(names, new VariantIndex(existing))).toEqual(findPossibleDuplicates(names, existing))
+  })
+
+  it('does not report an entity as its own duplicate', () => {
+    expect(findPossibleDuplicates(['Jane Doe', 'jane doe'], existing)).toEqual([])
+  })
+
+  it('follows additions and removals', () => {
+    const index = new VariantIndex(existing)
+    expect(index.match('Doe, Jane').map((m) => m.key)).toEqual(['jane doe'])
+    index.remove('jane doe')
+    expect(index.match('Doe, Jane')).toEqual([])
+    index.add('jane doe', 'Jane Doe')
+    index.add('jane doe', 'Jane Doe') // idempotent
+    expect(index.match('Doe, Jane').map((m) => m.key)).toEqual(['jane doe'])
+    expect(index.size).toBe(existing.length)
+  })
+
+  it('answers quickly against 10k existing entities', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => ({ key: `entity number ${i}`, name: `Entity Number ${i}` }))
+    many.push({ key: 'international business machines', name: 'International Business Machines' })
+    const index = new VariantIndex(many)
+    const newNames = ['IBM', 'Number Entity 42', 'Something New', 'Kubernetis']
+    let t = performance.now()
+    const runs = 200
+    for (let i = 0; i < runs; i++) findPossibleDuplicates(newNames, index)
+    const indexed = (performance.now() - t) / runs
+    findPossibleDuplicates(newNames, many) // fills the signature cache
+    t = performance.now()
+    const scanned = findPossibleDuplicates(newNames, many)
+    const scan = performance.now() - t
+    console.log(`findPossibleDuplicates, 10k entities, 4 names: index ${indexed.toFixed(3)} ms, scan ${scan.toFixed(2)} ms`)
+    expect(scanned.map((d) => d.existing)).toEqual(['International Business Machines', 'Entity Number 42'])
+    expect(indexed).toBeLessThan(5)
+  })
+})

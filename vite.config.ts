@@ -1,0 +1,125 @@
+// Vite build of the Cairn PWA: Svelte 5, ES module workers, and the
+// onnxruntime-web wasm runtime shipped as plain files under `ort/`.
+import { existsSync } from 'node:fs'
+import { copyFile, mkdir, readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { basename, dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { svelte } from '@sveltejs/vite-plugin-svelte'
+import { defaultClientConditions, defineConfig, type Connect, type Plugin } from 'vite'
+
+/** Where the runtime files live in the served app, relative to the base URL. */
+const ORT_ASSET_DIR = 'ort/'
+/** Model files (public/models/) are served from here, relative to the base URL. */
+const MODEL_DIR = 'models/'
+
+// Only the plain SIMD build is needed for the wasm backend (no JSEP/JSPI/asyncify).
+const require = createRequire(import.meta.url)
+const ortRuntimeFiles = new Map(
+  ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'].map((name) => [
+    name,
+    require.resolve(`onnxruntime-web/${name}`),
+  ]),
+)
+
+/**
+ * Serves the runtime files in dev and copies them into the build output, so
+ * `ort.env.wasm.wasmPaths` can point at `${BASE_URL}ort/` in both. Copied after
+ * the bundle is written, so Vite neither hashes nor gzip-measures 14 MB of wasm.
+ */
+function onnxRuntimeAssets(): Plugin {
+  let outDir = 'dist'
+  return {
+    name: 'cairn:onnxruntime-assets',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir)
+    },
+    configureServer(server) {
+      const prefix = `${server.config.base}${ORT_ASSET_DIR}`
+      server.middlewares.use(async (req, res, next) => {
+        const path = req.url?.split('?')[0] ?? ''
+        if (!path.startsWith(prefix)) return next()
+        const file = ortRuntimeFiles.get(path.slice(prefix.length))
+        if (!file) return notFound(res)
+        res.setHeader('Content-Type', file.endsWith('.wasm') ? 'application/wasm' : 'text/javascript')
+        res.end(await readFile(file))
+      })
+    },
+    async writeBundle() {
+      const target = join(outDir, ORT_ASSET_DIR)
+      await mkdir(target, { recursive: true })
+      await Promise.all([...ortRuntimeFiles].map(([name, file]) => copyFile(file, join(target, name))))
+    },
+  }
+}
+
+function notFound(res: Parameters<Connect.NextHandleFunction>[1]): void {
+  res.statusCode = 404
+  res.setHeader('Content-Type', 'text/plain')
+  res.end('Not found')
+}
+
+/**
+ * A missing model or runtime file must be a 404: the SPA fallback would answer
+ * with index.html, which onnxruntime-web then reports as a corrupt model.
+ */
+function strictAssetDirs(): Plugin {
+  const guard =
+    (base: string, dirFor: (sub: string) => string | undefined): Connect.NextHandleFunction =>
+    (req, res, next) => {
+      const path = decodeURIComponent(req.url?.split('?')[0] ?? '')
+      for (const sub of [MODEL_DIR, ORT_ASSET_DIR]) {
+        const dir = dirFor(sub)
+        if (!dir || !path.startsWith(`${base}${sub}`)) continue
+        const file = resolve(dir, path.slice(base.length + sub.length))
+        if (!file.startsWith(dir) || !existsSync(file)) return notFound(res)
+      }
+      next()
+    }
+  return {
+    name: 'cairn:strict-asset-dirs',
+    configureServer(server) {
+      const publicDir = server.config.publicDir
+      server.middlewares.use(guard(server.config.base, (sub) => (sub === MODEL_DIR && publicDir ? join(publicDir, sub) : undefined)))
+    },
+    configurePreviewServer(server) {
+      const outDir = resolve(server.config.root, server.config.build.outDir)
+      server.middlewares.use(guard(server.config.base, (sub) => join(outDir, sub)))
+    },
+  }
+}
+
+export default defineConfig({
+  root: dirname(fileURLToPath(import.meta.url)),
+  // `public/` (manifest, icons, models/) is copied verbatim and served at the base URL.
+  publicDir: 'public',
+  plugins: [svelte(), onnxRuntimeAssets(), strictAssetDirs()],
+  resolve: {
+    // The app uses the wasm backend only: the package root would pull in the
+    // WebGPU/JSEP runtime (a different .mjs/.wasm pair, ~7x the JavaScript).
+    alias: [{ find: /^onnxruntime-web$/, replacement: 'onnxruntime-web/wasm' }],
+    // Picks onnxruntime-web's build that loads its wasm from `wasmPaths`
+    // instead of the one whose `new URL(...wasm)` Vite would copy a second time.
+    conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions],
+  },
+  optimizeDeps: {
+    // Pre-bundling rewrites import.meta.url, which onnxruntime-web relies on.
+    exclude: ['onnxruntime-web'],
+  },
+  worker: {
+    format: 'es',
+  },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+  },
+  server: {
+    host: '127.0.0.1',
+    port: 5173,
+  },
+  preview: {
+    host: '127.0.0.1',
+    port: 5173,
+  },
+})
