@@ -73,9 +73,7 @@ export function proposeMerges(input: ProposeMergesInput): MergeProposal[] {
     if (!set) candidates.set(x, (set = new Set()))
     set.add(y)
   }
-  for (const e of entities.values()) {
-    for (const k of index.candidates(index.signature(e.key)!).slice(0, NAME_BLOCK_CAP)) addPair(e.key, k)
-  }
+  for (const [a, b] of index.pairs(NAME_BLOCK_CAP)) addPair(a, b)
   // without a name signal only a similar description can lift a pair over the threshold
   // (neighbors alone weigh at most 0.5), so description candidates are filtered first
   for (const block of descriptionBlocks(entities, vectors)) {

@@ -18,6 +18,11 @@ export interface GraphDelta {
 interface Contribution {
   entities: Set<string>
   relationships: Map<string, { source: string; type: string; target: string }>
+  /** Aligned with the observation's entities: the authored key and the key after aliases. */
+  authoredKeys: string[]
+  entityKeys: string[]
+  /** Aligned with the observation's relationships; null where a merge made a self-loop. */
+  relKeys: Array<string | null>
 }
 
 const MAX_QUERIES = 8
@@ -49,7 +54,13 @@ export class Graph {
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
     const g = new Graph()
     g.aliases = new Map(aliases)
-    for (const o of observations) g.apply(o.slug, o)
+    // attach everything, then settle once: each entity is computed once, not once per backer
+    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    for (const o of observations) {
+      g.detach(o.slug, touched)
+      g.attach(o, touched)
+    }
+    g.settle(touched)
     return g
   }
 
@@ -99,17 +110,20 @@ export class Graph {
   }
 
   private contributionOf(o: Observation): Contribution {
-    const entities = new Set<string>()
-    for (const e of o.entities) entities.add(this.resolve(normalizeName(e.name)))
+    const authoredKeys = o.entities.map((e) => normalizeName(e.name))
+    const entityKeys = authoredKeys.map((k) => this.resolve(k))
+    const entities = new Set(entityKeys)
     const relationships = new Map<string, { source: string; type: string; target: string }>()
-    for (const r of o.relationships) {
+    const relKeys = o.relationships.map((r) => {
       const source = this.resolve(normalizeName(r.source))
       const target = this.resolve(normalizeName(r.target))
       // a merge can turn an edge into a self-loop: dropped, as consolidation requires
-      if (source === target) continue
-      relationships.set(relationshipKey(source, r.type, target), { source, type: r.type, target })
-    }
-    return { entities, relationships }
+      if (source === target) return null
+      const key = relationshipKey(source, r.type, target)
+      relationships.set(key, { source, type: r.type, target })
+      return key
+    })
+    return { entities, relationships, authoredKeys, entityKeys, relKeys }
   }
 
   private detach(slug: string, touched: { entities: Set<string>; edges: Set<string> }): void {
@@ -127,7 +141,7 @@ export class Graph {
       }
       touched.edges.add(k)
     }
-    for (const k of authoredKeys(prev)) removeFrom(this.authored, k, slug)
+    for (const k of authoredKeysOf(prev)) removeFrom(this.authored, k, slug)
     this.observations.delete(slug)
     this.contributions.delete(slug)
   }
@@ -136,7 +150,7 @@ export class Graph {
     const c = this.contributionOf(o)
     this.observations.set(o.slug, o)
     this.contributions.set(o.slug, c)
-    for (const k of authoredKeys(o)) addTo(this.authored, k, o.slug)
+    for (const k of authoredKeysOf(o)) addTo(this.authored, k, o.slug)
     for (const k of c.entities) {
       addTo(this.entityBackers, k, o.slug)
       touched.entities.add(k)
@@ -203,9 +217,11 @@ export class Graph {
     const queries: string[] = []
     const seenQ = new Set<string>()
     for (const o of obs) {
-      for (const e of o.entities) {
-        const authoredKey = normalizeName(e.name)
-        if (this.resolve(authoredKey) !== key) continue
+      const c = this.contributions.get(o.slug) as Contribution
+      for (let i = 0; i < o.entities.length; i++) {
+        if (c.entityKeys[i] !== key) continue
+        const e = o.entities[i]!
+        const authoredKey = c.authoredKeys[i]
         if (!winner) winner = e
         if (!display && authoredKey === key) display = e.name
         for (const q of e.queries) {
@@ -241,8 +257,10 @@ export class Graph {
     let description = ''
     let weight = 0
     for (const o of obs) {
-      for (const r of o.relationships) {
-        if (relationshipKey(this.resolve(normalizeName(r.source)), r.type, this.resolve(normalizeName(r.target))) !== key) continue
+      const c = this.contributions.get(o.slug) as Contribution
+      for (let i = 0; i < o.relationships.length; i++) {
+        if (c.relKeys[i] !== key) continue
+        const r = o.relationships[i]!
         weight += r.weight
         if (!description && r.description) description = r.description
       }
@@ -280,7 +298,7 @@ export class Graph {
   }
 }
 
-function authoredKeys(o: Observation): Set<string> {
+function authoredKeysOf(o: Observation): Set<string> {
   const keys = new Set<string>()
   for (const e of o.entities) keys.add(normalizeName(e.name))
   for (const r of o.relationships) {

@@ -2,8 +2,21 @@
 
 const SURROUNDING_PUNCTUATION = /^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$/gu
 
+const memo = new Map<string, string>()
+const MEMO_LIMIT = 100_000
+
 /** NFKC, case-folded, whitespace collapsed, surrounding punctuation trimmed. */
 export function normalizeName(name: string): string {
+  // names repeat across observations and every derivation asks again: remember recent answers
+  const hit = memo.get(name)
+  if (hit !== undefined) return hit
+  if (memo.size >= MEMO_LIMIT) memo.clear()
+  const key = computeNormalizedName(name)
+  memo.set(name, key)
+  return key
+}
+
+function computeNormalizedName(name: string): string {
   return name
     .normalize('NFKC')
     .toLowerCase()

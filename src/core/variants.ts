@@ -98,10 +98,7 @@ export function nameSignature(name: string): NameSignature {
   const coreRaw = raw.slice(start, end)
   const core = coreRaw.map((t) => t.lower)
   const only = coreRaw.length === 1 ? coreRaw[0]! : undefined
-  const acronym =
-    only && /^\p{L}+$/u.test(only.text) && only.text.length >= 2 && only.text.length <= ACRONYM_MAX_LENGTH && (only.dotted || only.text === only.text.toUpperCase())
-      ? only.lower
-      : null
+  const acronym = only && readsAsAcronym(only) ? only.lower : null
   return {
     name,
     key: normalizeName(name),
@@ -115,6 +112,13 @@ export function nameSignature(name: string): NameSignature {
     titles,
     deletions: deletionKeys(core),
   }
+}
+
+// Dotted letters, or capitals in a script that has case: `IBM`, `I.B.M.`, not `Ibm` or `ibm`.
+function readsAsAcronym(t: RawToken): boolean {
+  const n = [...t.text].length
+  if (n < 2 || n > ACRONYM_MAX_LENGTH || !/^\p{L}+$/u.test(t.text)) return false
+  return t.dotted || (t.text === t.text.toUpperCase() && t.text !== t.text.toLowerCase())
 }
 
 /** The core name: lowercased words without titles, legal suffixes or punctuation. */
@@ -193,8 +197,7 @@ function hasTitleIn(s: NameSignature, set: ReadonlySet<string>): boolean {
 }
 
 function genderClash(a: NameSignature, b: NameSignature): boolean {
-  const has = hasTitleIn
-  return (has(a, MASCULINE) && has(b, FEMININE)) || (has(a, FEMININE) && has(b, MASCULINE))
+  return (hasTitleIn(a, MASCULINE) && hasTitleIn(b, FEMININE)) || (hasTitleIn(a, FEMININE) && hasTitleIn(b, MASCULINE))
 }
 
 const q = (s: NameSignature): string => JSON.stringify(s.name)
@@ -258,7 +261,7 @@ export function editDistanceSignal(a: NameSignature, b: NameSignature): MergeEvi
   const shorter = Math.min([...x].length, [...y].length)
   // Windows 10 vs Windows 11, or a version number in a long token: numbers never count as typos
   if (shorter < EDIT_MIN_LENGTH || digitsOf(x) !== digitsOf(y) || editDistance(x, y, 1) > 1) return null
-  return { signal: 'edit_distance', detail: `${q(a)} and ${q(b)} differ by one letter`, weight: shorter >= 10 ? 0.65 : 0.5 }
+  return { signal: 'edit_distance', detail: `${q(a)} and ${q(b)} are one typo apart`, weight: shorter >= 10 ? 0.65 : 0.5 }
 }
 
 /** Every name signal that fires, strongest first; a core-name match makes the others redundant. */
@@ -351,6 +354,27 @@ export class VariantIndex {
       else for (const k of held) out.add(k)
     }
     return out ? [...out].sort() : []
+  }
+
+  /**
+   * Every pair of indexed keys that share a blocking key (at most `cap` keys taken from one
+   * block, smallest first), each pair once or more; the caller still checks the evidence.
+   */
+  *pairs(cap = Infinity): Generator<[string, string]> {
+    const members = (held: string | Set<string> | undefined): string[] =>
+      held === undefined ? [] : typeof held === 'string' ? [held] : [...held].sort().slice(0, cap)
+    for (const [b, held] of this.blocks) {
+      if (b.startsWith('I:')) continue
+      if (b.startsWith('A:')) {
+        // an acronym pairs with the names whose initials it spells, not with other acronyms
+        const longs = members(this.blocks.get(`I:${b.slice(2)}`))
+        for (const x of members(held)) for (const y of longs) if (x !== y) yield [x, y]
+        continue
+      }
+      if (typeof held === 'string') continue
+      const keys = members(held)
+      for (let i = 0; i < keys.length; i++) for (let j = i + 1; j < keys.length; j++) yield [keys[i]!, keys[j]!]
+    }
   }
 
   /** Indexed names that look like variants of `name`, strongest evidence first, then by key. */

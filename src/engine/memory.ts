@@ -1,7 +1,7 @@
 // One open memory: the committed graph in memory for reads, Dexie for durability,
 // the entity index for ranking, and one write queue so writes never interleave.
 import { checkEndpoints, validateObservationInput, validatePatch } from '../core/contract'
-import { applyMergeToAliases, findPossibleDuplicates, proposeMerges } from '../core/consolidate'
+import { applyMergeToAliases, findPossibleDuplicates, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
 import { Graph, type GraphDelta } from '../core/graph'
@@ -28,6 +28,8 @@ export class MemoryEngine {
   private proposals = new Map<string, MergeProposal>()
   private files = new Map<string, AppendixFile>()
   private closed = false
+  /** Kept in step with the graph so a write's possible-duplicate check is a lookup, not a scan. */
+  private readonly variants: VariantIndex
   /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
   private version: number
 
@@ -41,6 +43,7 @@ export class MemoryEngine {
   ) {
     this.queue = new WriteQueue(`cairn-write-${info.id}`)
     this.version = state.version
+    this.variants = new VariantIndex(graph.entities.values())
     for (const p of state.proposals) this.proposals.set(p.id, p)
     for (const f of state.files) this.files.set(f.path, f)
   }
@@ -62,7 +65,7 @@ export class MemoryEngine {
       const observation: Observation = { slug, ...fields, observedAt: fields.observedAt ?? now, createdBy, createdAt: now, updatedAt: now }
       const warnings = [...w, ...this.unknownFileWarnings(observation.files)]
       const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolve(normalizeName(n))))
-      const possibleDuplicates = findPossibleDuplicates(newNames, this.graph.entities.values())
+      const possibleDuplicates = findPossibleDuplicates(newNames, this.variants)
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
     })
@@ -178,6 +181,7 @@ export class MemoryEngine {
       for (const o of fresh) this.graph.apply(o.slug, o)
       const delta = this.graph.setAliases(next.aliasMap())
       this.version++
+      for (const e of this.graph.entities.values()) this.variants.add(e.key, e.name)
       await this.index.upsert([...this.graph.entities.values()].map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries })))
       await this.reindex(delta)
       return fresh.length
@@ -334,6 +338,8 @@ export class MemoryEngine {
   }
 
   private async reindex(delta: GraphDelta): Promise<void> {
+    for (const k of delta.removedEntities) this.variants.remove(k)
+    for (const e of delta.upsertedEntities) this.variants.add(e.key, e.name)
     if (delta.removedEntities.length) await this.index.remove(delta.removedEntities)
     // degree-only changes need no re-embedding; the index skips unchanged texts
     const docs: EntityDoc[] = delta.upsertedEntities.map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }))

@@ -1,11 +1,29 @@
 // Engine benchmark: write throughput and latency, recall latency, derive-from-scratch time,
 // on a generated workload (each observation names 3 entities and states 2 relationships).
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { createMemory, type Connection, type ObservationInput } from '../../src/index'
 import { Graph } from '../../src/core/graph'
 import { percentile } from './stats'
+import type { Embedder } from '../../src/search/embedder'
 
-const WORDS = 'river stone ledger orchard lantern harbor copper meadow signal archive falcon quarry glacier violet canyon beacon ember summit delta willow'.split(' ')
+// Real English words (ranks 200..8,200 of the shipped GloVe vocabulary), so postings have realistic lengths.
+const WORDS = readFileSync(fileURLToPath(new URL('../../public/models/cairn-glove-100d.vocab.txt', import.meta.url)), 'utf8')
+  .split('\n')
+  .map((l) => l.split('\t')[0]!)
+  .filter((w) => /^[a-z]{3,}$/.test(w))
+  .slice(200, 8_200)
+
+/** Deterministic word choice with a skew toward common words, as in real descriptions. */
+function word(seed: number): string {
+  let x = (seed * 2654435761) >>> 0
+  x ^= x >>> 15
+  x = Math.imul(x, 2246822519) >>> 0
+  x ^= x >>> 13
+  const u = x / 4294967296
+  return WORDS[Math.floor(u * u * WORDS.length)]!
+}
 
 /** A deterministic workload: entity i is described by words chosen from i, so queries have real matches. */
 export function observationFor(i: number, entityPool: number): ObservationInput {
@@ -14,7 +32,7 @@ export function observationFor(i: number, entityPool: number): ObservationInput 
   const entities = uniq.map((id) => ({
     name: `Entity ${id}`,
     type: ['person', 'project', 'organization'][id % 3]!,
-    description: `${WORDS[id % WORDS.length]} ${WORDS[(id * 3) % WORDS.length]} ${WORDS[(id * 5 + 1) % WORDS.length]} item number ${id}`,
+    description: Array.from({ length: 8 }, (_, j) => word(id * 31 + j)).join(' '),
   }))
   const relationships = uniq.length >= 2
     ? [
@@ -22,11 +40,11 @@ export function observationFor(i: number, entityPool: number): ObservationInput 
         ...(uniq.length >= 3 ? [{ source: entities[1]!.name, type: 'part_of', target: entities[2]!.name }] : []),
       ]
     : []
-  return { title: `Observation ${i}`, content: `Note ${i}: ${WORDS[i % WORDS.length]} met ${WORDS[(i + 7) % WORDS.length]} near the ${WORDS[(i + 11) % WORDS.length]}.`, category: ['meeting', 'idea', 'fact'][i % 3]!, tags: [WORDS[i % 5]!], observedAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), entities, relationships }
+  return { title: `Observation ${i}`, content: `Note ${i}: ${Array.from({ length: 30 }, (_, j) => word(i * 97 + j + 5)).join(' ')}.`, category: ['meeting', 'idea', 'fact'][i % 3]!, tags: [`tag${i % 5}`], observedAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), entities, relationships }
 }
 
-async function filled(n: number): Promise<{ conn: Connection; graph: Graph; writeMs: number[]; totalMs: number }> {
-  const memory = await createMemory({ name: `bench-${n}`, indexedDB: new IDBFactory(), IDBKeyRange })
+async function filled(n: number, embedder?: Embedder): Promise<{ conn: Connection; graph: Graph; writeMs: number[]; totalMs: number }> {
+  const memory = await createMemory({ name: `bench-${n}`, indexedDB: new IDBFactory(), IDBKeyRange, ...(embedder ? { embedder } : {}) })
   const conn = await memory.connect({ agent: 'bench', tier: 'full' })
   const pool = Math.max(10, Math.floor(n * 1.0))
   const writeMs: number[] = []
@@ -40,6 +58,7 @@ async function filled(n: number): Promise<{ conn: Connection; graph: Graph; writ
 }
 
 export interface EngineBenchRow {
+  recall: 'bm25' | 'hybrid'
   observations: number
   writesPerSecond: number
   writeP50Ms: number
@@ -52,20 +71,22 @@ export interface EngineBenchRow {
   relationships: number
 }
 
-export async function benchEngine(sizes: number[]): Promise<EngineBenchRow[]> {
+export async function benchEngine(sizes: number[], embedder?: Embedder): Promise<EngineBenchRow[]> {
   const rows: EngineBenchRow[] = []
   for (const n of sizes) {
-    const { conn, graph, writeMs, totalMs } = await filled(n)
+    const { conn, graph, writeMs, totalMs } = await filled(n, embedder)
     const recallMs: number[] = []
     for (let q = 0; q < 200; q++) {
       const s = performance.now()
-      await conn.recall({ query: `${WORDS[q % WORDS.length]} ${WORDS[(q * 7) % WORDS.length]}` })
+      // two words of some entity's description, as a person would half-remember it
+      const id = (q * 7919) % Math.max(10, n)
+      await conn.recall({ query: `${word(id * 31 + 1)} ${word(id * 31 + 4)}` })
       recallMs.push(performance.now() - s)
     }
     const structMs: number[] = []
     for (let q = 0; q < 50; q++) {
       const s = performance.now()
-      await conn.recall({ category: 'idea', tags: [WORDS[q % 5]!], limits: { observations: 10 } })
+      await conn.recall({ category: 'idea', tags: [`tag${q % 5}`], limits: { observations: 10 } })
       structMs.push(performance.now() - s)
     }
     const observations = [...graph.allObservations()]
@@ -73,6 +94,7 @@ export async function benchEngine(sizes: number[]): Promise<EngineBenchRow[]> {
     Graph.derive(observations, graph.aliasMap())
     const deriveMs = performance.now() - d0
     rows.push({
+      recall: embedder ? 'hybrid' : 'bm25',
       observations: n,
       writesPerSecond: Math.round((n / totalMs) * 1000),
       writeP50Ms: percentile(writeMs, 50),

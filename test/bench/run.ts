@@ -2,6 +2,8 @@
 // `--quick` runs smaller sizes for CI.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { benchEngine } from './engine'
+import { benchEmbed } from './embed'
+import { defaultEmbedder } from '../support/default-embedder'
 
 const quick = process.argv.includes('--quick')
 
@@ -16,16 +18,27 @@ async function optional<T>(name: string, load: () => Promise<T>): Promise<T | { 
 
 async function main(): Promise<void> {
   const results: Record<string, unknown> = { at: new Date().toISOString(), quick, node: process.version }
-  const engine = await benchEngine(quick ? [200, 1_000] : [1_000, 10_000])
+  const sizes = quick ? [200, 1_000] : [1_000, 10_000]
+  const engine = [...(await benchEngine(sizes)), ...(await benchEngine(sizes, await defaultEmbedder()))]
   results.engine = engine
   console.log('\nEngine (Node, fake-indexeddb; each observation: 3 entities, 2 relationships)')
   console.table(engine)
+  const embed = await benchEmbed(quick ? 5_000 : 20_000)
+  results.embed = embed
+  console.log('\nDefault embedder (cairn-glove-100d, onnxruntime-web wasm, 1 thread)')
+  console.table([embed])
+  const index = await optional('entity index', async () => {
+    const mod = (await import('./entity-index' as string)) as { benchEntityIndex: (o: { quick: boolean }) => Promise<unknown> }
+    return mod.benchEntityIndex({ quick })
+  })
+  results.entityIndex = index
+  console.log('\nEntity index (Orama BM25 + vectors)')
+  console.dir(index, { depth: 4 })
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/bench.json', JSON.stringify(results, null, 2))
   console.log('wrote bench/results/bench.json')
 }
 
-void optional
 main().catch((err) => {
   console.error(err)
   process.exit(1)
