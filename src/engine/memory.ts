@@ -22,12 +22,17 @@ import { randomId } from './tokens'
 /** Entities an index query asks for beyond the cap, so filters and expansion have room. */
 const SEARCH_HEADROOM = 4
 export const VERSION_KEY = 'version'
+export const INDEX_SNAPSHOT_KEY = 'entityIndex'
+/** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
+const SNAPSHOT_DELAY_MS = 2_000
 
 export class MemoryEngine {
   private readonly queue: WriteQueue
   private proposals = new Map<string, MergeProposal>()
   private files = new Map<string, AppendixFile>()
   private closed = false
+  private snapshotTimer: ReturnType<typeof setTimeout> | undefined
+  private savedVersion = -1
   /** Kept in step with the graph so a write's possible-duplicate check is a lookup, not a scan. */
   private readonly variants: VariantIndex
   /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
@@ -239,12 +244,34 @@ export class MemoryEngine {
     return [...this.proposals.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
   }
 
-  async saveIndexSnapshot(key: string): Promise<void> {
+  async saveIndexSnapshot(): Promise<void> {
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer)
+    this.snapshotTimer = undefined
+    const version = this.version
+    if (version === this.savedVersion) return
     const snapshot = await this.index.snapshot()
-    await this.db.meta.put({ key, value: { version: this.version, snapshot } })
+    await this.db.meta.put({ key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } })
+    this.savedVersion = version
+  }
+
+  /** Saves the index through the write queue, so it never races a commit. */
+  queueSnapshot(): Promise<void> {
+    return this.enqueue(() => this.saveIndexSnapshot())
+  }
+
+  private scheduleSnapshot(): void {
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer)
+    const timer = setTimeout(() => {
+      this.snapshotTimer = undefined
+      if (!this.closed) void this.queue.run(() => this.saveIndexSnapshot()).catch(() => undefined)
+    }, SNAPSHOT_DELAY_MS)
+    // in Node a pending save must not keep the process alive
+    ;(timer as { unref?: () => void }).unref?.()
+    this.snapshotTimer = timer
   }
 
   close(): void {
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer)
     this.closed = true
     this.db.close()
   }
@@ -344,6 +371,7 @@ export class MemoryEngine {
     // degree-only changes need no re-embedding; the index skips unchanged texts
     const docs: EntityDoc[] = delta.upsertedEntities.map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }))
     if (docs.length) await this.index.upsert(docs)
+    this.scheduleSnapshot()
   }
 }
 

@@ -6,7 +6,7 @@ import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import type { Embedder } from '../search/embedder'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
-import { MemoryEngine, VERSION_KEY } from './memory'
+import { INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY } from './memory'
 import { ConnectionHandle } from './connection'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
@@ -26,7 +26,6 @@ export interface OpenMemoryOptions extends IndexedDBFactory {
 }
 
 const DEFAULT_SNIPPET = 280
-const INDEX_SNAPSHOT_KEY = 'entityIndex'
 
 function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, embedder: Embedder | undefined): RetrievalConfig {
   if (partial?.embedder && partial.embedder !== BM25_ONLY && (!embedder || embedder.id !== partial.embedder)) {
@@ -154,7 +153,7 @@ export class Memory {
 
   /** Persists the search index so the next open neither re-embeds nor rebuilds. */
   async saveIndex(): Promise<void> {
-    await this.engine.saveIndexSnapshot(INDEX_SNAPSHOT_KEY)
+    await this.engine.queueSnapshot()
   }
 
   async close(): Promise<void> {

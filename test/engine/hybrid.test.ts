@@ -63,4 +63,14 @@ describe('hybrid recall', () => {
     expect((await c.recall({ query: 'doctor' })).entities[0]!.name).toBe('Amara Okafor')
     expect(calls).toBe(1) // the query itself
   })
+
+  it('saves the index after a quiet period, so a tab closed without close() reopens without re-embedding', async () => {
+    const embedder = await defaultEmbedder()
+    const f = await seed(embedder)
+    await new Promise((r) => setTimeout(r, 2_300))
+    let calls = 0
+    const counting: Embedder = { id: embedder.id, dimensions: embedder.dimensions, checksum: embedder.checksum, embed: (t) => (calls++, embedder.embed(t)) }
+    await f.reopen(counting)
+    expect(calls).toBe(0)
+  })
 })
