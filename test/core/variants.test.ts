@@ -67,6 +67,9 @@ describe('name signals', () => {
     expect(acronymSignal(sig('ibm'), sig('International Business Machines'))).toBeNull()
     expect(acronymSignal(sig('IBM'), sig('Intel Business Machines Corp'))?.signal).toBe('acronym')
     expect(acronymSignal(sig('IBM'), sig('Internal Build Manager Tools'))).toBeNull()
+    // only a script with case can be written in capitals
+    expect(sig('東京').acronym).toBeNull()
+    expect(sig('NASA').acronym).toBe('nasa')
   })
 
   it('token reorder', () => {
@@ -142,6 +145,12 @@ describe('VariantIndex and findPossibleDuplicates', () => {
     index.add('jane doe', 'Jane Doe') // idempotent
     expect(index.match('Doe, Jane').map((m) => m.key)).toEqual(['jane doe'])
     expect(index.size).toBe(existing.length)
+  })
+
+  it('lists candidate pairs from shared blocks, acronyms only against expansions', () => {
+    const index = new VariantIndex(['IBM', 'NASA', 'International Business Machines', 'Jane Doe', 'Doe, Jane', 'Kubernetes', 'Kubernetis', 'Paris'].map((n) => ({ key: normalizeName(n), name: n })))
+    const found = new Set([...index.pairs()].map((p) => [...p].sort().join(' + ')))
+    expect([...found].sort()).toEqual(['doe, jane + jane doe', 'ibm + international business machines', 'kubernetes + kubernetis'])
   })
 
   it('answers quickly against 10k existing entities', () => {
