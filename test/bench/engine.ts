@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { createMemory, type Connection, type ObservationInput } from '../../src/index'
+import { createMemory, openMemory, type Connection, type Memory, type ObservationInput } from '../../src/index'
 import { Graph } from '../../src/core/graph'
 import { percentile } from './stats'
 import type { Embedder } from '../../src/search/embedder'
@@ -43,8 +43,9 @@ export function observationFor(i: number, entityPool: number): ObservationInput 
   return { title: `Observation ${i}`, content: `Note ${i}: ${Array.from({ length: 30 }, (_, j) => word(i * 97 + j + 5)).join(' ')}.`, category: ['meeting', 'idea', 'fact'][i % 3]!, tags: [`tag${i % 5}`], observedAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), entities, relationships }
 }
 
-async function filled(n: number, embedder?: Embedder): Promise<{ conn: Connection; graph: Graph; writeMs: number[]; totalMs: number }> {
-  const memory = await createMemory({ name: `bench-${n}`, indexedDB: new IDBFactory(), IDBKeyRange, ...(embedder ? { embedder } : {}) })
+async function filled(n: number, embedder?: Embedder): Promise<{ conn: Connection; graph: Graph; memory: Memory; factory: IDBFactory; writeMs: number[]; totalMs: number }> {
+  const factory = new IDBFactory()
+  const memory = await createMemory({ name: `bench-${n}`, indexedDB: factory, IDBKeyRange, ...(embedder ? { embedder } : {}) })
   const conn = await memory.connect({ agent: 'bench', tier: 'full' })
   const pool = Math.max(10, Math.floor(n * 1.0))
   const writeMs: number[] = []
@@ -54,7 +55,7 @@ async function filled(n: number, embedder?: Embedder): Promise<{ conn: Connectio
     await conn.write(observationFor(i, pool))
     writeMs.push(performance.now() - s)
   }
-  return { conn, graph: memory.engine.committedGraph, writeMs, totalMs: performance.now() - t0 }
+  return { conn, graph: memory.engine.committedGraph, memory, factory, writeMs, totalMs: performance.now() - t0 }
 }
 
 export interface EngineBenchRow {
@@ -67,6 +68,8 @@ export interface EngineBenchRow {
   recallP95Ms: number
   structuralP50Ms: number
   deriveFromScratchMs: number
+  /** close (saving the index), then open again: read IndexedDB, re-derive, restore the index */
+  coldOpenMs: number
   entities: number
   relationships: number
 }
@@ -74,7 +77,7 @@ export interface EngineBenchRow {
 export async function benchEngine(sizes: number[], embedder?: Embedder): Promise<EngineBenchRow[]> {
   const rows: EngineBenchRow[] = []
   for (const n of sizes) {
-    const { conn, graph, writeMs, totalMs } = await filled(n, embedder)
+    const { conn, graph, memory, factory, writeMs, totalMs } = await filled(n, embedder)
     const recallMs: number[] = []
     for (let q = 0; q < 200; q++) {
       const s = performance.now()
@@ -97,6 +100,11 @@ export async function benchEngine(sizes: number[], embedder?: Embedder): Promise
       deriveRuns.push(performance.now() - d0)
     }
     const deriveMs = percentile(deriveRuns, 50)
+    await memory.close()
+    const o0 = performance.now()
+    const reopened = await openMemory(memory.info.id, { indexedDB: factory, IDBKeyRange, ...(embedder ? { embedder } : {}) })
+    const coldOpenMs = performance.now() - o0
+    await reopened.close()
     rows.push({
       recall: embedder ? 'hybrid' : 'bm25',
       observations: n,
@@ -107,6 +115,7 @@ export async function benchEngine(sizes: number[], embedder?: Embedder): Promise
       recallP95Ms: percentile(recallMs, 95),
       structuralP50Ms: percentile(structMs, 50),
       deriveFromScratchMs: Math.round(deriveMs * 10) / 10,
+      coldOpenMs: Math.round(coldOpenMs),
       entities: graph.entities.size,
       relationships: graph.relationships.size,
     })
