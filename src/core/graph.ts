@@ -8,6 +8,9 @@ import type { Entity, Observation, RecalledRelationship, Relationship } from './
 
 export type AliasMap = ReadonlyMap<string, string>
 
+/** Names the derivation rules; change it when they change, so stored derived rows get rewritten. */
+export const DERIVATION_RULES = 'cairn-derive@1'
+
 export interface GraphDelta {
   upsertedEntities: Entity[]
   removedEntities: string[]

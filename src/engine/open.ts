@@ -1,6 +1,6 @@
 // Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
 import { MemoryError } from '../core/errors'
-import { Graph, graphFingerprint } from '../core/graph'
+import { DERIVATION_RULES, Graph } from '../core/graph'
 import type { Connection, Entity, MemoryInfo, Relationship, RetrievalConfig, Tier, Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
@@ -26,6 +26,7 @@ export interface OpenMemoryOptions extends IndexedDBFactory {
 }
 
 const DEFAULT_SNIPPET = 280
+const DERIVATION_KEY = 'derivationRules'
 
 function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, embedder: Embedder | undefined): RetrievalConfig {
   if (partial?.embedder && partial.embedder !== BM25_ONLY && (!embedder || embedder.id !== partial.embedder)) {
@@ -75,7 +76,7 @@ export class Memory {
     await registry.memories.add(info)
     registry.close()
     const db = new MemoryDB(info.id, opts)
-    await db.meta.put({ key: 'info', value: info })
+    await db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }])
     const index = await createEntityIndex(indexOptions(info, opts.embedder))
     return new Memory(new MemoryEngine(info, db, new Graph(), index, { proposals: [], files: [], version: 0 }), new Map())
   }
@@ -87,14 +88,14 @@ export class Memory {
     if (!info) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
     checkRetrieval(info, opts.embedder)
     const db = new MemoryDB(id, opts)
-    const [observations, aliases, proposals, files, connections, saved, versionRow] = await db.transaction(
+    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow] = await db.transaction(
       'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta],
-      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY)]),
+      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY)]),
     )
     const version = typeof versionRow?.value === 'number' ? versionRow.value : 0
-    // observations are the truth: the graph is re-derived, and stored derived rows repaired if they drifted
+    // observations are the truth: the graph is always re-derived from them
     const graph = Graph.derive(observations, new Map(aliases.map((a) => [a.variant, a.canonical])))
-    await repairDerived(db, graph)
+    await repairDerived(db, graph, rulesRow?.value)
     let index: EntityIndex
     const snap = saved?.value as { version: number; snapshot: unknown } | undefined
     // a snapshot older than the last commit (the page closed without saving) is rebuilt instead
@@ -179,17 +180,19 @@ function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void 
   }
 }
 
-async function repairDerived(db: MemoryDB, graph: Graph): Promise<void> {
-  const [entities, relationships] = await Promise.all([db.entities.toArray(), db.relationships.toArray()])
-  const stored = Graph.derive([])
-  for (const e of entities) stored.entities.set(e.key, e)
-  for (const r of relationships) stored.relationships.set(r.key, r)
-  if (graphFingerprint(stored) === graphFingerprint(graph)) return
-  await db.transaction('rw', [db.entities, db.relationships], async () => {
+/**
+ * Stored entity and relationship rows are rewritten only when they were derived by other rules
+ * than this build's; otherwise each commit kept them exact, and reading them back would only
+ * cost time.
+ */
+async function repairDerived(db: MemoryDB, graph: Graph, storedRules: unknown): Promise<void> {
+  if (storedRules === DERIVATION_RULES) return
+  await db.transaction('rw', [db.entities, db.relationships, db.meta], async () => {
     await db.entities.clear()
     await db.relationships.clear()
     await db.entities.bulkPut([...graph.entities.values()] as Entity[])
     await db.relationships.bulkPut([...graph.relationships.values()] as Relationship[])
+    await db.meta.put({ key: DERIVATION_KEY, value: DERIVATION_RULES })
   })
 }
 

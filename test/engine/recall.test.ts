@@ -43,7 +43,7 @@ describe('semantic recall', () => {
 
   it('folds retrieval queries into matching', async () => {
     const { conn } = await seeded()
-    const r = await conn.recall({ query: 'who invented it first' })
+    const r = await conn.recall({ query: 'invented' })
     expect(r.entities[0]!.name).toBe('Charles Babbage')
   })
 
