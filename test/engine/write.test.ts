@@ -89,6 +89,31 @@ describe('write contract', () => {
   })
 })
 
+describe('atomic writes', () => {
+  it('a write that fails in storage leaves nothing behind, in IndexedDB or in memory', async () => {
+    const { conn, memory, reopen } = await fixture()
+    await conn.write({ title: 'kept', content: 'c', entities: [ada] })
+    const db = memory.engine.db
+    const original = db.relationships.bulkPut.bind(db.relationships)
+    // fail after the observation and entities were already put inside the transaction
+    db.relationships.bulkPut = (() => Promise.reject(Object.assign(new Error('disk full'), { name: 'QuotaExceededError' }))) as never
+    const err = await conn.write({ title: 'lost', content: 'c', entities: [ada, engine], relationships: [{ source: ada.name, type: 'worked_on', target: engine.name }] }).catch((e: unknown) => e)
+    db.relationships.bulkPut = original
+    expect(err).toBeInstanceOf(MemoryError)
+    expect((err as MemoryError).code).toBe('storage_failed')
+    expect((err as MemoryError).details.reason).toBe('quota')
+    expect(await db.observations.count()).toBe(1)
+    expect(await db.entities.count()).toBe(1)
+    expect(memory.engine.committedGraph.observationCount).toBe(1)
+    await expect(conn.inspect('Analytical Engine')).rejects.toMatchObject({ code: 'not_found' })
+    const again = await reopen()
+    expect(again.engine.committedGraph.entities.size).toBe(1)
+    // and the memory keeps working
+    await conn.write({ title: 'after', content: 'c', entities: [engine] })
+    expect((await conn.inspect('Analytical Engine')).entity.observations).toHaveLength(1)
+  })
+})
+
 describe('concurrency', () => {
   it('queues concurrent writes so none interleave, and reads do not wait', async () => {
     const { conn, memory } = await fixture()
