@@ -59,10 +59,20 @@ export class VectorRows {
   maxSimilarity(query: Float32Array, out: Float32Array): void {
     const d = this.dimensions
     const data = this.data
+    const tail = d - (d % 4)
     for (let row = 0; row < this.count; row++) {
-      let dot = 0
       const base = row * d
-      for (let i = 0; i < d; i++) dot += data[base + i]! * query[i]!
+      // four independent sums let the CPU overlap the multiply-adds
+      let a = 0, b = 0, c = 0, e = 0
+      let i = 0
+      for (; i < tail; i += 4) {
+        a += data[base + i]! * query[i]!
+        b += data[base + i + 1]! * query[i + 1]!
+        c += data[base + i + 2]! * query[i + 2]!
+        e += data[base + i + 3]! * query[i + 3]!
+      }
+      for (; i < d; i++) a += data[base + i]! * query[i]!
+      const dot = a + b + c + e
       const slot = this.owner[row]!
       if (dot > out[slot]!) out[slot] = dot
     }

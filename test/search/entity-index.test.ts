@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
 import type { Embedder } from '../../src/search/embedder'
-import { createEntityIndex, restoreEntityIndex, type EntityDoc, type EntityIndex, type SearchMode } from '../../src/search/entity-index'
+import { createEntityIndex, DEFAULT_WEIGHTS, restoreEntityIndex, type EntityDoc, type EntityIndex, type SearchMode } from '../../src/search/entity-index'
 
 // A small real embedder: words go through a tiny thesaurus to a canonical form, then hashed
 // character trigrams of the canonical words make a 256-d bag, L2-normalized. Synonyms in the
@@ -73,6 +73,14 @@ describe('entity index, BM25 only', () => {
     expect((await keys(index, 'compilers'))[0]).toBe('grace hopper')
   })
 
+  it('matches whole words, not prefixes', async () => {
+    const index = await createEntityIndex()
+    await index.upsert([doc('cardinal', 'a red songbird'), doc('sedan', 'a car with four doors')])
+    expect(await keys(index, 'car')).toEqual(['sedan'])
+    expect(await keys(index, 'cars')).toEqual(['sedan'])
+    expect(await keys(index, 'song')).toEqual([])
+  })
+
   it('scores lie in [0, 1], best first, with the best text match at 1', async () => {
     const index = await createEntityIndex()
     await index.upsert(PEOPLE)
@@ -123,6 +131,7 @@ describe('entity index, BM25 only', () => {
     expect(await index.search('   ', 10)).toEqual([])
     expect(await index.search('compiler', 0)).toEqual([])
     expect(await index.search('!!!', 10)).toEqual([])
+    expect(await index.search('the of a', 10)).toEqual([]) // stop words only
     const err = await index.search('compiler', 10, 'vector').catch((e: unknown) => e)
     expect(isMemoryError(err) && err.code).toBe('invalid_request')
   })
@@ -152,7 +161,7 @@ describe('entity index with vectors', () => {
     await index.upsert(PEOPLE)
     const hits = await index.search('compiler', 5)
     expect(hits.map((h) => h.key)).toEqual(['grace hopper'])
-    expect(hits[0]!.score).toBeCloseTo(0.5, 9) // text weight 0.5 times a normalized text score of 1
+    expect(hits[0]!.score).toBeCloseTo(DEFAULT_WEIGHTS.text / (DEFAULT_WEIGHTS.text + DEFAULT_WEIGHTS.vector), 9) // the text weight times a normalized text score of 1
     expect(await index.search('compiler', 5, 'vector')).toEqual([])
   })
 
@@ -193,6 +202,25 @@ describe('entity index with vectors', () => {
       }
     }
     expect(embedder.calls - calls).toBe(2 * 5 * 2) // one query vector per vector/hybrid search, per index
+    // both keep working the same way after further edits
+    for (const target of [index, restored]) {
+      await target.upsert([doc('tabby', 'a grey cat from the first shelter'), doc('van', 'a delivery car')])
+      await target.remove(['ada lovelace'])
+    }
+    for (const q of ['first', 'car', 'cat shelter']) expect(await restored.search(q, 10)).toEqual(await index.search(q, 10))
+  })
+
+  it('rebuilds the text index from the documents when the saved one is of another analysis', async () => {
+    const embedder = countingEmbedder()
+    const index = await createEntityIndex({ embedder })
+    await index.upsert(PEOPLE)
+    const snap = await index.snapshot()
+    const calls = embedder.calls
+    const restored = await restoreEntityIndex({ ...snap, analysis: 'older' as never, text: '' }, { embedder })
+    expect(embedder.calls).toBe(calls)
+    expect(await restored.search('compiler first', 10, 'bm25')).toEqual(await index.search('compiler first', 10, 'bm25'))
+    const broken = await restoreEntityIndex({ ...snap, format: 'other' as never }, { embedder }).catch((e: unknown) => e)
+    expect(isMemoryError(broken) && broken.code).toBe('storage_failed')
   })
 
   it('refuses to restore with a different embedder', async () => {

@@ -1,0 +1,186 @@
+// Embedded persistence: one append-only log file per room under `<dataDir>/rooms/`. Each record
+// is [u32 length][u32 crc32][Yjs update]; appends are batched and fdatasync'ed, a torn tail
+// left by a crash is cut off on load, and compaction rewrites the log as one merged update
+// through a temporary file and an atomic rename.
+import { mkdirSync } from 'node:fs'
+import { open, readFile, rename, truncate, unlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
+import * as Y from 'yjs'
+import { MemoryError } from '../core/errors'
+import type { RoomStore } from './room-store'
+
+/** Room names are memory ids: they become file names, so only a safe alphabet is accepted. */
+export const ROOM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
+
+const HEADER_BYTES = 8
+
+export interface FileRoomStoreOptions {
+  /** Compact a room's log once it holds this many records. */
+  compactAfterRecords?: number
+}
+
+interface RoomState {
+  /** Every file operation of the room runs on this chain, in order. */
+  chain: Promise<void>
+  queued: Uint8Array[]
+  drainScheduled: boolean
+  records: number
+}
+
+function encodeRecord(update: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(HEADER_BYTES + update.byteLength)
+  out.writeUInt32BE(update.byteLength, 0)
+  out.writeUInt32BE(crc32(update), 4)
+  out.set(update, HEADER_BYTES)
+  return out
+}
+
+/** Reads records up to the first torn or corrupt one; returns them and the length of the good prefix. */
+function decodeRecords(bytes: Buffer): { records: Uint8Array[]; goodLength: number } {
+  const records: Uint8Array[] = []
+  let offset = 0
+  while (offset + HEADER_BYTES <= bytes.byteLength) {
+    const length = bytes.readUInt32BE(offset)
+    const sum = bytes.readUInt32BE(offset + 4)
+    const end = offset + HEADER_BYTES + length
+    if (end > bytes.byteLength) break
+    const body = bytes.subarray(offset + HEADER_BYTES, end)
+    if (crc32(body) !== sum) break
+    records.push(new Uint8Array(body))
+    offset = end
+  }
+  return { records, goodLength: offset }
+}
+
+async function writeDurably(path: string, data: Uint8Array, flags: 'a' | 'w'): Promise<void> {
+  const file = await open(path, flags)
+  try {
+    await file.write(data)
+    await file.datasync()
+  } finally {
+    await file.close()
+  }
+}
+
+export class FileRoomStore implements RoomStore {
+  private readonly dir: string
+  private readonly rooms = new Map<string, RoomState>()
+  private readonly compactAfter: number
+  private closed = false
+
+  constructor(dataDir: string, options: FileRoomStoreOptions = {}) {
+    this.dir = join(dataDir, 'rooms')
+    mkdirSync(this.dir, { recursive: true })
+    this.compactAfter = options.compactAfterRecords ?? 500
+  }
+
+  private pathOf(room: string): string {
+    if (!ROOM_NAME.test(room)) throw new MemoryError('invalid_request', `"${room.slice(0, 80)}" is not a valid room name (letters, digits, "-" and "_", up to 128)`, { room: room.slice(0, 80) })
+    return join(this.dir, `${room}.ylog`)
+  }
+
+  private state(room: string): RoomState {
+    let s = this.rooms.get(room)
+    if (!s) {
+      s = { chain: Promise.resolve(), queued: [], drainScheduled: false, records: 0 }
+      this.rooms.set(room, s)
+    }
+    return s
+  }
+
+  private run<T>(room: string, task: () => Promise<T>): Promise<T> {
+    const s = this.state(room)
+    const result = s.chain.then(task)
+    // The chain continues after a failure; the failure is reported to whoever awaited the task.
+    s.chain = result.then(() => undefined, () => undefined)
+    return result
+  }
+
+  private async readLog(room: string): Promise<Uint8Array[]> {
+    const path = this.pathOf(room)
+    let bytes: Buffer
+    try {
+      bytes = await readFile(path)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw err
+    }
+    const { records, goodLength } = decodeRecords(bytes)
+    if (goodLength < bytes.byteLength) await truncate(path, goodLength)
+    return records
+  }
+
+  load(room: string): Promise<Uint8Array | null> {
+    return this.run(room, async () => {
+      const records = await this.readLog(room)
+      this.state(room).records = records.length
+      if (records.length === 0) return null
+      return records.length === 1 ? records[0]! : Y.mergeUpdates(records)
+    })
+  }
+
+  append(room: string, update: Uint8Array): void {
+    if (this.closed) throw new MemoryError('storage_failed', 'the room store is closed')
+    this.pathOf(room)
+    const s = this.state(room)
+    s.queued.push(update)
+    if (s.drainScheduled) return
+    s.drainScheduled = true
+    // Updates queued while a write is in flight go out together in the next write.
+    void this.run(room, async () => {
+      s.drainScheduled = false
+      const batch = s.queued
+      s.queued = []
+      if (batch.length === 0) return
+      await writeDurably(this.pathOf(room), Buffer.concat(batch.map(encodeRecord)), 'a')
+      s.records += batch.length
+      if (s.records >= this.compactAfter) await this.compactNow(room)
+    }).catch((err: unknown) => {
+      console.error(JSON.stringify({ at: new Date().toISOString(), level: 'error', event: 'room_write_failed', room, error: (err as Error).message }))
+    })
+  }
+
+  private async compactNow(room: string): Promise<void> {
+    const records = await this.readLog(room)
+    if (records.length <= 1) return
+    const path = this.pathOf(room)
+    const tmp = `${path}.tmp`
+    await writeDurably(tmp, encodeRecord(Y.mergeUpdates(records)), 'w')
+    await rename(tmp, path)
+    // Make the rename itself durable.
+    const dir = await open(this.dir, 'r')
+    try {
+      await dir.sync()
+    } catch {
+      // Some file systems refuse fsync on directories; the rename is still atomic there.
+    } finally {
+      await dir.close()
+    }
+    this.state(room).records = 1
+  }
+
+  compact(room: string): Promise<void> {
+    return this.run(room, () => this.compactNow(room))
+  }
+
+  async flush(room?: string): Promise<void> {
+    const rooms = room === undefined ? [...this.rooms.keys()] : [room]
+    await Promise.all(rooms.map((r) => this.run(r, async () => undefined)))
+  }
+
+  /** Deletes a room's history; used when a memory is deleted. */
+  remove(room: string): Promise<void> {
+    return this.run(room, async () => {
+      await unlink(this.pathOf(room)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err
+      })
+      this.state(room).records = 0
+    })
+  }
+
+  async close(): Promise<void> {
+    await this.flush()
+    this.closed = true
+  }
+}

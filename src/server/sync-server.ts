@@ -1,0 +1,292 @@
+// The sync server: one Yjs room per memory on @y/websocket-server, with a connection token
+// checked on every socket, a tier gate on every update, and embedded persistence.
+//
+// Seams for a larger deployment: `store` (a RoomStore: where room history lives) and
+// `authorize` (who a token is and what it may do). See the README section on scaling.
+import { watch, type FSWatcher } from 'node:fs'
+import { createServer, type IncomingMessage } from 'node:http'
+import { join } from 'node:path'
+import { docs, setPersistence, setupWSConnection, type WSSharedDoc } from '@y/websocket-server/utils'
+import { WebSocketServer, type WebSocket } from 'ws'
+import * as Y from 'yjs'
+import type { Connection, Tier } from '../core/types'
+import { CLOSE } from '../sync/close-codes'
+import { FileRoomStore, ROOM_NAME } from './file-room-store'
+import { GatedSocket } from './gated-socket'
+import { jsonLineLog, type SyncLog } from './log'
+import type { RoomStore } from './room-store'
+import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
+
+export type AuthResult = { ok: true; connection: Connection } | { ok: false; code: number; reason: string }
+
+/** Decides who a socket is. The default checks the token registry in the data directory. */
+export type Authorize = (token: string | null, room: string) => AuthResult
+
+export interface SyncServerOptions {
+  /** Default 127.0.0.1. Binding another interface exposes the server: put TLS in front of it. */
+  host?: string
+  /** 0 picks a free port. */
+  port?: number
+  /** Holds `tokens.json` and `rooms/`. */
+  dataDir: string
+  store?: RoomStore
+  authorize?: Authorize
+  log?: SyncLog
+  /** Largest WebSocket message accepted, in bytes (a first sync carries a whole memory). */
+  maxMessageBytes?: number
+}
+
+export interface SyncServer {
+  host: string
+  port: number
+  /** `ws://host:port`, the serverUrl for the client. */
+  url: string
+  tokens: {
+    add(input: { memoryId: string; tier?: Tier; agent: string }): NewToken
+    revoke(id: string): Connection
+    list(memoryId?: string): Connection[]
+  }
+  /** The room's current state as one update (a loaded room) or what storage holds, or null. */
+  roomState(room: string): Promise<Uint8Array | null>
+  close(): Promise<void>
+}
+
+// @y/websocket-server keeps rooms and the persistence hook in module state. Every server in
+// this process names its rooms `<instance>/<room>`, and one hook dispatches to the owner.
+interface Instance {
+  bind(room: string, doc: WSSharedDoc): void
+  unbind(room: string, doc: WSSharedDoc): Promise<void>
+}
+const instances = new Map<string, Instance>()
+let nextInstance = 0
+const STORE_ORIGIN = Symbol('room-store')
+
+function splitDocName(docName: string): { instance: Instance | undefined; room: string } {
+  const slash = docName.indexOf('/')
+  return { instance: instances.get(docName.slice(0, slash)), room: docName.slice(slash + 1) }
+}
+
+setPersistence({
+  provider: null,
+  bindState: (docName, doc) => {
+    const { instance, room } = splitDocName(docName)
+    instance?.bind(room, doc)
+  },
+  writeState: async (docName, doc) => {
+    const { instance, room } = splitDocName(docName)
+    await instance?.unbind(room, doc)
+  },
+})
+
+export async function startSyncServer(options: SyncServerOptions): Promise<SyncServer> {
+  const host = options.host ?? '127.0.0.1'
+  const log = options.log ?? jsonLineLog
+  const store: RoomStore = options.store ?? new FileRoomStore(options.dataDir)
+  const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
+  const id = `s${nextInstance++}`
+  const docName = (room: string) => `${id}/${room}`
+
+  const preloaded = new Map<string, Uint8Array | null>()
+  const loading = new Map<string, Promise<void>>()
+  const unloading = new Set<Promise<void>>()
+  const sockets = new Map<string, Set<WebSocket>>()
+
+  const unsubscribes = new Map<string, () => void>()
+  instances.set(id, {
+    bind(room, doc) {
+      const state = preloaded.get(room)
+      preloaded.delete(room)
+      if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
+      doc.on('update', (update: Uint8Array, origin: unknown) => {
+        if (origin !== STORE_ORIGIN) store.append(room, update)
+      })
+      // Updates that clients of other servers sent reach this room's clients through the store.
+      const unsubscribe = store.subscribe?.(room, (update) => Y.applyUpdate(doc, update, STORE_ORIGIN))
+      if (unsubscribe) unsubscribes.set(room, unsubscribe)
+    },
+    unbind(room) {
+      unsubscribes.get(room)?.()
+      unsubscribes.delete(room)
+      const done = store.flush(room).then(() => store.compact(room)).catch((err: unknown) => {
+        log('error', 'room_unload_failed', { room, error: (err as Error).message })
+      })
+      unloading.add(done)
+      return done.finally(() => unloading.delete(done))
+    },
+  })
+
+  const authorize: Authorize = options.authorize ?? ((token, room) => {
+    if (!token) return { ok: false, code: CLOSE.unauthorized, reason: 'a connection token is required (?token=...)' }
+    let connection = registry.verify(token)
+    if (!connection) {
+      registry.reload()
+      connection = registry.verify(token)
+    }
+    if (!connection) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
+    if (connection.revokedAt !== null) return { ok: false, code: CLOSE.revoked, reason: 'this connection token was revoked' }
+    if (connection.memoryId !== room) return { ok: false, code: CLOSE.forbidden, reason: 'this token belongs to another memory' }
+    return { ok: true, connection }
+  })
+
+  /** Makes sure the room's stored state is ready for bindState, which must apply it synchronously. */
+  async function ensureLoaded(room: string): Promise<void> {
+    while (!docs.has(docName(room)) && !preloaded.has(room)) {
+      let p = loading.get(room)
+      if (!p) {
+        p = store.load(room).then((state) => {
+          preloaded.set(room, state)
+        }).finally(() => loading.delete(room))
+        loading.set(room, p)
+      }
+      await p
+    }
+  }
+
+  const closeSocketsOf = (connectionId: string, code: number, reason: string) => {
+    for (const ws of sockets.get(connectionId) ?? []) ws.close(code, reason)
+  }
+  registry.onRevoked((c) => {
+    log('info', 'connection_revoked', { connection: c.id, agent: c.agent, room: c.memoryId })
+    closeSocketsOf(c.id, CLOSE.revoked, 'this connection token was revoked')
+  })
+
+  async function onConnection(ws: WebSocket, req: IncomingMessage): Promise<void> {
+    ws.on('error', (err) => log('warn', 'socket_error', { error: err.message }))
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    const room = decodeURIComponent(url.pathname.slice(1))
+    if (!ROOM_NAME.test(room)) {
+      ws.close(CLOSE.badRequest, 'the path must be /<memory id>')
+      return
+    }
+    const auth = authorize(url.searchParams.get('token'), room)
+    if (!auth.ok) {
+      log('warn', 'connection_refused', { room, code: auth.code, reason: auth.reason })
+      ws.close(auth.code, auth.reason)
+      return
+    }
+    const { connection } = auth
+    let set = sockets.get(connection.id)
+    if (!set) sockets.set(connection.id, (set = new Set()))
+    set.add(ws)
+    ws.on('close', () => {
+      set.delete(ws)
+      if (set.size === 0) sockets.delete(connection.id)
+    })
+    const gate = new GatedSocket(ws, {
+      connection,
+      room,
+      log,
+      roomDoc: () => docs.get(docName(room)),
+      isRevoked: () => options.authorize === undefined && registry.isRevoked(connection.id),
+      onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
+    })
+    try {
+      await ensureLoaded(room)
+    } catch (err) {
+      log('error', 'room_load_failed', { room, error: (err as Error).message })
+      ws.close(CLOSE.unavailable, 'the room could not be loaded; try again later')
+      return
+    }
+    if (ws.readyState !== ws.OPEN) return
+    setupWSConnection(gate as unknown as WebSocket, req, { docName: docName(room), gc: true })
+    gate.start()
+    log('info', 'connected', { room, connection: connection.id, agent: connection.agent, tier: connection.tier })
+  }
+
+  const http = createServer((req, res) => {
+    if (req.url === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+      return
+    }
+    res.writeHead(426, { 'content-type': 'text/plain' }).end('Cairn sync server: connect with a WebSocket to /<memory id>?token=...\n')
+  })
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? 128 * 1024 * 1024 })
+  http.on('upgrade', (req, socket, head) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      onConnection(ws, req).catch((err: unknown) => {
+        log('error', 'connection_failed', { error: (err as Error).message })
+        ws.close(CLOSE.unavailable, 'internal error')
+      })
+    })
+  })
+
+  let watcher: FSWatcher | undefined
+  let reloadTimer: NodeJS.Timeout | undefined
+  if (options.authorize === undefined) {
+    try {
+      watcher = watch(options.dataDir, (_event, filename) => {
+        if (filename !== TOKENS_FILE) return
+        clearTimeout(reloadTimer)
+        reloadTimer = setTimeout(() => {
+          try {
+            registry.reload()
+          } catch (err) {
+            log('error', 'token_reload_failed', { error: (err as Error).message })
+          }
+        }, 50)
+      })
+    } catch (err) {
+      log('warn', 'token_watch_unavailable', { error: (err as Error).message })
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(options.port ?? 0, host, () => {
+      http.off('error', reject)
+      resolve()
+    })
+  })
+  const address = http.address()
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0)
+  log('info', 'listening', { host, port, dataDir: options.dataDir })
+
+  let closing: Promise<void> | undefined
+  async function close(): Promise<void> {
+    watcher?.close()
+    clearTimeout(reloadTimer)
+    const open = [...wss.clients]
+    await Promise.all(open.map((ws) => new Promise<void>((resolve) => {
+      if (ws.readyState === ws.CLOSED) return resolve()
+      const timer = setTimeout(() => ws.terminate(), 500)
+      ws.once('close', () => {
+        clearTimeout(timer)
+        resolve()
+      })
+      ws.close(CLOSE.goingAway, 'server shutting down')
+    })))
+    await Promise.all([...unloading])
+    for (const unsubscribe of unsubscribes.values()) unsubscribe()
+    unsubscribes.clear()
+    for (const [name, doc] of docs) {
+      if (name.startsWith(`${id}/`)) {
+        docs.delete(name)
+        doc.destroy()
+      }
+    }
+    await store.close()
+    instances.delete(id)
+    await new Promise<void>((resolve) => {
+      wss.close(() => resolve())
+    })
+    await new Promise<void>((resolve) => http.close(() => resolve()))
+  }
+
+  return {
+    host,
+    port,
+    url: `ws://${host}:${port}`,
+    tokens: {
+      add: (input) => registry.add(input),
+      revoke: (connectionId) => registry.revoke(connectionId),
+      list: (memoryId) => registry.list(memoryId),
+    },
+    async roomState(room) {
+      const live = docs.get(docName(room))
+      if (live) return Y.encodeStateAsUpdate(live)
+      await Promise.all([...unloading])
+      return store.load(room)
+    },
+    close: () => (closing ??= close()),
+  }
+}

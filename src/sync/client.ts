@@ -1,0 +1,159 @@
+// Connects one memory document to the sync server through y-websocket, with the connection
+// token, and turns the provider's signals into one status the UI can show: connecting,
+// online (synced), offline, or denied (the token was refused or revoked). Refusals of local
+// changes are surfaced too: the device's document then holds changes others will not see.
+import { WebsocketProvider } from 'y-websocket'
+import type * as Y from 'yjs'
+import { isFinalClose } from './close-codes'
+import { MESSAGE_REFUSAL, readRefusal, type Refusal } from './refusal'
+
+/** `online` means synced with the server; `offline` means not connected (retrying unless disconnected). */
+export type SyncState = 'connecting' | 'online' | 'offline' | 'denied'
+
+export interface SyncStatus {
+  state: SyncState
+  /** When this device last completed a sync handshake or received a change from the server. */
+  lastSyncedAt: string | null
+  /** Refusals since the last `acknowledgeRefusals()`, oldest first (at most 50 kept). */
+  refusals: Refusal[]
+  /**
+   * True after a refusal: this document holds changes the server did not take. Later changes
+   * from the same document build on them and are refused too, until the memory reloads from
+   * the server's state.
+   */
+  diverged: boolean
+  /** Why the server closed the connection for good, when state is `denied`. */
+  closed: { code: number; reason: string } | null
+}
+
+export interface SyncClientOptions {
+  /** e.g. `ws://127.0.0.1:1234` */
+  serverUrl: string
+  memoryId: string
+  token: string
+  doc: Y.Doc
+  /** Node has no global WebSocket before v22: pass `WebSocket` from the `ws` package. */
+  WebSocketPolyfill?: unknown
+  /** Sync with other tabs of this browser through BroadcastChannel; default true. */
+  crossTab?: boolean
+  /** Connect at once; default true. */
+  connect?: boolean
+  /** Upper bound of the reconnect backoff, in milliseconds; default 2500. */
+  maxBackoffMs?: number
+}
+
+type Listener<T> = (value: T) => void
+
+export interface SyncClient {
+  readonly status: SyncStatus
+  readonly provider: WebsocketProvider
+  on(event: 'status', listener: Listener<SyncStatus>): () => void
+  on(event: 'refused', listener: Listener<Refusal>): () => void
+  /** Resolves once online; rejects when the server denies the connection or after `timeoutMs`. */
+  whenSynced(timeoutMs?: number): Promise<void>
+  /** Clears the refusal list and the diverged flag, once the user has been told and the memory reloaded. */
+  acknowledgeRefusals(): void
+  connect(): void
+  disconnect(): void
+  destroy(): void
+}
+
+const MAX_REFUSALS_KEPT = 50
+
+export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
+  const provider = new WebsocketProvider(options.serverUrl, options.memoryId, options.doc, {
+    params: { token: options.token },
+    connect: false,
+    disableBc: options.crossTab === false,
+    maxBackoffTime: options.maxBackoffMs ?? 2500,
+    ...(options.WebSocketPolyfill ? { WebSocketPolyfill: options.WebSocketPolyfill as never } : {}),
+  })
+  let status: SyncStatus = { state: 'offline', lastSyncedAt: null, refusals: [], diverged: false, closed: null }
+  const statusListeners = new Set<Listener<SyncStatus>>()
+  const refusalListeners = new Set<Listener<Refusal>>()
+
+  const set = (patch: Partial<SyncStatus>) => {
+    const next = { ...status, ...patch }
+    if (JSON.stringify(next) === JSON.stringify(status)) return
+    status = next
+    for (const l of statusListeners) l(status)
+  }
+
+  provider.messageHandlers[MESSAGE_REFUSAL] = (_encoder, decoder) => {
+    const refusal = readRefusal(decoder)
+    set({ refusals: [...status.refusals, refusal].slice(-MAX_REFUSALS_KEPT), diverged: true })
+    for (const l of refusalListeners) l(refusal)
+  }
+
+  // `offline` covers both a server that cannot be reached (the provider keeps retrying) and a
+  // deliberate disconnect; the document keeps working locally either way.
+  provider.on('status', ({ status: s }) => {
+    if (s === 'connecting') set({ state: 'connecting' })
+    else if (s === 'disconnected' && status.state !== 'denied') set({ state: 'offline' })
+  })
+  provider.on('sync', (synced) => {
+    if (synced) set({ state: 'online', lastSyncedAt: new Date().toISOString(), closed: null })
+  })
+  provider.on('connection-close', (event) => {
+    if (event && isFinalClose(event.code)) set({ state: 'denied', closed: { code: event.code, reason: event.reason } })
+    else if (status.state !== 'denied') set({ state: 'offline' })
+  })
+  const onUpdate = (_update: Uint8Array, origin: unknown) => {
+    if (origin === provider && status.state === 'online') set({ lastSyncedAt: new Date().toISOString() })
+  }
+  options.doc.on('update', onUpdate)
+
+  const client: SyncClient = {
+    get status() {
+      return status
+    },
+    provider,
+    on(event: 'status' | 'refused', listener: Listener<never>) {
+      const set = (event === 'status' ? statusListeners : refusalListeners) as Set<Listener<never>>
+      set.add(listener)
+      return () => set.delete(listener)
+    },
+    whenSynced(timeoutMs = 10_000) {
+      if (status.state === 'online') return Promise.resolve()
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          stop()
+          reject(new Error(`not synced with ${options.serverUrl} within ${timeoutMs} ms`))
+        }, timeoutMs)
+        const stop = client.on('status', (s) => {
+          if (s.state === 'online') {
+            clearTimeout(timer)
+            stop()
+            resolve()
+          } else if (s.state === 'denied') {
+            clearTimeout(timer)
+            stop()
+            reject(new Error(`the sync server refused the connection (${s.closed?.code}): ${s.closed?.reason}`))
+          }
+        })
+      })
+    },
+    acknowledgeRefusals() {
+      set({ refusals: [], diverged: false })
+    },
+    connect() {
+      set({ state: 'connecting', closed: null })
+      provider.connect()
+    },
+    disconnect() {
+      provider.disconnect()
+      set({ state: 'offline' })
+    },
+    destroy() {
+      options.doc.off('update', onUpdate)
+      provider.destroy()
+      // The provider made this awareness; its timer would otherwise outlive the client.
+      provider.awareness.destroy()
+      set({ state: 'offline' })
+      statusListeners.clear()
+      refusalListeners.clear()
+    },
+  }
+  if (options.connect !== false) client.connect()
+  return client
+}

@@ -1,0 +1,22 @@
+// WebSocket close codes the sync server uses. 4400-4499 mirror HTTP 4xx: y-websocket treats
+// them as final and stops reconnecting, which is right when the token itself is the problem.
+
+export const CLOSE = {
+  /** The server is shutting down; the client reconnects. */
+  goingAway: 1001,
+  /** The path is not /<memory id>. */
+  badRequest: 4400,
+  /** No token, or a token the server does not know. */
+  unauthorized: 4401,
+  /** The token belongs to another memory. */
+  forbidden: 4403,
+  /** The token was revoked (at connect time, or while connected). */
+  revoked: 4410,
+  /** The room could not be loaded; transient, so the client retries. */
+  unavailable: 4500,
+} as const
+
+/** Close codes after which reconnecting with the same token cannot help. */
+export function isFinalClose(code: number): boolean {
+  return code >= 4400 && code < 4500
+}

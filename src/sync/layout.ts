@@ -1,0 +1,44 @@
+// The shape of a memory's Y.Doc: five top-level maps, each holding plain JSON values, so a
+// write replaces a whole value atomically and concurrent writes resolve per key.
+import * as Y from 'yjs'
+
+/** Root type names; nothing else belongs at the top level of a memory document. */
+export const ROOTS = {
+  observations: 'observations',
+  aliases: 'aliases',
+  rejected: 'rejected',
+  files: 'files',
+  fileBytes: 'fileBytes',
+} as const
+
+export type RootName = (typeof ROOTS)[keyof typeof ROOTS]
+export const ROOT_NAMES: readonly RootName[] = Object.values(ROOTS)
+
+/**
+ * Largest appendix file that syncs, in bytes (5 MiB, the same as the engine's storeFile limit).
+ * Every device holds every file of the memory in its document, so bigger sources belong
+ * outside the memory, referenced by path.
+ */
+export const MAX_SYNCED_FILE_BYTES = 5 * 1024 * 1024
+
+/** A consolidation proposal that was rejected, remembered so the pair is not proposed again. */
+export interface RejectedPair {
+  pair: [string, string]
+  at: string
+}
+
+/**
+ * The maps hold Observation, Alias, RejectedPair, AppendixFile and Uint8Array values, but a
+ * peer can write anything, so they are typed `unknown` and read through the checks of validate.ts.
+ */
+export type MemoryMaps = Record<RootName, Y.Map<unknown>>
+
+export function memoryMaps(doc: Y.Doc): MemoryMaps {
+  return {
+    observations: doc.getMap(ROOTS.observations),
+    aliases: doc.getMap(ROOTS.aliases),
+    rejected: doc.getMap(ROOTS.rejected),
+    files: doc.getMap(ROOTS.files),
+    fileBytes: doc.getMap(ROOTS.fileBytes),
+  }
+}

@@ -1,0 +1,157 @@
+// Writes to and reads from one memory's Y.Doc. Every write is one transaction with an
+// origin, so observers can tell the engine's own writes from merges; every value is checked
+// and copied on the way in and on the way out, so the document never aliases caller objects.
+import * as Y from 'yjs'
+import { MemoryError } from '../core/errors'
+import type { Alias, AppendixFile, Observation } from '../core/types'
+import { MAX_SYNCED_FILE_BYTES, memoryMaps, type MemoryMaps, type RejectedPair, type RootName } from './layout'
+import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from './validate'
+
+export function createMemoryDoc(): Y.Doc {
+  // gc stays on: the document keeps current values, not an edit history.
+  return new Y.Doc({ gc: true })
+}
+
+export interface FileWrite {
+  file: AppendixFile
+  bytes: Uint8Array
+}
+
+/** A batch of writes applied in one transaction (one merge for every peer). */
+export interface MemoryWrites {
+  observations?: { put?: Observation[]; delete?: string[] }
+  aliases?: { put?: Alias[]; delete?: string[] }
+  rejected?: { put?: Array<{ id: string; value: RejectedPair }>; delete?: string[] }
+  files?: { put?: FileWrite[]; delete?: string[] }
+}
+
+function accept<T>(map: RootName, key: string, result: Checked<T>): T {
+  const badKey = checkKey(key)
+  if (badKey) throw new MemoryError('invalid_write', `${map} key rejected: ${badKey}`, { map, key: key.slice(0, 80) })
+  if (!result.ok) throw new MemoryError('invalid_write', `${map} "${key.slice(0, 80)}" cannot be synced: ${result.reason}`, { map, key: key.slice(0, 80), reason: result.reason })
+  return result.value
+}
+
+function checkFileWrite({ file, bytes }: FileWrite): FileWrite {
+  const meta = accept('files', file.path, checkFile(file.path, file))
+  if (bytes.byteLength > MAX_SYNCED_FILE_BYTES) {
+    throw new MemoryError('too_large', `file "${file.path}" is ${bytes.byteLength} bytes; files that sync are limited to ${MAX_SYNCED_FILE_BYTES} bytes (5 MiB). Keep larger sources outside the memory.`, { path: file.path, size: bytes.byteLength, limit: MAX_SYNCED_FILE_BYTES })
+  }
+  if (bytes.byteLength !== meta.size) {
+    throw new MemoryError('invalid_write', `file "${file.path}" says size ${meta.size} but has ${bytes.byteLength} bytes`, { path: file.path })
+  }
+  return { file: meta, bytes: bytes.slice() }
+}
+
+/** Validates the whole batch first, then writes it in one transaction: all or nothing. */
+export function applyMemoryWrites(doc: Y.Doc, writes: MemoryWrites, origin: unknown = null): void {
+  const obsPut = (writes.observations?.put ?? []).map((o) => accept('observations', o.slug, checkObservation(o.slug, o)))
+  const aliasPut = (writes.aliases?.put ?? []).map((a) => accept('aliases', a.variant, checkAlias(a.variant, a)))
+  const rejectedPut = (writes.rejected?.put ?? []).map(({ id, value }) => ({ id, value: accept('rejected', id, checkRejected(id, value)) }))
+  const filePut = (writes.files?.put ?? []).map(checkFileWrite)
+  const maps = memoryMaps(doc)
+  doc.transact(() => {
+    for (const o of obsPut) maps.observations.set(o.slug, o)
+    for (const slug of writes.observations?.delete ?? []) maps.observations.delete(slug)
+    for (const a of aliasPut) maps.aliases.set(a.variant, a)
+    for (const v of writes.aliases?.delete ?? []) maps.aliases.delete(v)
+    for (const { id, value } of rejectedPut) maps.rejected.set(id, value)
+    for (const id of writes.rejected?.delete ?? []) maps.rejected.delete(id)
+    for (const { file, bytes } of filePut) {
+      maps.files.set(file.path, file)
+      maps.fileBytes.set(file.path, bytes)
+    }
+    for (const p of writes.files?.delete ?? []) {
+      maps.files.delete(p)
+      maps.fileBytes.delete(p)
+    }
+  }, origin)
+}
+
+export function putObservation(doc: Y.Doc, observation: Observation, origin: unknown = null): void {
+  applyMemoryWrites(doc, { observations: { put: [observation] } }, origin)
+}
+
+export function deleteObservation(doc: Y.Doc, slug: string, origin: unknown = null): void {
+  applyMemoryWrites(doc, { observations: { delete: [slug] } }, origin)
+}
+
+export function putAlias(doc: Y.Doc, alias: Alias, origin: unknown = null): void {
+  applyMemoryWrites(doc, { aliases: { put: [alias] } }, origin)
+}
+
+export function deleteAlias(doc: Y.Doc, variant: string, origin: unknown = null): void {
+  applyMemoryWrites(doc, { aliases: { delete: [variant] } }, origin)
+}
+
+export function putRejected(doc: Y.Doc, id: string, value: RejectedPair, origin: unknown = null): void {
+  applyMemoryWrites(doc, { rejected: { put: [{ id, value }] } }, origin)
+}
+
+export function putFile(doc: Y.Doc, file: AppendixFile, bytes: Uint8Array, origin: unknown = null): void {
+  applyMemoryWrites(doc, { files: { put: [{ file, bytes }] } }, origin)
+}
+
+export function deleteFile(doc: Y.Doc, path: string, origin: unknown = null): void {
+  applyMemoryWrites(doc, { files: { delete: [path] } }, origin)
+}
+
+/** A stored value that failed its check: reported, never thrown, never passed on. */
+export interface InvalidEntry {
+  map: RootName
+  key: string
+  reason: string
+}
+
+export interface MemorySnapshot {
+  observations: Map<string, Observation>
+  aliases: Map<string, Alias>
+  rejected: Map<string, RejectedPair>
+  files: Map<string, AppendixFile>
+  invalid: InvalidEntry[]
+}
+
+type Checker<T> = (key: string, value: unknown) => Checked<T>
+
+export function readEntry<T>(key: string, value: unknown, check: Checker<T>): Checked<T> {
+  const badKey = checkKey(key)
+  if (badKey) return { ok: false, reason: badKey }
+  return check(key, value)
+}
+
+function readMap<T>(name: RootName, map: Y.Map<unknown>, check: Checker<T>, invalid: InvalidEntry[]): Map<string, T> {
+  const out = new Map<string, T>()
+  map.forEach((value, key) => {
+    const r = readEntry(key, value, check)
+    if (r.ok) out.set(key, r.value)
+    else invalid.push({ map: name, key: key.slice(0, 200), reason: r.reason })
+  })
+  return out
+}
+
+/** The whole document, checked; used once when a memory opens, later changes come from observeMemoryDoc. */
+export function readMemoryDoc(doc: Y.Doc): MemorySnapshot {
+  const maps: MemoryMaps = memoryMaps(doc)
+  const invalid: InvalidEntry[] = []
+  return {
+    observations: readMap('observations', maps.observations, checkObservation, invalid),
+    aliases: readMap('aliases', maps.aliases, checkAlias, invalid),
+    rejected: readMap('rejected', maps.rejected, checkRejected, invalid),
+    files: readMap('files', maps.files, checkFile, invalid),
+    invalid,
+  }
+}
+
+export function readObservation(doc: Y.Doc, slug: string): Observation | null {
+  const value = memoryMaps(doc).observations.get(slug)
+  if (value === undefined) return null
+  const r = readEntry(slug, value, checkObservation)
+  return r.ok ? r.value : null
+}
+
+export function readFileBytes(doc: Y.Doc, path: string): Uint8Array | null {
+  const value = memoryMaps(doc).fileBytes.get(path)
+  if (value === undefined) return null
+  const r = checkFileBytes(path, value)
+  return r.ok ? r.value.slice() : null
+}

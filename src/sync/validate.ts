@@ -1,0 +1,184 @@
+// Checks values read from a memory document. A peer may run other code (or be hostile), so
+// every value is treated as untrusted: exact shape, own fields only, bounded sizes. A check
+// returns a fresh object built from the known fields, or the reason it was refused; it never throws.
+import { isValidFilePath, LIMITS } from '../core/contract'
+import type { Alias, AppendixFile, AuthoredEntity, AuthoredRelationship, Observation } from '../core/types'
+import { MAX_SYNCED_FILE_BYTES, type RejectedPair } from './layout'
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string }
+
+/** Map keys (slugs, variant keys, pair ids, paths) are bounded like the names they hold. */
+export const MAX_KEY_CHARS = 600
+const DATE_CHARS = 40
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+class Invalid extends Error {}
+
+function fail(reason: string): never {
+  throw new Invalid(reason)
+}
+
+function record(value: unknown, at: string, fields: readonly string[]): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) fail(`${at} must be an object`)
+  const proto = Object.getPrototypeOf(value)
+  // A decoded `__proto__` key lands as the prototype rather than an own field.
+  if (proto !== Object.prototype && proto !== null) fail(`${at} has a foreign prototype`)
+  const keys = Object.keys(value)
+  for (const key of keys) {
+    if (FORBIDDEN_KEYS.has(key)) fail(`${at} has a forbidden field "${key}"`)
+    if (!fields.includes(key)) fail(`${at} has an unknown field "${key.slice(0, 40)}"`)
+  }
+  return value as Record<string, unknown>
+}
+
+function field(obj: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined
+}
+
+function str(value: unknown, at: string, max: number, opts: { nonEmpty?: boolean } = {}): string {
+  if (typeof value !== 'string') fail(`${at} must be a string`)
+  if (value.length > max) fail(`${at} is ${value.length} characters; the limit is ${max}`)
+  if (opts.nonEmpty && value.trim().length === 0) fail(`${at} must not be empty`)
+  return value
+}
+
+function num(value: unknown, at: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) fail(`${at} must be a number from ${min} to ${max}`)
+  return value
+}
+
+function list<T>(value: unknown, at: string, max: number, item: (v: unknown, at: string) => T): T[] {
+  if (!Array.isArray(value)) fail(`${at} must be an array`)
+  if (value.length > max) fail(`${at} has ${value.length} items; the limit is ${max}`)
+  return value.map((v, i) => item(v, `${at}[${i}]`))
+}
+
+function date(value: unknown, at: string): string {
+  const s = str(value, at, DATE_CHARS, { nonEmpty: true })
+  if (!Number.isFinite(Date.parse(s))) fail(`${at} is not a date`)
+  return s
+}
+
+function path(value: unknown, at: string): string {
+  const p = str(value, at, LIMITS.pathChars, { nonEmpty: true })
+  if (!isValidFilePath(p)) fail(`${at} is not a valid appendix path`)
+  return p
+}
+
+function checked<T>(build: () => T): Checked<T> {
+  try {
+    return { ok: true, value: build() }
+  } catch (err) {
+    if (err instanceof Invalid) return { ok: false, reason: err.message }
+    return { ok: false, reason: 'unreadable value' }
+  }
+}
+
+const ENTITY_FIELDS = ['name', 'type', 'description', 'queries'] as const
+const RELATIONSHIP_FIELDS = ['source', 'type', 'target', 'description', 'weight'] as const
+const OBSERVATION_FIELDS = [
+  'slug', 'title', 'content', 'category', 'tags', 'observedAt', 'confidence', 'source',
+  'entities', 'relationships', 'files', 'createdBy', 'createdAt', 'updatedAt',
+] as const
+
+function entity(value: unknown, at: string): AuthoredEntity {
+  const o = record(value, at, ENTITY_FIELDS)
+  return {
+    name: str(field(o, 'name'), `${at}.name`, LIMITS.nameChars, { nonEmpty: true }),
+    type: str(field(o, 'type'), `${at}.type`, LIMITS.typeChars),
+    description: str(field(o, 'description'), `${at}.description`, LIMITS.descriptionChars, { nonEmpty: true }),
+    queries: list(field(o, 'queries'), `${at}.queries`, LIMITS.queries, (q, a) => str(q, a, LIMITS.queryChars)),
+  }
+}
+
+function relationship(value: unknown, at: string): AuthoredRelationship {
+  const o = record(value, at, RELATIONSHIP_FIELDS)
+  return {
+    source: str(field(o, 'source'), `${at}.source`, LIMITS.nameChars, { nonEmpty: true }),
+    type: str(field(o, 'type'), `${at}.type`, LIMITS.typeChars, { nonEmpty: true }),
+    target: str(field(o, 'target'), `${at}.target`, LIMITS.nameChars, { nonEmpty: true }),
+    description: str(field(o, 'description'), `${at}.description`, LIMITS.relationshipDescriptionChars),
+    weight: num(field(o, 'weight'), `${at}.weight`, Number.MIN_VALUE, LIMITS.maxWeight),
+  }
+}
+
+/** `key` is the map key the value was stored under; it must match the value's own identity. */
+export function checkObservation(key: string, value: unknown): Checked<Observation> {
+  return checked(() => {
+    const o = record(value, 'observation', OBSERVATION_FIELDS)
+    const slug = str(field(o, 'slug'), 'slug', MAX_KEY_CHARS, { nonEmpty: true })
+    if (slug !== key) fail(`slug "${slug.slice(0, 80)}" does not match its key "${key.slice(0, 80)}"`)
+    return {
+      slug,
+      title: str(field(o, 'title'), 'title', LIMITS.titleChars, { nonEmpty: true }),
+      content: str(field(o, 'content'), 'content', LIMITS.contentHardChars),
+      category: str(field(o, 'category'), 'category', LIMITS.categoryChars),
+      tags: list(field(o, 'tags'), 'tags', LIMITS.tags, (t, a) => str(t, a, LIMITS.tagChars)),
+      observedAt: date(field(o, 'observedAt'), 'observedAt'),
+      confidence: num(field(o, 'confidence'), 'confidence', 0, 1),
+      source: str(field(o, 'source'), 'source', LIMITS.sourceChars),
+      entities: list(field(o, 'entities'), 'entities', LIMITS.entities, entity),
+      relationships: list(field(o, 'relationships'), 'relationships', LIMITS.relationships, relationship),
+      files: list(field(o, 'files'), 'files', LIMITS.files, path),
+      createdBy: str(field(o, 'createdBy'), 'createdBy', MAX_KEY_CHARS),
+      createdAt: date(field(o, 'createdAt'), 'createdAt'),
+      updatedAt: date(field(o, 'updatedAt'), 'updatedAt'),
+    }
+  })
+}
+
+export function checkAlias(key: string, value: unknown): Checked<Alias> {
+  return checked(() => {
+    const o = record(value, 'alias', ['variant', 'canonical', 'createdAt'])
+    const variant = str(field(o, 'variant'), 'variant', MAX_KEY_CHARS, { nonEmpty: true })
+    if (variant !== key) fail(`variant "${variant.slice(0, 80)}" does not match its key`)
+    const canonical = str(field(o, 'canonical'), 'canonical', MAX_KEY_CHARS, { nonEmpty: true })
+    return { variant, canonical, createdAt: date(field(o, 'createdAt'), 'createdAt') }
+  })
+}
+
+export function checkRejected(_key: string, value: unknown): Checked<RejectedPair> {
+  return checked(() => {
+    const o = record(value, 'rejected pair', ['pair', 'at'])
+    const pair = list(field(o, 'pair'), 'pair', 2, (k, a) => str(k, a, MAX_KEY_CHARS, { nonEmpty: true }))
+    if (pair.length !== 2) fail('pair must hold two entity keys')
+    return { pair: [pair[0]!, pair[1]!], at: date(field(o, 'at'), 'at') }
+  })
+}
+
+const FILE_FIELDS = ['path', 'filename', 'type', 'size', 'description', 'createdBy', 'createdAt', 'sha256'] as const
+
+export function checkFile(key: string, value: unknown): Checked<AppendixFile> {
+  return checked(() => {
+    const o = record(value, 'file', FILE_FIELDS)
+    const p = path(field(o, 'path'), 'path')
+    if (p !== key) fail(`path "${p.slice(0, 80)}" does not match its key`)
+    const sha256 = str(field(o, 'sha256'), 'sha256', 64)
+    if (!/^[0-9a-f]{64}$/.test(sha256)) fail('sha256 must be 64 lowercase hex digits')
+    return {
+      path: p,
+      filename: str(field(o, 'filename'), 'filename', 255, { nonEmpty: true }),
+      type: str(field(o, 'type'), 'type', 255, { nonEmpty: true }),
+      size: num(field(o, 'size'), 'size', 0, MAX_SYNCED_FILE_BYTES),
+      description: str(field(o, 'description'), 'description', LIMITS.descriptionChars),
+      createdBy: str(field(o, 'createdBy'), 'createdBy', MAX_KEY_CHARS),
+      createdAt: date(field(o, 'createdAt'), 'createdAt'),
+      sha256,
+    }
+  })
+}
+
+export function checkFileBytes(_key: string, value: unknown): Checked<Uint8Array> {
+  if (!(value instanceof Uint8Array)) return { ok: false, reason: 'file bytes must be binary' }
+  if (value.byteLength > MAX_SYNCED_FILE_BYTES) {
+    return { ok: false, reason: `file is ${value.byteLength} bytes; the synced limit is ${MAX_SYNCED_FILE_BYTES}` }
+  }
+  return { ok: true, value }
+}
+
+export function checkKey(key: string): string | null {
+  if (key.length === 0) return 'empty key'
+  if (key.length > MAX_KEY_CHARS) return `key is ${key.length} characters; the limit is ${MAX_KEY_CHARS}`
+  if (FORBIDDEN_KEYS.has(key)) return `forbidden key "${key}"`
+  return null
+}

@@ -1,0 +1,83 @@
+// The gate on its own, with a stand-in socket, for orderings a real client rarely produces.
+import { EventEmitter } from 'node:events'
+import * as decoding from 'lib0/decoding'
+import * as encoding from 'lib0/encoding'
+import { describe, expect, it } from 'vitest'
+import type { WebSocket } from 'ws'
+import * as syncProtocol from 'y-protocols/sync'
+import * as Y from 'yjs'
+import type { Connection, Tier } from '../../src/core/types'
+import { GatedSocket } from '../../src/server/gated-socket'
+import { createMemoryDoc, putObservation } from '../../src/sync/memory-doc'
+import { MESSAGE_REFUSAL, readRefusal } from '../../src/sync/refusal'
+import { observation } from '../sync/fixture'
+
+class FakeSocket extends EventEmitter {
+  readonly OPEN = 1
+  readyState = 1
+  binaryType = 'nodebuffer'
+  sent: Uint8Array[] = []
+  send(m: Uint8Array) {
+    this.sent.push(m)
+  }
+}
+
+function syncFrame(step: number, update: Uint8Array): Buffer {
+  const e = encoding.createEncoder()
+  encoding.writeVarUint(e, 0)
+  encoding.writeVarUint(e, step)
+  encoding.writeVarUint8Array(e, update)
+  return Buffer.from(encoding.toUint8Array(e))
+}
+
+function gate(tier: Tier, room: Y.Doc) {
+  const ws = new FakeSocket()
+  const connection: Connection = { id: 'conn_t', memoryId: 'm', agent: 'a', tier, tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null }
+  const g = new GatedSocket(ws as unknown as WebSocket, { connection, room: 'm', log: () => {}, roomDoc: () => room, isRevoked: () => false, onRevokedUpdate: () => {} })
+  const forwarded: Uint8Array[] = []
+  g.on('message', (m: ArrayBuffer) => forwarded.push(new Uint8Array(m)))
+  g.start()
+  const refusals = () => ws.sent.map((m) => decoding.createDecoder(m)).filter((d) => decoding.readVarUint(d) === MESSAGE_REFUSAL).map(readRefusal)
+  return { ws, forwarded, refusals }
+}
+
+/** Applies forwarded sync frames to `doc`, as the room code would. */
+function applyForwarded(doc: Y.Doc, frames: Uint8Array[]): void {
+  for (const f of frames) {
+    const d = decoding.createDecoder(f)
+    decoding.readVarUint(d)
+    syncProtocol.readSyncMessage(d, encoding.createEncoder(), doc, 'client')
+  }
+}
+
+describe('GatedSocket', () => {
+  it('holds an update that arrives before the sync step 2 it builds on, then lets both through', () => {
+    const room = createMemoryDoc()
+    const client = createMemoryDoc()
+    putObservation(client, observation('offline-1'))
+    const sv = Y.encodeStateVector(client)
+    putObservation(client, observation('typed-after-connect-1'))
+    const { ws, forwarded, refusals } = gate('read_write', room)
+    ws.emit('message', syncFrame(syncProtocol.messageYjsUpdate, Y.encodeStateAsUpdate(client, sv)))
+    expect(forwarded).toHaveLength(0)
+    ws.emit('message', syncFrame(syncProtocol.messageYjsSyncStep2, Y.encodeStateAsUpdate(client, Y.encodeStateVector(room))))
+    expect(forwarded).toHaveLength(1)
+    expect(refusals()).toEqual([])
+    applyForwarded(room, forwarded)
+    expect(room.getMap('observations').size).toBe(2)
+  })
+
+  it('passes state vectors and awareness, drops unknown message types, and refuses garbage', () => {
+    const room = createMemoryDoc()
+    const { ws, forwarded, refusals } = gate('read', room)
+    const step1 = encoding.createEncoder()
+    encoding.writeVarUint(step1, 0)
+    syncProtocol.writeSyncStep1(step1, room)
+    ws.emit('message', Buffer.from(encoding.toUint8Array(step1)))
+    ws.emit('message', Buffer.from([1, 1, 0]))
+    ws.emit('message', Buffer.from([42, 0]))
+    expect(forwarded.map((f) => f[0])).toEqual([0, 1])
+    ws.emit('message', Buffer.from([0, 2, 200]))
+    expect(refusals().map((r) => r.code)).toEqual(['malformed'])
+  })
+})

@@ -1,0 +1,99 @@
+// The embedded room log and the token registry, on a real temporary directory.
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { FileRoomStore } from '../../src/server/file-room-store'
+import { hashToken, TokenRegistry } from '../../src/server/token-registry'
+import { ROOTS } from '../../src/sync/layout'
+import { createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
+import { observation } from '../sync/fixture'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cairn-store-'))
+})
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** A document that records each of its updates into the store, as the server does. */
+function recordedDoc(store: FileRoomStore, room: string): Y.Doc {
+  const doc = createMemoryDoc()
+  doc.on('update', (u: Uint8Array) => store.append(room, u))
+  return doc
+}
+
+describe('FileRoomStore', () => {
+  it('loads what was appended, after a restart', async () => {
+    const store = new FileRoomStore(dir)
+    const doc = recordedDoc(store, 'room-1')
+    for (let i = 0; i < 10; i++) putObservation(doc, observation(`o-${i}`))
+    await store.close()
+    const again = new FileRoomStore(dir)
+    const loaded = createMemoryDoc()
+    Y.applyUpdate(loaded, (await again.load('room-1'))!)
+    expect(readMemoryDoc(loaded).observations.size).toBe(10)
+    expect(await again.load('room-2')).toBeNull()
+  })
+
+  it('cuts off a torn last record and keeps the rest', async () => {
+    const store = new FileRoomStore(dir)
+    const doc = recordedDoc(store, 'room-1')
+    putObservation(doc, observation('whole-1'))
+    putObservation(doc, observation('whole-2'))
+    await store.close()
+    const file = join(dir, 'rooms', 'room-1.ylog')
+    const good = statSync(file).size
+    appendFileSync(file, Buffer.from([0, 0, 1, 0, 9, 9, 9, 9, 1, 2, 3]))
+    const loaded = createMemoryDoc()
+    Y.applyUpdate(loaded, (await new FileRoomStore(dir).load('room-1'))!)
+    expect([...readMemoryDoc(loaded).observations.keys()].sort()).toEqual(['whole-1', 'whole-2'])
+    expect(statSync(file).size).toBe(good)
+  })
+
+  it('compacts the log into one record without losing anything', async () => {
+    const store = new FileRoomStore(dir, { compactAfterRecords: 25 })
+    const doc = recordedDoc(store, 'room-1')
+    for (let i = 0; i < 60; i++) putObservation(doc, observation(`o-${i % 20}`, { content: `version ${i}` }))
+    await store.flush()
+    await store.compact('room-1')
+    const bytes = readFileSync(join(dir, 'rooms', 'room-1.ylog'))
+    expect(bytes.readUInt32BE(0) + 8).toBe(bytes.byteLength)
+    const loaded = createMemoryDoc()
+    Y.applyUpdate(loaded, (await store.load('room-1'))!)
+    expect(loaded.getMap(ROOTS.observations).toJSON()).toEqual(doc.getMap(ROOTS.observations).toJSON())
+    await store.close()
+  })
+
+  it('rejects room names that could escape the data directory', async () => {
+    const store = new FileRoomStore(dir)
+    await expect(store.load('../etc')).rejects.toThrow(/room name/)
+    expect(() => store.append('.hidden', new Uint8Array([0, 0]))).toThrow(/room name/)
+  })
+})
+
+describe('TokenRegistry', () => {
+  it('stores only hashes, verifies tokens and shares revokes through the file', () => {
+    const file = join(dir, 'tokens.json')
+    const registry = new TokenRegistry(file)
+    const { token, connection } = registry.add({ memoryId: 'mem-1', agent: 'notes', tier: 'read' })
+    const onDisk = readFileSync(file, 'utf8')
+    expect(onDisk).not.toContain(token)
+    expect(onDisk).toContain(hashToken(token))
+    expect(registry.verify(token)?.id).toBe(connection.id)
+    expect(registry.verify(`${token}x`)).toBeNull()
+    expect(registry.verify('')).toBeNull()
+
+    const other = new TokenRegistry(file)
+    const revokedIds: string[] = []
+    registry.onRevoked((c) => revokedIds.push(c.id))
+    other.revoke(connection.id)
+    registry.reload()
+    expect(revokedIds).toEqual([connection.id])
+    expect(registry.verify(token)?.revokedAt).not.toBeNull()
+    expect(() => registry.add({ memoryId: '../x', agent: 'a' })).toThrow(/memory id/)
+    expect(() => registry.revoke('conn_missing')).toThrow(/no connection/)
+  })
+})

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { checkUpdate } from '../../src/server/update-policy'
+import { ROOTS } from '../../src/sync/layout'
+import { createMemoryDoc, deleteObservation, putAlias, putObservation, putRejected } from '../../src/sync/memory-doc'
+import { alias, observation } from '../sync/fixture'
+
+/** A room holding two observations, and a client document that starts as a copy of it. */
+function setup(): { room: Y.Doc; client: Y.Doc } {
+  const room = createMemoryDoc()
+  putObservation(room, observation('a-1'))
+  putObservation(room, observation('b-1'))
+  putAlias(room, alias('v', 'c'))
+  putRejected(room, 'p-1', { pair: ['x', 'y'], at: '2026-03-14T10:00:00.000Z' })
+  const client = createMemoryDoc()
+  Y.applyUpdate(client, Y.encodeStateAsUpdate(room))
+  return { room, client }
+}
+
+function changeOf(client: Y.Doc, room: Y.Doc, edit: (doc: Y.Doc) => void): Uint8Array {
+  edit(client)
+  return Y.encodeStateAsUpdate(client, Y.encodeStateVector(room))
+}
+
+describe('checkUpdate', () => {
+  it('lets a read connection send what the room already has (a reconnect handshake)', () => {
+    const { room, client } = setup()
+    deleteObservation(room, 'b-1')
+    Y.applyUpdate(client, Y.encodeStateAsUpdate(room))
+    // A full state update repeats the delete set the room already knows.
+    expect(checkUpdate('read', room, Y.encodeStateAsUpdate(client))).toEqual({ ok: true, noop: true })
+  })
+
+  it('refuses any change from a read connection, naming the keys', () => {
+    const { room, client } = setup()
+    const v = checkUpdate('read', room, changeOf(client, room, (d) => putAlias(d, alias('w', 'c'))))
+    expect(v).toMatchObject({ ok: false, code: 'read_only', keys: { aliases: ['w'] } })
+  })
+
+  it('read_write: additions and alias re-pointing pass; edits and deletes of observations and alias deletes do not', () => {
+    const cases: Array<[string, (d: Y.Doc) => void, boolean]> = [
+      ['new observation', (d) => putObservation(d, observation('c-1')), true],
+      ['re-point alias', (d) => putAlias(d, alias('v', 'c2')), true],
+      ['re-reject a pair', (d) => putRejected(d, 'p-1', { pair: ['x', 'y'], at: '2026-03-15T10:00:00.000Z' }), true],
+      ['same value again', (d) => putObservation(d, observation('a-1')), true],
+      ['edit observation', (d) => putObservation(d, observation('a-1', { title: 'New title' })), false],
+      ['delete observation', (d) => deleteObservation(d, 'b-1'), false],
+      ['delete alias', (d) => d.getMap(ROOTS.aliases).delete('v'), false],
+      ['delete rejection', (d) => d.getMap(ROOTS.rejected).delete('p-1'), false],
+    ]
+    for (const [name, edit, allowed] of cases) {
+      const { room, client } = setup()
+      const v = checkUpdate('read_write', room, changeOf(client, room, edit))
+      expect({ name, ok: v.ok }).toEqual({ name, ok: allowed })
+      if (!allowed) expect(v).toMatchObject({ code: 'not_additive' })
+    }
+  })
+
+  it('read_write: refuses foreign top-level types and invalid new entries; full passes both', () => {
+    const { room, client } = setup()
+    const foreign = changeOf(client, room, (d) => d.getMap('admin').set('owner', 'me'))
+    expect(checkUpdate('read_write', room, foreign)).toMatchObject({ ok: false, code: 'unknown_root', keys: { roots: ['admin'] } })
+    const bad = changeOf(setup().client, room, (d) => d.getMap(ROOTS.observations).set('z-1', { slug: 'z-1' }))
+    expect(checkUpdate('read_write', room, bad)).toMatchObject({ ok: false, code: 'invalid_value', keys: { observations: ['z-1'] } })
+    expect(checkUpdate('full', room, foreign).ok).toBe(true)
+  })
+
+  it('holds back an update whose history the room lacks, and decodes garbage as malformed', () => {
+    const { room, client } = setup()
+    putObservation(client, observation('offline-1'))
+    const sv = Y.encodeStateVector(client)
+    putObservation(client, observation('offline-2'))
+    const tail = Y.encodeStateAsUpdate(client, sv)
+    expect(checkUpdate('read_write', room, tail)).toEqual({ ok: false, incomplete: true })
+    expect(checkUpdate('read_write', room, Y.mergeUpdates([Y.encodeStateAsUpdate(client, Y.encodeStateVector(room)), tail])).ok).toBe(true)
+    expect(checkUpdate('read_write', room, new Uint8Array([200, 1, 2, 3, 255]))).toMatchObject({ ok: false, code: 'malformed' })
+  })
+})
