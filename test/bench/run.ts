@@ -28,12 +28,19 @@ async function main(): Promise<void> {
   console.log('\nDefault embedder (cairn-glove-100d, onnxruntime-web wasm, 1 thread)')
   console.table([embed])
   const index = await optional('entity index', async () => {
-    const mod = (await import('./entity-index' as string)) as { benchEntityIndex: (o: { quick: boolean }) => Promise<unknown> }
-    return mod.benchEntityIndex({ quick })
+    const { benchEntityIndex } = await import('./entity-index')
+    return benchEntityIndex(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000])
   })
   results.entityIndex = index
-  console.log('\nEntity index (Orama BM25 + vectors)')
+  console.log('\nEntity index alone (Orama BM25 + flat vectors, WordNet glosses, default embedder)')
   console.dir(index, { depth: 4 })
+  const sync = await optional('sync', async () => {
+    const { benchSync } = await import('./sync')
+    return benchSync(quick ? [200] : [1_000, 5_000])
+  })
+  results.sync = sync
+  console.log('\nSync (two devices, N offline observations each, then connect through a real server on 127.0.0.1; median of 3)')
+  console.table(sync)
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/bench.json', JSON.stringify(results, null, 2))
   console.log('wrote bench/results/bench.json')
