@@ -188,7 +188,7 @@ describe('Cairn app, first use', () => {
     await expect.poll(() => regatta.textContent()).toContain('Final line of the entry.')
     // structural recall: no query, an entity filter
     await page.getByLabel('Query').fill('')
-    await page.getByText('Filters (used when there is no query)').click()
+    await page.getByText('Filters (narrow a query, or pick notes without one)').click()
     await page.getByLabel('Entity').fill('Spring Regatta')
     await page.getByRole('button', { name: 'Recall', exact: true }).click()
     await expect.poll(() => page.getByTestId('recall-result').locator('p.muted').first().textContent()).toBe('structural recall')
