@@ -43,6 +43,18 @@ describe('reopen', () => {
     expect((await c3.recall({ query: 'countess' })).entities[0]!.name).toBe('Ada Lovelace')
   })
 
+  it('an unreadable saved index is rebuilt instead of failing the open', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'a', content: 'c', entities: [ada] })
+    await f.memory.close()
+    const db = (await f.reopen()).engine.db
+    const version = (await db.meta.get('version'))!.value
+    await db.meta.put({ key: 'entityIndex', value: { version, snapshot: { format: 'something else', docs: 42 } } })
+    const again = await f.reopen()
+    const c = await again.connect({ agent: 'x' })
+    expect((await c.recall({ query: 'mathematician' })).entities[0]!.name).toBe('Ada Lovelace')
+  })
+
   it('unknown memory ids are not_found', async () => {
     const f = await fixture()
     await expect(openMemory('nope', { indexedDB: f.factory, IDBKeyRange })).rejects.toMatchObject({ code: 'not_found' })
