@@ -1,7 +1,8 @@
 // Writes to one memory run one at a time; reads never wait here.
+import { Serial } from '../core/serial'
 
 export class WriteQueue {
-  private tail: Promise<unknown> = Promise.resolve()
+  private readonly serial = new Serial()
   constructor(private readonly lockName: string) {}
 
   run<T>(task: () => Promise<T>): Promise<T> {
@@ -10,8 +11,6 @@ export class WriteQueue {
       // across tabs of one origin a Web Lock serializes too; in Node the in-process chain suffices
       return locks ? (locks.request(this.lockName, task) as Promise<T>) : task()
     }
-    const result = this.tail.then(locked, locked)
-    this.tail = result.catch(() => undefined)
-    return result
+    return this.serial.run(locked)
   }
 }

@@ -8,6 +8,7 @@ import { decodeText, parseJson, readModelSource, type ModelSource } from './mode
 import { createSession, getOrt, type ort } from './ort'
 import { parseManifest, parseVocabulary, STATIC_MANIFEST_FILE, type StaticModelManifest, type StaticVocabulary } from './static-model-files'
 import { vocabularyPieces, wordTokens } from './word-tokens'
+import { Serial } from '../core/serial'
 
 export interface StaticEmbedderOptions {
   /** URL prefix of the model files; default `${BASE_URL}models/` (Vite's base URL, `/` elsewhere). */
@@ -73,7 +74,7 @@ class StaticEmbedder implements Embedder {
   readonly id: string
   readonly dimensions: number
   private readonly pieces = new Map<string, number[]>()
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly serial = new Serial()
 
   constructor(
     manifest: StaticModelManifest,
@@ -87,14 +88,12 @@ class StaticEmbedder implements Embedder {
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
-    // One run at a time per session; callers may overlap.
-    const result = this.queue.then(() => this.embedNow(texts))
-    this.queue = result.catch(() => undefined)
-    return result
+    // one run at a time per session; callers may overlap
+    return this.serial.run(() => this.embedNow(texts))
   }
 
   async dispose(): Promise<void> {
-    await this.queue
+    await this.serial.idle()
     await this.session.release()
   }
 

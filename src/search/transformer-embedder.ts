@@ -7,6 +7,7 @@ import type { ModelCache } from './model-cache'
 import { parseJson, readModelSource, type ModelSource } from './model-source'
 import { createSession, getOrt, type ort } from './ort'
 import { TransformerTokenizer, type EncodedBatch } from './transformer-tokenizer'
+import { Serial } from '../core/serial'
 
 export interface TransformerEmbedderOptions {
   /** Stable id frozen into a memory's retrieval config, e.g. `all-MiniLM-L6-v2@1`. */
@@ -55,7 +56,7 @@ function isSource(value: unknown): value is ModelSource {
 class TransformerEmbedder implements Embedder {
   dimensions = 0
   private readonly outputName: string
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly serial = new Serial()
 
   constructor(
     readonly id: string,
@@ -80,13 +81,12 @@ class TransformerEmbedder implements Embedder {
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
-    const result = this.queue.then(() => this.embedNow(texts))
-    this.queue = result.catch(() => undefined)
-    return result
+    // one run at a time per session; callers may overlap
+    return this.serial.run(() => this.embedNow(texts))
   }
 
   async dispose(): Promise<void> {
-    await this.queue
+    await this.serial.idle()
     await this.session.release()
   }
 
