@@ -35,7 +35,7 @@ export function listMemories(): Promise<MemoryInfo[]> {
 export async function createMemory(name: string, visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
   const embedderId = await defaultEmbedderId()
   const memory = await engine().createMemory({ name, visibility, ...(orgId ? { orgId } : {}), embedderId })
-  const info = await memory.info()
+  const info = await memory.info
   const conn = await memory.connect({ agent: AGENT, tier: 'full' })
   const token = await conn.token
   if (token) localStorage.setItem(tokenKey(info.id), token)
@@ -44,7 +44,7 @@ export async function createMemory(name: string, visibility: Visibility, orgId?:
 }
 
 export async function memoryInfo(memoryId: string): Promise<MemoryInfo> {
-  return (await engine().openMemory(memoryId)).info()
+  return (await engine().openMemory(memoryId)).info
 }
 
 /** Reattaches with the stored token, or creates the connection on first open. */

@@ -11,7 +11,8 @@ export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
 /** A memory as the page sees it: every method async, connections returned as proxies. */
 export class HostedMemory {
   constructor(private readonly memory: Memory) {}
-  async info(): Promise<MemoryInfo> {
+  /** A getter as in-process, so `await memory.info` reads the same on both sides of the boundary. */
+  get info(): MemoryInfo {
     return this.memory.info
   }
   async connect(opts: { agent: string; tier?: Tier }): Promise<ConnectionHandle & Comlink.ProxyMarked> {

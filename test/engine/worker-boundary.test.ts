@@ -20,7 +20,7 @@ describe('engine over a message channel', () => {
     expect(err).toBeInstanceOf(MemoryError)
     expect((err as MemoryError).code).toBe('forbidden')
     expect((err as MemoryError).details.needed).toBe('full')
-    const info = await memory.info()
+    const info = await memory.info
     expect((await client.listMemories()).map((m) => m.id)).toContain(info.id)
     port1.close()
     port2.close()
