@@ -43,7 +43,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Reads only own fields, so `__proto__` and friends in JSON input can never reach the model. */
-function own(obj: Record<string, unknown>, key: string): unknown {
+export function own(obj: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined
 }
 

@@ -1,7 +1,7 @@
 // Recall assembly: from ranked entities (semantic) or filtered observations (structural) to
 // one bounded payload of entities, the edges among them and a snippet per source observation.
 import { MemoryError } from './errors'
-import { parseDate, type Issue } from './contract'
+import { own, parseDate, type Issue } from './contract'
 import type { Graph } from './graph'
 import { normalizeName } from './normalize'
 import type { Observation, RecallLimits, RecallRequest, RecallResult, RecalledEntity, RecalledRelationship, Snippet } from './types'
@@ -31,7 +31,7 @@ export function parseRecallRequest(raw: unknown): RecallFilter {
   if (typeof req !== 'object' || Array.isArray(req)) throw new MemoryError('invalid_request', 'recall takes an object { query?, category?, tags?, from?, to?, entity?, limits? }')
   for (const k of Object.keys(req)) if (!REQUEST_FIELDS.has(k)) issues.push({ path: k, message: `unknown field; allowed: ${[...REQUEST_FIELDS].join(', ')}` })
   const str = (k: string): string | undefined => {
-    const v = Object.prototype.hasOwnProperty.call(req, k) ? req[k] : undefined
+    const v = own(req, k)
     if (v === undefined || v === null) return undefined
     if (typeof v !== 'string') return void issues.push({ path: k, message: 'must be a string' })
     if (v.length > 2_000) return void issues.push({ path: k, message: 'is longer than 2,000 characters' })
@@ -41,15 +41,15 @@ export function parseRecallRequest(raw: unknown): RecallFilter {
   const category = str('category')?.toLowerCase()
   const entity = str('entity')
   let tags: string[] = []
-  const rawTags = Object.prototype.hasOwnProperty.call(req, 'tags') ? req.tags : undefined
+  const rawTags = own(req, 'tags')
   if (rawTags !== undefined && rawTags !== null) {
     if (!Array.isArray(rawTags) || rawTags.some((t) => typeof t !== 'string')) issues.push({ path: 'tags', message: 'must be an array of strings' })
     else tags = rawTags.map((t: string) => t.trim().toLowerCase()).filter(Boolean)
   }
-  const from = parseDate(Object.prototype.hasOwnProperty.call(req, 'from') ? req.from : undefined, 'from', issues)
-  const to = parseDate(Object.prototype.hasOwnProperty.call(req, 'to') ? req.to : undefined, 'to', issues)
+  const from = parseDate(own(req, 'from'), 'from', issues)
+  const to = parseDate(own(req, 'to'), 'to', issues)
   const limits = { ...DEFAULT_LIMITS }
-  const rawLimits = Object.prototype.hasOwnProperty.call(req, 'limits') ? req.limits : undefined
+  const rawLimits = own(req, 'limits')
   if (rawLimits !== undefined && rawLimits !== null) {
     if (typeof rawLimits !== 'object' || Array.isArray(rawLimits)) issues.push({ path: 'limits', message: 'must be an object' })
     else

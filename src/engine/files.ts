@@ -1,5 +1,5 @@
 // Appendix files: validated, hashed, stored with their bytes in one transaction.
-import { isValidFilePath, LIMITS } from '../core/contract'
+import { isValidFilePath, LIMITS, own } from '../core/contract'
 import { MemoryError } from '../core/errors'
 import type { AppendixFile } from '../core/types'
 import type { MemoryDB } from '../store/db'
@@ -24,7 +24,7 @@ export async function validateFileInput(input: unknown): Promise<FileInput> {
   const raw = input as Record<string, unknown>
   const problems: string[] = []
   const str = (k: string, max: number, required: boolean): string => {
-    const v = Object.prototype.hasOwnProperty.call(raw, k) ? raw[k] : undefined
+    const v = own(raw, k)
     if (v === undefined && !required) return ''
     if (typeof v !== 'string' || (required && !v.trim())) {
       problems.push(`${k} must be a non-empty string`)
@@ -38,7 +38,7 @@ export async function validateFileInput(input: unknown): Promise<FileInput> {
   const filename = str('filename', 255, false) || path.split('/').pop() || ''
   const type = str('type', 255, false) || 'application/octet-stream'
   const description = str('description', LIMITS.descriptionChars, false)
-  const data = await toBytes(Object.prototype.hasOwnProperty.call(raw, 'data') ? raw.data : undefined)
+  const data = await toBytes(own(raw, 'data'))
   if (!data) problems.push('data must be a Uint8Array, ArrayBuffer, Blob or string')
   if (problems.length) throw new MemoryError('invalid_write', `storeFile rejected: ${problems.join('; ')}`, { problems })
   if (data!.byteLength > MAX_FILE_BYTES) {

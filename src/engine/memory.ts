@@ -10,7 +10,7 @@ import { normalizeName } from '../core/normalize'
 import { assembleSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
 import { makeSlug } from '../core/slug'
 import type {
-  Alias, AppendixFile, DeleteResult, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Tier, UpdateResult, WriteResult,
+  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { MemoryDB } from '../store/db'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
@@ -186,9 +186,8 @@ export class MemoryEngine {
       for (const o of fresh) this.graph.apply(o.slug, o)
       const delta = this.graph.setAliases(next.aliasMap())
       this.version++
-      for (const e of this.graph.entities.values()) this.variants.add(e.key, e.name)
-      await this.index.upsert([...this.graph.entities.values()].map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries })))
-      await this.reindex(delta)
+      // every entity may have gained backers; the index skips those whose text did not change
+      await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] })
       return fresh.length
     })
   }
@@ -369,10 +368,15 @@ export class MemoryEngine {
     for (const e of delta.upsertedEntities) this.variants.add(e.key, e.name)
     if (delta.removedEntities.length) await this.index.remove(delta.removedEntities)
     // degree-only changes need no re-embedding; the index skips unchanged texts
-    const docs: EntityDoc[] = delta.upsertedEntities.map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }))
+    const docs = delta.upsertedEntities.map(entityDoc)
     if (docs.length) await this.index.upsert(docs)
     this.scheduleSnapshot()
   }
+}
+
+/** What the search index sees of an entity. */
+export function entityDoc(e: Entity): EntityDoc {
+  return { key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }
 }
 
 /** Names a caller's value in an error message without trusting it to stringify. */

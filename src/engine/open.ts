@@ -6,7 +6,7 @@ import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import type { Embedder } from '../search/embedder'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
-import { INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY } from './memory'
+import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY } from './memory'
 import { ConnectionHandle } from './connection'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
@@ -105,7 +105,7 @@ export class Memory {
     if (restored) index = restored
     else {
       index = await createEntityIndex(indexOptions(info, opts.embedder))
-      await index.upsert([...graph.entities.values()].map((e) => ({ key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries })))
+      await index.upsert([...graph.entities.values()].map(entityDoc))
     }
     return new Memory(new MemoryEngine(info, db, graph, index, { proposals, files, version }), new Map(connections.map((c) => [c.id, c])))
   }
