@@ -26,6 +26,21 @@ export const INDEX_SNAPSHOT_KEY = 'entityIndex'
 /** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
 const SNAPSHOT_DELAY_MS = 2_000
 
+/** What a local write committed, for whoever mirrors the memory into its sync document. */
+export interface CommittedChange {
+  observations?: { put?: Observation[]; delete?: string[] }
+  /** The whole alias map after the change (variant -> canonical), when aliases changed. */
+  aliases?: Alias[]
+}
+
+/** Changes that arrived from another device, already checked against the sync layout. */
+export interface RemoteChange {
+  put: Observation[]
+  deleted: string[]
+  /** The complete alias map now in force, when it changed. */
+  aliases?: Map<string, string>
+}
+
 export class MemoryEngine {
   private readonly queue: WriteQueue
   private proposals = new Map<string, MergeProposal>()
@@ -37,6 +52,7 @@ export class MemoryEngine {
   private readonly variants: VariantIndex
   /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
   private version: number
+  private readonly commitListeners = new Set<(c: CommittedChange) => void>()
 
   constructor(
     readonly info: MemoryInfo,
@@ -186,10 +202,71 @@ export class MemoryEngine {
       for (const o of fresh) this.graph.apply(o.slug, o)
       const delta = this.graph.setAliases(next.aliasMap())
       this.version++
+      const now = this.clock()
+      this.emit({ observations: { put: fresh }, aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })) })
       // every entity may have gained backers; the index skips those whose text did not change
       await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] })
       return fresh.length
     })
+  }
+
+  /**
+   * Applies observations and aliases that another device wrote, in one transaction, and
+   * re-derives only what they touch. Nothing is re-validated against the write contract:
+   * the sync layer has checked each value, and derivation tolerates dangling edges.
+   */
+  applyRemote(change: RemoteChange): Promise<GraphDelta> {
+    return this.enqueue(async () => {
+      const previous = new Map<string, Observation | undefined>()
+      const deltas: GraphDelta[] = []
+      const touch = (slug: string, next: Observation | undefined) => {
+        if (!previous.has(slug)) previous.set(slug, this.graph.getObservation(slug))
+        deltas.push(this.graph.apply(slug, next))
+      }
+      for (const o of change.put) touch(o.slug, o)
+      for (const slug of change.deleted) if (this.graph.getObservation(slug)) touch(slug, undefined)
+      const previousAliases = new Map(this.graph.aliasMap())
+      if (change.aliases) deltas.push(this.graph.setAliases(change.aliases))
+      const undo = () => {
+        if (change.aliases) this.graph.setAliases(previousAliases)
+        for (const [slug, prev] of [...previous].reverse()) this.graph.apply(slug, prev)
+      }
+      const delta = settle(this.graph, deltas)
+      if (!previous.size && !change.aliases) return delta
+      const now = this.clock()
+      const db = this.db
+      try {
+        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta], async () => {
+          await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
+          const puts = [...previous.keys()].map((s) => this.graph.getObservation(s)).filter((o): o is Observation => o !== undefined)
+          if (puts.length) await db.observations.bulkPut(puts)
+          const gone = [...previous.keys()].filter((s) => !this.graph.getObservation(s))
+          if (gone.length) await db.observations.bulkDelete(gone)
+          if (change.aliases) {
+            await db.aliases.clear()
+            await db.aliases.bulkPut([...change.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })))
+          }
+          await persistDelta(db, delta)
+        })
+      } catch (err) {
+        undo()
+        throw storageError(err)
+      }
+      this.version++
+      await this.reindex(delta)
+      return delta
+    })
+  }
+
+  /** Subscribes to local commits (never to applyRemote); returns the unsubscribe. */
+  onCommitted(listener: (c: CommittedChange) => void): () => void {
+    this.commitListeners.add(listener)
+    return () => this.commitListeners.delete(listener)
+  }
+
+  /** Every observation and the alias map, for reconciling with a sync document. */
+  snapshotState(): { observations: Observation[]; aliases: Map<string, string> } {
+    return { observations: [...this.graph.allObservations()], aliases: new Map(this.graph.aliasMap()) }
   }
 
   // ---- reads (never queued; they see the last committed state) ---------------------
@@ -335,6 +412,7 @@ export class MemoryEngine {
     }
     this.graph.apply(slug, next)
     this.version++
+    this.emit({ observations: next ? { put: [next] } : { delete: [slug] } })
     await this.reindex(delta)
     return delta
   }
@@ -359,8 +437,13 @@ export class MemoryEngine {
     }
     this.graph.setAliases(aliases)
     this.version++
+    this.emit({ aliases: rows })
     await this.reindex(delta)
     return delta
+  }
+
+  private emit(change: CommittedChange): void {
+    for (const listener of this.commitListeners) listener(change)
   }
 
   private async reindex(delta: GraphDelta): Promise<void> {
@@ -377,6 +460,30 @@ export class MemoryEngine {
 /** What the search index sees of an entity. */
 export function entityDoc(e: Entity): EntityDoc {
   return { key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }
+}
+
+/** One delta for several applied changes: each touched key, as the graph now holds it. */
+function settle(graph: Graph, deltas: GraphDelta[]): GraphDelta {
+  const entities = new Set<string>()
+  const relationships = new Set<string>()
+  for (const d of deltas) {
+    for (const e of d.upsertedEntities) entities.add(e.key)
+    for (const k of d.removedEntities) entities.add(k)
+    for (const r of d.upsertedRelationships) relationships.add(r.key)
+    for (const k of d.removedRelationships) relationships.add(k)
+  }
+  const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [] }
+  for (const k of entities) {
+    const e = graph.entities.get(k)
+    if (e) out.upsertedEntities.push(e)
+    else out.removedEntities.push(k)
+  }
+  for (const k of relationships) {
+    const r = graph.relationships.get(k)
+    if (r) out.upsertedRelationships.push(r)
+    else out.removedRelationships.push(k)
+  }
+  return out
 }
 
 /** Names a caller's value in an error message without trusting it to stringify. */

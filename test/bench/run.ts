@@ -41,6 +41,14 @@ async function main(): Promise<void> {
   results.sync = sync
   console.log('\nSync (two devices, N offline observations each, then connect through a real server on 127.0.0.1; median of 3)')
   console.table(sync)
+  const rederive = await optional('re-derive', async () => {
+    const { benchRederive } = await import('./rederive')
+    const held = quick ? [100, 1_000] : [100, 1_000, 10_000]
+    return [...(await benchRederive(held)), ...(await benchRederive(held, 100, await defaultEmbedder()))]
+  })
+  results.rederive = rederive
+  console.log('\nRe-derivation after a merge (100 observations from a peer, applied through the sync document, onto a memory already holding N)')
+  console.table(rederive)
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/bench.json', JSON.stringify(results, null, 2))
   console.log('wrote bench/results/bench.json')

@@ -1,0 +1,124 @@
+// Keeps one open memory and its sync document in step: local commits are mirrored into the
+// document, and changes that merge in from other devices are applied to the engine, which
+// re-derives only what they touch. The document is the thing that syncs; Dexie stays the
+// local source the engine opens from.
+import type * as Y from 'yjs'
+import type { Alias, Observation } from '../core/types'
+import { applyMemoryWrites, readEntry, readMemoryDoc, type MemoryWrites } from '../sync/memory-doc'
+import { checkAlias } from '../sync/validate'
+import { memoryMaps } from '../sync/layout'
+import { observeMemoryDoc, type MemoryDocChange } from '../sync/observe'
+import type { CommittedChange, MemoryEngine } from './memory'
+
+/** The transaction origin of the engine's own writes, so their echo is not applied twice. */
+export const ENGINE_ORIGIN = Symbol('cairn-engine')
+
+export interface DocBinding {
+  /** Settles when every remote change seen so far has been applied to the engine. */
+  settled(): Promise<void>
+  /** Remote changes that could not be applied (storage failures), newest last. */
+  readonly failures: readonly Error[]
+  stop(): void
+}
+
+function sameObservation(a: Observation, b: Observation): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+/**
+ * Binds `engine` to `doc`. First reconciles them: what the document holds wins (it is what
+ * every device agrees on), and observations only the engine holds (written before the
+ * memory was first bound) are added to the document.
+ */
+export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc): Promise<DocBinding> {
+  const failures: Error[] = []
+  let chain: Promise<unknown> = Promise.resolve()
+  const schedule = (task: () => Promise<unknown>) => {
+    chain = chain.then(task).catch((err: Error) => {
+      failures.push(err)
+    })
+  }
+
+  const stopObserving = observeMemoryDoc(doc, (change: MemoryDocChange) => {
+    if (change.origin === ENGINE_ORIGIN) return
+    const aliasesChanged = change.aliases.upserted.length > 0 || change.aliases.deleted.length > 0
+    // read the alias map now: a later transaction may change it again before this runs
+    const aliases = aliasesChanged ? aliasMapOf(doc) : undefined
+    schedule(() =>
+      engine.applyRemote({ put: change.observations.upserted, deleted: change.observations.deleted, ...(aliases ? { aliases } : {}) }),
+    )
+  })
+
+  const stopMirroring = engine.onCommitted((c: CommittedChange) => {
+    applyMemoryWrites(doc, toDocWrites(doc, c), ENGINE_ORIGIN)
+  })
+
+  // reconcile
+  const inDoc = readMemoryDoc(doc)
+  const local = engine.snapshotState()
+  const put = [...inDoc.observations.values()].filter((o) => {
+    const mine = local.observations.find((m) => m.slug === o.slug)
+    return !mine || !sameObservation(mine, o)
+  })
+  const onlyLocal = local.observations.filter((o) => !inDoc.observations.has(o.slug))
+  const docAliases = new Map([...inDoc.aliases.values()].map((a) => [a.variant, a.canonical]))
+  const aliasesDiffer = docAliases.size > 0 && !sameMap(docAliases, local.aliases)
+  if (put.length || aliasesDiffer) {
+    schedule(() => engine.applyRemote({ put, deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}) }))
+  }
+  if (onlyLocal.length || (docAliases.size === 0 && local.aliases.size > 0)) {
+    const now = new Date().toISOString()
+    const writes: MemoryWrites = { observations: { put: onlyLocal } }
+    if (docAliases.size === 0 && local.aliases.size > 0) {
+      writes.aliases = { put: [...local.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })) }
+    }
+    applyMemoryWrites(doc, writes, ENGINE_ORIGIN)
+  }
+  await chain
+
+  return {
+    settled: async () => {
+      // a task may schedule no follow-up, but new remote changes may arrive meanwhile
+      let seen: Promise<unknown>
+      do {
+        seen = chain
+        await seen
+      } while (seen !== chain)
+    },
+    failures,
+    stop() {
+      stopObserving()
+      stopMirroring()
+    },
+  }
+}
+
+/** The checked alias map, read without touching the (much larger) observations. */
+function aliasMapOf(doc: Y.Doc): Map<string, string> {
+  const out = new Map<string, string>()
+  memoryMaps(doc).aliases.forEach((value, key) => {
+    const r = readEntry(key, value, checkAlias)
+    if (r.ok) out.set(r.value.variant, r.value.canonical)
+  })
+  return out
+}
+
+function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false
+  for (const [k, v] of a) if (b.get(k) !== v) return false
+  return true
+}
+
+/** A local commit as document writes; the alias map becomes puts and deletes against the document's. */
+function toDocWrites(doc: Y.Doc, c: CommittedChange): MemoryWrites {
+  const writes: MemoryWrites = {}
+  if (c.observations) writes.observations = c.observations
+  if (c.aliases) {
+    const current = memoryMaps(doc).aliases
+    const next = new Map<string, Alias>(c.aliases.map((a) => [a.variant, a]))
+    const put = [...next.values()].filter((a) => (current.get(a.variant) as Alias | undefined)?.canonical !== a.canonical)
+    const del = [...current.keys()].filter((k) => !next.has(k))
+    writes.aliases = { put, delete: del }
+  }
+  return writes
+}

@@ -1,0 +1,110 @@
+// Two devices, each an engine on its own IndexedDB bound to its own Y.Doc, exchange document
+// updates over a relay that can be cut: after offline writes on both and a reconnect, the
+// derived graphs, the stored rows and recall agree.
+import { describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { graphFingerprint } from '../../src/core/graph'
+import { bindMemoryDoc, type DocBinding } from '../../src/engine/doc-bridge'
+import { createMemoryDoc } from '../../src/sync/memory-doc'
+import { ada, engine as analyticalEngine, fixture, society, type Fixture } from '../engine/fixture'
+
+interface Device {
+  f: Fixture
+  doc: Y.Doc
+  binding: DocBinding
+}
+
+async function device(): Promise<Device> {
+  const f = await fixture()
+  const doc = createMemoryDoc()
+  return { f, doc, binding: await bindMemoryDoc(f.memory.engine, doc) }
+}
+
+/** Relays updates between two docs; while offline, each side's updates wait in its outbox. */
+function relay(a: Y.Doc, b: Y.Doc) {
+  let online = true
+  const outbox = new Map<Y.Doc, Uint8Array[]>([[a, []], [b, []]])
+  const forward = (from: Y.Doc, to: Y.Doc) => (update: Uint8Array, origin: unknown) => {
+    if (origin === 'relay') return
+    if (online) Y.applyUpdate(to, update, 'relay')
+    else outbox.get(from)!.push(update)
+  }
+  a.on('update', forward(a, b))
+  b.on('update', forward(b, a))
+  return {
+    offline: () => void (online = false),
+    online: () => {
+      online = true
+      for (const u of outbox.get(a)!.splice(0)) Y.applyUpdate(b, u, 'relay')
+      for (const u of outbox.get(b)!.splice(0)) Y.applyUpdate(a, u, 'relay')
+    },
+  }
+}
+
+async function rows(d: Device) {
+  const db = d.f.memory.engine.db
+  const entities = (await db.entities.toArray()).map((e) => [e.key, e.description, e.degree]).sort()
+  const relationships = (await db.relationships.toArray()).map((r) => r.key).sort()
+  const observations = (await db.observations.toArray()).map((o) => o.slug).sort()
+  return { entities, relationships, observations }
+}
+
+const obs = (title: string, entities: unknown[], relationships: unknown[] = []) => ({ title, content: `${title}.`, entities, relationships })
+
+describe('engine bound to a sync document', () => {
+  it('converges after offline writes, updates and deletes on two devices', async () => {
+    const a = await device()
+    const b = await device()
+    const link = relay(a.doc, b.doc)
+    const first = await a.f.conn.write(obs('Ada and the engine', [ada, analyticalEngine], [{ source: ada.name, type: 'worked_on', target: analyticalEngine.name }]))
+    await b.binding.settled()
+    expect((await b.f.conn.inspect('Ada Lovelace')).outgoing).toHaveLength(1)
+
+    link.offline()
+    await a.f.conn.update(first.slug, { entities: [{ ...ada, description: 'Wrote notes on the Analytical Engine' }] })
+    const onB = await b.f.conn.write(obs('The society', [society, ada], [{ source: ada.name, type: 'member_of', target: society.name }]))
+    const gone = await b.f.conn.write(obs('Babbage', [{ name: 'Charles Babbage', type: 'person', description: 'Designer of the engine' }]))
+    await b.f.conn.delete(gone.slug)
+    expect(graphFingerprint(a.f.memory.engine.committedGraph)).not.toBe(graphFingerprint(b.f.memory.engine.committedGraph))
+
+    link.online()
+    await a.binding.settled()
+    await b.binding.settled()
+    const ga = a.f.memory.engine.committedGraph
+    const gb = b.f.memory.engine.committedGraph
+    expect(graphFingerprint(ga)).toBe(graphFingerprint(gb))
+    expect(ga.getObservation(onB.slug)).toBeDefined()
+    expect(ga.getObservation(gone.slug)).toBeUndefined()
+    expect(await rows(a)).toEqual(await rows(b))
+    const query = { query: 'mathematician society' }
+    expect((await a.f.conn.recall(query)).entities.map((e) => e.name)).toEqual((await b.f.conn.recall(query)).entities.map((e) => e.name))
+    expect(a.binding.failures).toEqual([])
+  })
+
+  it('carries an accepted merge to the other device', async () => {
+    const a = await device()
+    const b = await device()
+    relay(a.doc, b.doc)
+    await a.f.conn.write(obs('One', [{ name: 'International Business Machines', type: 'organization', description: 'American computer company' }]))
+    await a.f.conn.write(obs('Two', [{ name: 'IBM', type: 'organization', description: 'computer company from Armonk' }]))
+    const proposals = await a.f.conn.consolidate()
+    expect(proposals.length).toBeGreaterThan(0)
+    await a.f.conn.acceptProposal(proposals[0]!.id)
+    await b.binding.settled()
+    expect(b.f.memory.engine.committedGraph.entities.size).toBe(1)
+    expect(graphFingerprint(a.f.memory.engine.committedGraph)).toBe(graphFingerprint(b.f.memory.engine.committedGraph))
+  })
+
+  it('adds what the engine held before binding to the document, and takes what the document holds', async () => {
+    const f = await fixture()
+    const early = await f.conn.write(obs('Before sync', [ada]))
+    const peer = await device()
+    await peer.f.conn.write(obs('From the peer', [society]))
+    const doc = createMemoryDoc()
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(peer.doc))
+    const binding = await bindMemoryDoc(f.memory.engine, doc)
+    await binding.settled()
+    expect(f.memory.engine.committedGraph.entities.has('royal society')).toBe(true)
+    expect(doc.getMap('observations').has(early.slug)).toBe(true)
+  })
+})
