@@ -8,6 +8,7 @@ import type { Embedder } from '../search/embedder'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
 import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY } from './memory'
 import { ConnectionHandle } from './connection'
+import { MemorySync, type SyncOptions } from './memory-sync'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
 export const BM25_ONLY = 'bm25-only'
@@ -19,6 +20,11 @@ export interface CreateMemoryOptions extends IndexedDBFactory {
   retrieval?: Partial<RetrievalConfig>
   /** The model that the retrieval config names; without one, recall ranks by BM25 alone. */
   embedder?: Embedder
+  /**
+   * The id of a memory that already exists on another device, to make this device's copy of
+   * it (then `sync` fills it from the server). New memories get a fresh id.
+   */
+  id?: string
 }
 
 export interface OpenMemoryOptions extends IndexedDBFactory {
@@ -49,6 +55,8 @@ function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, embedder
 }
 
 export class Memory {
+  private syncing: Promise<MemorySync> | undefined
+
   private constructor(
     readonly engine: MemoryEngine,
     private connections: Map<string, Connection>,
@@ -65,8 +73,11 @@ export class Memory {
     const visibility = opts.visibility ?? 'private'
     if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
     if (visibility === 'organization' && !opts.orgId) throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId')
+    if (opts.id !== undefined && (typeof opts.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(opts.id))) {
+      throw new MemoryError('invalid_request', 'a memory id is 1 to 64 lowercase letters, digits and dashes', { id: String(opts.id).slice(0, 80) })
+    }
     const info: MemoryInfo = {
-      id: `${Date.now().toString(36)}-${randomId(8)}`,
+      id: opts.id ?? `${Date.now().toString(36)}-${randomId(8)}`,
       name: opts.name.trim(),
       visibility,
       orgId: opts.orgId ?? null,
@@ -74,8 +85,14 @@ export class Memory {
       retrieval: retrievalConfig(opts.retrieval, opts.embedder),
     }
     const registry = new RegistryDB(opts)
-    await registry.memories.add(info)
-    registry.close()
+    try {
+      await registry.memories.add(info)
+    } catch (err) {
+      if ((err as { name?: string }).name === 'ConstraintError') throw new MemoryError('conflict', `a memory with id "${info.id}" is already on this device; open it instead`, { id: info.id })
+      throw err
+    } finally {
+      registry.close()
+    }
     const db = new MemoryDB(info.id, opts)
     await db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }])
     const index = await createEntityIndex(indexOptions(info, opts.embedder))
@@ -160,7 +177,20 @@ export class Memory {
     await this.engine.queueSnapshot()
   }
 
+  /**
+   * Starts keeping this memory in its sync document (saved locally) and, with a server URL
+   * and token, syncing it with other devices. Calling it again returns the same sync.
+   */
+  sync(options: SyncOptions = {}): Promise<MemorySync> {
+    if (!this.syncing) {
+      this.syncing = MemorySync.start(this.engine, options)
+      this.syncing.catch(() => (this.syncing = undefined))
+    }
+    return this.syncing
+  }
+
   async close(): Promise<void> {
+    if (this.syncing) await (await this.syncing.catch(() => null))?.stop()
     await this.saveIndex().catch(() => undefined)
     this.engine.close()
   }

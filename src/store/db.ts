@@ -26,6 +26,11 @@ export class RegistryDB extends Dexie {
   }
 }
 
+export interface DocUpdateRow {
+  seq?: number
+  update: Uint8Array
+}
+
 export class MemoryDB extends Dexie {
   meta!: Table<MetaRow, string>
   connections!: Table<Connection, string>
@@ -36,6 +41,8 @@ export class MemoryDB extends Dexie {
   proposals!: Table<MergeProposal, string>
   files!: Table<AppendixFile, string>
   fileBytes!: Table<FileBytes, string>
+  /** The memory's sync document as an append-only log of Yjs updates, compacted on open. */
+  docUpdates!: Table<DocUpdateRow, number>
 
   constructor(memoryId: string, deps: IndexedDBFactory) {
     super(`cairn-memory-${memoryId}`, dexieOptions(deps))
@@ -50,6 +57,7 @@ export class MemoryDB extends Dexie {
       files: 'path',
       fileBytes: 'path',
     })
+    this.version(2).stores({ docUpdates: '++seq' })
   }
 }
 

@@ -1,0 +1,61 @@
+// The sync document's local persistence, in the memory's own Dexie database: every update is
+// appended as it happens, and the log is merged into one row when the memory opens, so a
+// device that was offline for days still holds all it wrote and merges cleanly on reconnect.
+import * as Y from 'yjs'
+import type { MemoryDB } from '../store/db'
+import { createMemoryDoc } from '../sync/memory-doc'
+import { storageError } from '../store/storage-error'
+
+/** Rows beyond which opening merges the log into one update. */
+const COMPACT_AFTER = 64
+
+/** The stored origin, so persisting never re-appends what was just loaded. */
+const LOADED = Symbol('cairn-doc-store')
+
+export async function loadMemoryDoc(db: MemoryDB): Promise<Y.Doc> {
+  const doc = createMemoryDoc()
+  const rows = await db.docUpdates.orderBy('seq').toArray()
+  if (rows.length === 0) return doc
+  const merged = Y.mergeUpdates(rows.map((r) => r.update))
+  Y.applyUpdate(doc, merged, LOADED)
+  if (rows.length > COMPACT_AFTER) {
+    const last = rows[rows.length - 1]!.seq!
+    await db.transaction('rw', db.docUpdates, async () => {
+      await db.docUpdates.where('seq').belowOrEqual(last).delete()
+      await db.docUpdates.add({ update: Y.encodeStateAsUpdate(doc) })
+    })
+  }
+  return doc
+}
+
+export interface DocPersistence {
+  /** Settles when every update so far is on disk; rejects with the first storage failure. */
+  flush(): Promise<void>
+  stop(): void
+}
+
+/** Appends each update of `doc` to the log, in order. */
+export function persistMemoryDoc(db: MemoryDB, doc: Y.Doc): DocPersistence {
+  let chain: Promise<void> = Promise.resolve()
+  let failure: Error | undefined
+  const onUpdate = (update: Uint8Array, origin: unknown) => {
+    if (origin === LOADED) return
+    chain = chain.then(async () => {
+      try {
+        await db.docUpdates.add({ update })
+      } catch (err) {
+        failure ??= storageError(err)
+      }
+    })
+  }
+  doc.on('update', onUpdate)
+  return {
+    async flush() {
+      await chain
+      if (failure) throw failure
+    },
+    stop() {
+      doc.off('update', onUpdate)
+    },
+  }
+}
