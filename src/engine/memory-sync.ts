@@ -4,6 +4,7 @@
 // start syncing later without losing what it did offline.
 import type * as Y from 'yjs'
 import { connectMemoryDoc, type SyncClient } from '../sync/client'
+import { joinTabChannel, type TabChannel } from '../sync/tab-channel'
 import { bindMemoryDoc, type DocBinding } from './doc-bridge'
 import { loadMemoryDoc, persistMemoryDoc, type DocPersistence } from './doc-store'
 import type { MemoryEngine } from './memory'
@@ -15,7 +16,7 @@ export interface SyncOptions {
   token?: string
   /** Node before v22 has no global WebSocket: pass the `ws` package's. */
   WebSocketPolyfill?: unknown
-  /** Also sync with other tabs through BroadcastChannel (browser); default true. */
+  /** Also sync with other tabs (workers) of this browser profile through BroadcastChannel; default true. */
   crossTab?: boolean
 }
 
@@ -25,12 +26,14 @@ export class MemorySync {
     private readonly binding: DocBinding,
     private readonly persistence: DocPersistence,
     readonly client: SyncClient | null,
+    private readonly tabs: TabChannel | null,
   ) {}
 
   static async start(engine: MemoryEngine, options: SyncOptions = {}): Promise<MemorySync> {
     const doc = await loadMemoryDoc(engine.db)
     const persistence = persistMemoryDoc(engine.db, doc)
     const binding = await bindMemoryDoc(engine, doc)
+    const tabs = options.crossTab === false ? null : joinTabChannel(engine.info.id, doc)
     let client: SyncClient | null = null
     if (options.serverUrl) {
       if (!options.token) throw new TypeError('sync with a server needs the token it issued for this memory')
@@ -40,10 +43,11 @@ export class MemorySync {
         token: options.token,
         doc,
         ...(options.WebSocketPolyfill ? { WebSocketPolyfill: options.WebSocketPolyfill } : {}),
-        crossTab: options.crossTab ?? true,
+        // tabs already share the document through the tab channel
+        crossTab: false,
       })
     }
-    return new MemorySync(doc, binding, persistence, client)
+    return new MemorySync(doc, binding, persistence, client, tabs)
   }
 
   /** Settles when every change seen so far is applied to the engine and saved locally. */
@@ -59,6 +63,7 @@ export class MemorySync {
 
   async stop(): Promise<void> {
     this.client?.destroy()
+    this.tabs?.stop()
     await this.settled().catch(() => undefined)
     this.binding.stop()
     this.persistence.stop()

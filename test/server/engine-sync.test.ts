@@ -1,5 +1,6 @@
 // Two devices, each a memory on its own IndexedDB, sync through a real server on 127.0.0.1:
 // offline edits on both, reconnect, converge; a server restart and a reopen lose nothing.
+import type { ObservationInput } from '../../src/index'
 import { afterEach, describe, expect, it } from 'vitest'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { WebSocket } from 'ws'
@@ -24,7 +25,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promi
   }
 }
 
-const obs = (title: string, entities: unknown[], relationships: unknown[] = []) => ({ title, content: `${title}.`, entities, relationships })
+const obs = (title: string, entities: NonNullable<ObservationInput['entities']>, relationships: NonNullable<ObservationInput['relationships']> = []): ObservationInput => ({ title, content: `${title}.`, entities, relationships })
 
 describe('memories syncing through the server', () => {
   it('converges after offline edits on two devices, and keeps everything across a server restart and a reopen', async () => {

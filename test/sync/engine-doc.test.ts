@@ -1,6 +1,7 @@
 // Two devices, each an engine on its own IndexedDB bound to its own Y.Doc, exchange document
 // updates over a relay that can be cut: after offline writes on both and a reconnect, the
 // derived graphs, the stored rows and recall agree.
+import type { ObservationInput } from '../../src/index'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { graphFingerprint } from '../../src/core/graph'
@@ -49,7 +50,7 @@ async function rows(d: Device) {
   return { entities, relationships, observations }
 }
 
-const obs = (title: string, entities: unknown[], relationships: unknown[] = []) => ({ title, content: `${title}.`, entities, relationships })
+const obs = (title: string, entities: NonNullable<ObservationInput['entities']>, relationships: NonNullable<ObservationInput['relationships']> = []): ObservationInput => ({ title, content: `${title}.`, entities, relationships })
 
 describe('engine bound to a sync document', () => {
   it('converges after offline writes, updates and deletes on two devices', async () => {
@@ -106,5 +107,29 @@ describe('engine bound to a sync document', () => {
     await binding.settled()
     expect(f.memory.engine.committedGraph.entities.has('royal society')).toBe(true)
     expect(doc.getMap('observations').has(early.slug)).toBe(true)
+  })
+})
+
+describe('tabs of one browser profile', () => {
+  it('two copies of one memory converge through the tab channel, without a server', async () => {
+    const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb')
+    const { createMemory } = await import('../../src/index')
+    const a = await createMemory({ name: 'tabs', indexedDB: new IDBFactory(), IDBKeyRange })
+    const b = await createMemory({ name: 'tabs', id: a.info.id, indexedDB: new IDBFactory(), IDBKeyRange })
+    const early = await (await a.connect({ agent: 'tab-a', tier: 'full' })).write(obs('Before tab B synced', [ada]))
+    const syncA = await a.sync()
+    const syncB = await b.sync()
+    const later = await (await b.connect({ agent: 'tab-b', tier: 'full' })).write(obs('From tab B', [society]))
+    const end = Date.now() + 3_000
+    while (Date.now() < end) {
+      await syncA.settled()
+      await syncB.settled()
+      if (a.engine.committedGraph.getObservation(later.slug) && b.engine.committedGraph.getObservation(early.slug)) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(graphFingerprint(a.engine.committedGraph)).toBe(graphFingerprint(b.engine.committedGraph))
+    expect(b.engine.committedGraph.getObservation(early.slug)).toBeDefined()
+    await a.close()
+    await b.close()
   })
 })
