@@ -1,9 +1,9 @@
 // The page's link to the engine worker, and the one `full` connection per memory that the
 // person using the app holds. Its token is kept in localStorage so a reload reattaches.
-import type * as Comlink from 'comlink'
+import * as Comlink from 'comlink'
 import { connectEngine, type EngineClient } from '../engine/client'
 import type { ConnectionHandle } from '../engine/connection'
-import type { MemoryInfo, Visibility } from '../core/types'
+import type { Connection, MemoryInfo, Tier, Visibility } from '../core/types'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
 
 export type AppConnection = Comlink.Remote<ConnectionHandle>
@@ -73,6 +73,36 @@ async function attach(memoryId: string): Promise<AppConnection> {
   const token = await conn.token
   if (token) localStorage.setItem(tokenKey(memoryId), token)
   return conn as unknown as AppConnection
+}
+
+/** A connection as listed: everything but the token's hash. */
+export type ConnectionInfo = Omit<Connection, 'tokenHash'>
+
+export async function listConnections(memoryId: string): Promise<ConnectionInfo[]> {
+  return (await engine().openMemory(memoryId)).listConnections()
+}
+
+/** The id of the connection this app itself uses, so the screens can keep it from being revoked. */
+export async function appConnectionId(memoryId: string): Promise<string> {
+  return (await connection(memoryId)).id
+}
+
+/** Creates a connection for another agent; its token is in the result and nowhere else. */
+export async function createConnection(memoryId: string, agent: string, tier: Tier): Promise<{ id: string; token: string }> {
+  const memory = await engine().openMemory(memoryId)
+  const conn = await memory.connect({ agent, tier })
+  try {
+    const [id, token] = await Promise.all([conn.id, conn.token])
+    if (!token) throw new Error('The engine returned no token for the new connection.')
+    return { id, token }
+  } finally {
+    // the page never calls through this handle, so the worker may drop it
+    conn[Comlink.releaseProxy]()
+  }
+}
+
+export async function revokeConnection(memoryId: string, connectionId: string): Promise<void> {
+  await (await engine().openMemory(memoryId)).revoke(connectionId)
 }
 
 /** The message to show for a failed call: MemoryError messages are written for people. */
