@@ -5,6 +5,7 @@ import { connectEngine, type EngineClient } from '../engine/client'
 import type { ConnectionHandle } from '../engine/connection'
 import type { Connection, MemoryInfo, Tier, Visibility } from '../core/types'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
+import type { SyncView } from '../engine/memory-sync'
 
 export type AppConnection = Comlink.Remote<ConnectionHandle>
 
@@ -112,4 +113,58 @@ export function errorMessage(error: unknown): string {
     return typeof code === 'string' ? `${error.message} (${code})` : error.message
   }
   return String(error)
+}
+
+// ---- sync -------------------------------------------------------------------------------
+
+export type { SyncView }
+
+const syncKey = (memoryId: string): string => `cairn.sync.${memoryId}`
+
+/** The sync server this app runs beside by default (`npm start`). */
+export function defaultSyncServer(): string {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.hostname || '127.0.0.1'}:1234`
+}
+
+export function savedSync(memoryId: string): { serverUrl: string; token: string } | null {
+  try {
+    const saved = JSON.parse(localStorage.getItem(syncKey(memoryId)) ?? 'null') as { serverUrl?: unknown; token?: unknown } | null
+    return saved && typeof saved.serverUrl === 'string' && typeof saved.token === 'string' ? { serverUrl: saved.serverUrl, token: saved.token } : null
+  } catch {
+    return null
+  }
+}
+
+/** Connects the memory to a sync server and remembers it, so a reload reconnects. */
+export async function syncWith(memoryId: string, serverUrl: string, token: string): Promise<SyncView> {
+  const view = await (await engine().openMemory(memoryId)).syncWith(serverUrl.trim(), token.trim())
+  localStorage.setItem(syncKey(memoryId), JSON.stringify({ serverUrl: serverUrl.trim(), token: token.trim() }))
+  return view
+}
+
+/** Reconnects to the remembered server, if any. */
+export async function resumeSync(memoryId: string): Promise<void> {
+  const saved = savedSync(memoryId)
+  if (saved) await syncWith(memoryId, saved.serverUrl, saved.token)
+}
+
+/** Calls `listener` on every sync change until the returned function is called. */
+export async function watchSync(memoryId: string, listener: (view: SyncView) => void): Promise<() => void> {
+  const memory = await engine().openMemory(memoryId)
+  // returns nothing: the worker awaits the call, and a Svelte state proxy cannot be cloned back
+  const stop = await memory.watchSync(Comlink.proxy((view: SyncView) => void listener(view)))
+  return () => void stop().catch(() => undefined)
+}
+
+/** Makes this device's copy of a memory that lives on a sync server, and fills it from there. */
+export async function joinMemory(memoryId: string, name: string, serverUrl: string, token: string): Promise<MemoryInfo> {
+  const embedderId = await defaultEmbedderId()
+  const memory = await engine().createMemory({ id: memoryId.trim(), name, visibility: 'private', embedderId })
+  const info = await memory.info
+  const conn = await memory.connect({ agent: AGENT, tier: 'full' })
+  const appToken = await conn.token
+  if (appToken) localStorage.setItem(tokenKey(info.id), appToken)
+  connections.set(info.id, Promise.resolve(conn as unknown as AppConnection))
+  await syncWith(info.id, serverUrl, token)
+  return info
 }

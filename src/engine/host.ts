@@ -5,6 +5,7 @@ import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions 
 import type { MemoryInfo, Tier } from '../core/types'
 import type { Embedder } from '../search/embedder'
 import { installErrorTransfer } from './wire'
+import type { SyncView } from './memory-sync'
 
 export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
 
@@ -30,6 +31,21 @@ export class HostedMemory {
   async saveIndex(): Promise<void> {
     await this.memory.saveIndex()
   }
+  /** Connects to a sync server with the token it issued for this memory. */
+  async syncWith(serverUrl: string, token: string): Promise<SyncView> {
+    if (typeof serverUrl !== 'string' || !/^wss?:\/\//.test(serverUrl)) throw new TypeError('the sync server address starts with ws:// or wss://')
+    if (typeof token !== 'string' || !token) throw new TypeError('a sync token is needed')
+    return (await this.memory.sync({ serverUrl, token })).view
+  }
+  async syncView(): Promise<SyncView> {
+    return (await this.memory.sync()).view
+  }
+  /** Calls `listener` (a Comlink proxy) on every sync change; resolves to the unsubscribe. */
+  async watchSync(listener: (view: SyncView) => void): Promise<(() => void) & Comlink.ProxyMarked> {
+    const sync = await this.memory.sync()
+    listener(sync.view)
+    return Comlink.proxy(sync.onView((view) => void Promise.resolve(listener(view)).catch(() => undefined)))
+  }
   async close(): Promise<void> {
     await this.memory.close()
   }
@@ -42,25 +58,35 @@ export interface EngineHost {
 }
 
 export function createEngineHost(loadEmbedder: EmbedderLoader = async () => undefined): EngineHost {
-  const open = new Map<string, HostedMemory>()
+  // promises, so two screens opening one memory at once share one open
+  const open = new Map<string, Promise<HostedMemory>>()
+  const load = async (id: string): Promise<HostedMemory> => {
+    const info = (await listMemories()).find((m) => m.id === id)
+    const embedder = info && info.retrieval.embedder !== 'bm25-only' ? await loadEmbedder(info.retrieval.embedder) : undefined
+    const options: OpenMemoryOptions = embedder ? { embedder } : {}
+    const memory = await Memory.open(id, options)
+    // every open memory keeps its sync document, so other tabs see its writes
+    await memory.sync()
+    return new HostedMemory(memory)
+  }
   return {
     async createMemory(opts) {
       const { embedderId, ...rest } = opts
       const embedder = embedderId ? await loadEmbedder(embedderId) : undefined
       const memory = await Memory.create({ ...rest, ...(embedder ? { embedder } : {}) })
+      await memory.sync()
       const hosted = new HostedMemory(memory)
-      open.set(memory.info.id, hosted)
+      open.set(memory.info.id, Promise.resolve(hosted))
       return Comlink.proxy(hosted)
     },
     async openMemory(id) {
-      const cached = open.get(id)
-      if (cached) return Comlink.proxy(cached)
-      const info = (await listMemories()).find((m) => m.id === id)
-      const embedder = info && info.retrieval.embedder !== 'bm25-only' ? await loadEmbedder(info.retrieval.embedder) : undefined
-      const options: OpenMemoryOptions = embedder ? { embedder } : {}
-      const hosted = new HostedMemory(await Memory.open(id, options))
-      open.set(id, hosted)
-      return Comlink.proxy(hosted)
+      let hosted = open.get(id)
+      if (!hosted) {
+        hosted = load(id)
+        hosted.catch(() => open.delete(id))
+        open.set(id, hosted)
+      }
+      return Comlink.proxy(await hosted)
     },
     listMemories: () => listMemories(),
   }

@@ -1,0 +1,105 @@
+// Sync as people use it: two browser profiles (separate storage) on the built app converge
+// through a real sync server on 127.0.0.1, and two tabs of one profile converge through the
+// tab channel with no server at all.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
+import { startHarness, type Harness } from './harness'
+
+async function createMemory(page: Page, name: string): Promise<string> {
+  await page.getByLabel('Name', { exact: true }).fill(name)
+  await page.getByRole('button', { name: 'Create memory' }).click()
+  await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+  const id = decodeURIComponent(/#\/m\/([^/]+)/.exec(page.url())![1]!)
+  return id
+}
+
+async function capture(page: Page, title: string, entity: { name: string; type: string; description: string }): Promise<void> {
+  await page.getByRole('link', { name: 'Capture' }).click()
+  await page.getByLabel('Title').fill(title)
+  await page.getByLabel('Content').fill(`${title}.`)
+  const row = page.getByTestId('entity-row').first()
+  await row.getByLabel('Name').fill(entity.name)
+  await row.getByLabel('Type').fill(entity.type)
+  await row.getByLabel('Description (required)').fill(entity.description)
+  await page.getByLabel('Title').press('Control+Enter')
+  await page.getByTestId('written-slug').waitFor()
+}
+
+/** Recalls until `name` is among the ranked entities (another device's write may be in flight). */
+async function recallUntil(page: Page, query: string, name: string): Promise<void> {
+  await page.getByRole('link', { name: 'Recall', exact: true }).click()
+  await expect
+    .poll(
+      async () => {
+        await page.getByLabel('Query').fill(query)
+        await page.getByRole('button', { name: 'Recall', exact: true }).click()
+        await page.getByTestId('recall-result').waitFor()
+        return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
+      },
+      { timeout: 15_000, interval: 300 },
+    )
+    .toContain(name)
+}
+
+describe('sync in the browser', () => {
+  let harness: Harness
+  let server: SyncServer
+  let dataDir: string
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'cairn-e2e-sync-'))
+    server = await startSyncServer({ host: '127.0.0.1', port: 0, dataDir, log: () => undefined })
+    harness = await startHarness()
+  })
+  afterAll(async () => {
+    await harness?.close()
+    await server?.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('two devices converge through the server', async () => {
+    const pageA = await harness.openApp('/')
+    const id = await createMemory(pageA, 'Shared notes')
+    await capture(pageA, 'Met Amara', { name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' })
+    const { token } = server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' })
+    await pageA.getByRole('button', { name: 'Sync with a server' }).click()
+    await pageA.getByLabel('Server').fill(server.url)
+    await pageA.getByLabel('Token').fill(token)
+    await pageA.getByRole('button', { name: 'Connect' }).click()
+    await expect.poll(() => pageA.getByTestId('sync-state').textContent(), { timeout: 10_000 }).toBe('Synced')
+
+    const deviceB = await harness.newIsolatedContext()
+    const pageB = await deviceB.openApp('/')
+    await pageB.getByLabel('Memory id').fill(id)
+    await pageB.getByLabel('Shown as').fill('Shared notes')
+    await pageB.getByLabel('Sync server').fill(server.url)
+    await pageB.getByLabel('Token').fill(token)
+    await pageB.getByRole('button', { name: 'Join and sync' }).click()
+    await recallUntil(pageB, 'cardiologist', 'Amara Okafor')
+    await harness.screenshot(pageB, 'sync-device-b')
+
+    await capture(pageB, 'Met Tomas', { name: 'Tomas Berg', type: 'person', description: 'Radiologist who reads the scans' })
+    await recallUntil(pageA, 'radiologist', 'Tomas Berg')
+    await harness.screenshot(pageA, 'sync-device-a')
+    await deviceB.close()
+  })
+
+  it('two tabs of one profile converge without a server', async () => {
+    const tab1 = await harness.openApp('/')
+    const id = await createMemory(tab1, 'Tab notes')
+    const tab2 = await harness.openApp(`/#/m/${encodeURIComponent(id)}/recall`)
+    await tab2.getByTestId('sync-state').waitFor()
+    await capture(tab1, 'Seen in tab one', { name: 'Lena Fischer', type: 'person', description: 'Pharmacist on the night shift' })
+    await recallUntil(tab2, 'pharmacist', 'Lena Fischer')
+    await capture(tab2, 'Seen in tab two', { name: 'Omar Haddad', type: 'person', description: 'Paramedic on the ambulance crew' })
+    await recallUntil(tab1, 'paramedic', 'Omar Haddad')
+  })
+
+  it('left no page errors', () => {
+    expect(harness.pageErrors).toEqual([])
+  })
+})
