@@ -49,6 +49,34 @@ async function main(): Promise<void> {
   results.rederive = rederive
   console.log('\nRe-derivation after a merge (100 observations from a peer, applied through the sync document, onto a memory already holding N)')
   console.table(rederive)
+  const browser = await optional('browser engine', async () => {
+    const { benchBrowserEngine } = await import('./browser-engine')
+    return benchBrowserEngine(quick ? [1_000] : [1_000, 10_000])
+  })
+  results.browserEngine = browser
+  console.log('\nEngine in Chromium (real IndexedDB, module worker, onnxruntime-web; cold open = open + first recall, median of 3 fresh workers)')
+  console.table(browser)
+  const peers = await optional('peers', async () => {
+    const { benchPeers } = await import('./peers/index')
+    const { writeLatencyChart } = await import('./chart')
+    const out = await benchPeers(quick ? [1_000] : [1_000, 3_000, 10_000])
+    const series = new Map<string, Array<{ size: number; ms: number }>>()
+    for (const r of out.rows) {
+      if (r.operation === 'ping') continue
+      const name = `${r.system} ${r.operation}`
+      series.set(name, [...(series.get(name) ?? []), { size: r.entities, ms: r.p50Ms }])
+    }
+    mkdirSync('bench/results', { recursive: true })
+    writeLatencyChart('bench/results/latency.svg', [...series].map(([name, points]) => ({ name, points })), 'p50 latency against store size (entities)')
+    return out
+  })
+  results.peers = peers
+  console.log('\nPeers on one workload (WordNet nouns; p50/p95 ms; ratios = peer p50 / Cairn p50; chart: bench/results/latency.svg)')
+  if ('rows' in peers) {
+    console.table(peers.rows)
+    console.table(peers.ratios)
+    console.table(peers.samples)
+  }
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/bench.json', JSON.stringify(results, null, 2))
   console.log('wrote bench/results/bench.json')

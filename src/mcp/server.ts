@@ -1,0 +1,121 @@
+// The MCP face of a memory. Each session is bound to one connection, so the tier of the token
+// that opened it decides what every tool call in it may do.
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { isMemoryError } from '../core/errors'
+import type { ConnectionHandle } from '../engine/connection'
+import { toolListing } from '../tools/definitions'
+import { dispatchTool } from '../tools/dispatch'
+import type { MemoryProvider } from './provider'
+
+export const SERVER_INFO = { name: 'cairn', version: '0.1.0' }
+
+const INSTRUCTIONS =
+  'Cairn is a graph memory. Use recall before answering from memory and write after learning something worth keeping: short observations whose entities carry descriptions and are joined by relationships. Errors come back as JSON { code, message, details } with isError set; fix the named fields and retry.'
+
+/** An MCP server whose every tool call runs through `conn`. */
+export function createMcpServer(conn: ConnectionHandle): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  const tools = toolListing()
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const outcome = await dispatchTool(conn, req.params.name, req.params.arguments ?? {})
+    const body = outcome.ok ? outcome.result : { error: outcome.error }
+    return { content: [{ type: 'text' as const, text: JSON.stringify(body) }], isError: !outcome.ok }
+  })
+  return server
+}
+
+export interface HttpMcpServer {
+  url: string
+  close(): Promise<void>
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization
+  return h?.startsWith('Bearer ') ? h.slice('Bearer '.length).trim() : undefined
+}
+
+function reply(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message, data: { code } }, id: null }))
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > 8 * 1024 * 1024) throw new Error('request body is over 8 MiB')
+    chunks.push(chunk as Buffer)
+  }
+  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined
+}
+
+/**
+ * Streamable HTTP on one path (`/mcp`). A session starts with an initialize request carrying
+ * `Authorization: Bearer <connection token>`; later requests must carry the same token.
+ */
+export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?: string; port?: number }): Promise<HttpMcpServer> {
+  const host = opts.host ?? '127.0.0.1'
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; token: string }>()
+  // Set once the port is known; a page on another origin must not reach a loopback server by rebinding DNS.
+  let allowedHosts: string[] = []
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return reply(res, 404, 'not_found', 'the MCP endpoint is /mcp')
+    const token = bearer(req)
+    if (!token) return reply(res, 401, 'forbidden', 'send the connection token as Authorization: Bearer <token>')
+    const sessionId = req.headers['mcp-session-id']
+    const body = req.method === 'POST' ? await readJson(req) : undefined
+    if (typeof sessionId === 'string') {
+      const s = sessions.get(sessionId)
+      if (!s) return reply(res, 404, 'not_found', 'unknown or closed session; initialize a new one')
+      if (s.token !== token) return reply(res, 403, 'forbidden', 'this session belongs to another connection')
+      return s.transport.handleRequest(req, res, body)
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) return reply(res, 400, 'invalid_request', 'start a session with an initialize request')
+    let conn: ConnectionHandle
+    try {
+      conn = await (await opts.provider.memory()).connectWithToken(token)
+    } catch (e) {
+      return reply(res, 403, isMemoryError(e) ? e.code : 'forbidden', e instanceof Error ? e.message : 'token refused')
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableDnsRebindingProtection: true,
+      allowedHosts,
+      onsessioninitialized: (id) => void sessions.set(id, { transport, token }),
+    })
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId)
+    }
+    await createMcpServer(conn).connect(transport)
+    await transport.handleRequest(req, res, body)
+  }
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) reply(res, 400, 'invalid_request', e instanceof Error ? e.message : String(e))
+      else res.end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(opts.port ?? 0, host, () => resolve())
+  })
+  const { port } = http.address() as AddressInfo
+  allowedHosts = [`${host}:${port}`, `localhost:${port}`]
+  return {
+    url: `http://${host}:${port}/mcp`,
+    async close() {
+      await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)))
+      sessions.clear()
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    },
+  }
+}

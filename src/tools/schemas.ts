@@ -1,0 +1,153 @@
+// Zod schemas for every tool argument. The core contract stays the authority on what a valid
+// write is; these catch shape errors early and carry the descriptions a model reads.
+import { z } from 'zod'
+import { LIMITS } from '../core/contract'
+import { MAX_LIMITS, DEFAULT_LIMITS } from '../core/recall'
+import { MAX_FILE_BYTES } from '../engine/files'
+
+const isoDate = z
+  .string()
+  .describe('ISO 8601 date or date-time, e.g. 2026-03-14 or 2026-03-14T09:30:00Z.')
+
+/** Generous: a slug is a 60-character base from the title plus a short random suffix. */
+const SLUG_CHARS = 200
+
+const slug = z
+  .string()
+  .min(1)
+  .max(SLUG_CHARS)
+  .describe('Stable identity of an observation, as returned by write or recall. It never changes, even when the title does.')
+
+const tier = (t: 'read' | 'read_write' | 'full'): string => `Needs a ${t} connection.`
+
+export const entitySchema = z
+  .strictObject({
+    name: z.string().min(1).max(LIMITS.nameChars).describe('The name of the person, project, organization, place or thing. Reuse the exact name an earlier write or recall returned, so the entity merges instead of duplicating.'),
+    type: z.string().max(LIMITS.typeChars).optional().describe('Kind of entity, e.g. person, project, organization, place, tool. Default: thing.'),
+    description: z
+      .string()
+      .min(1)
+      .max(LIMITS.descriptionChars)
+      .describe(
+        'Required, non-empty: one or two sentences saying who or what this is. Recall matches queries against entity descriptions first, so an entity without a good description is never found.',
+      ),
+    queries: z
+      .array(z.string().min(1).max(LIMITS.queryChars))
+      .max(LIMITS.queries)
+      .optional()
+      .describe(`Up to ${LIMITS.queries} questions this entity should answer (e.g. "who leads the billing rewrite?"); folded into matching.`),
+  })
+  .describe('An entity this observation is about.')
+
+export const relationshipSchema = z
+  .strictObject({
+    source: z.string().min(1).max(LIMITS.nameChars).describe('Name of the source entity: one of this observation\'s entities, or one that already exists.'),
+    type: z.string().min(1).max(LIMITS.typeChars).describe('The verb of the edge in snake_case, e.g. works_on, member_of, leads, depends_on.'),
+    target: z.string().min(1).max(LIMITS.nameChars).describe('Name of the target entity: one of this observation\'s entities, or one that already exists.'),
+    description: z.string().max(LIMITS.relationshipDescriptionChars).optional().describe('What the edge means in this case, in a sentence.'),
+    weight: z.number().positive().max(LIMITS.maxWeight).optional().describe('Strength of the edge as this observation states it. Default 1.'),
+  })
+  .describe('A directed edge between two entities.')
+
+const edgeRef = z.strictObject({
+  source: z.string().min(1).max(LIMITS.nameChars).describe('Source entity name of the relationship to remove.'),
+  type: z.string().min(1).max(LIMITS.typeChars).describe('Its type, e.g. works_on.'),
+  target: z.string().min(1).max(LIMITS.nameChars).describe('Target entity name.'),
+})
+
+const fields = {
+  title: z.string().min(1).max(LIMITS.titleChars).describe('Short display title. Display only: the slug stays the same when it changes.'),
+  content: z
+    .string()
+    .min(1)
+    .max(LIMITS.contentHardChars)
+    .describe(
+      `The note itself. Keep it near ${LIMITS.contentSoftChars} characters: one fact or event per observation. For longer material, write several observations and put the source document in the appendix with store_file, referenced by path in files. Hard limit ${LIMITS.contentHardChars}.`,
+    ),
+  category: z.string().max(LIMITS.categoryChars).optional().describe('One coarse bucket, e.g. meeting, decision, preference, fact. Default: note. Recall can filter on it.'),
+  tags: z.array(z.string().min(1).max(LIMITS.tagChars)).max(LIMITS.tags).optional().describe('Free-form labels; recall can filter on them.'),
+  observedAt: isoDate.optional().describe('When the observed thing happened (ISO 8601). Default: now. Recall can filter on it with from/to.'),
+  confidence: z.number().min(0).max(1).optional().describe('How sure you are, 0 to 1. Default 1.'),
+  source: z.string().max(LIMITS.sourceChars).optional().describe('Where this came from: a URL, a document, a conversation.'),
+  entities: z
+    .array(entitySchema)
+    .max(LIMITS.entities)
+    .optional()
+    .describe('The entities this observation is about, each with a description. Naming an existing entity merges into it.'),
+  relationships: z
+    .array(relationshipSchema)
+    .max(LIMITS.relationships)
+    .optional()
+    .describe('Edges among the entities. Strongly encouraged: relationships are what makes a recall return more than the note you already had.'),
+  files: z.array(z.string().min(1).max(LIMITS.pathChars)).max(LIMITS.files).optional().describe('Appendix paths (stored with store_file) this observation refers to.'),
+}
+
+export const writeArgs = z.strictObject(fields)
+
+export const updateArgs = z.strictObject({
+  slug,
+  title: fields.title.optional(),
+  content: fields.content.optional(),
+  category: fields.category,
+  tags: fields.tags,
+  observedAt: fields.observedAt,
+  confidence: fields.confidence,
+  source: fields.source,
+  entities: fields.entities.describe('Unioned with the current entities by name; yours win on conflicts. Omitting an entity does not remove it: use removeEntities.'),
+  relationships: fields.relationships.describe('Unioned with the current relationships by (source, type, target); yours win.'),
+  files: fields.files,
+  removeEntities: z.array(z.string().min(1).max(LIMITS.nameChars)).max(LIMITS.entities).optional().describe('Entity names to drop from this observation, with the relationships that touch them.'),
+  removeRelationships: z.array(edgeRef).max(LIMITS.relationships).optional().describe('Relationships to drop, matched by (source, type, target).'),
+})
+
+export const slugArgs = z.strictObject({ slug })
+
+export const recallArgs = z.strictObject({
+  query: z.string().max(LIMITS.queryChars).optional().describe('What you want to know, in words. With a query, entities are ranked by how well their descriptions match it and come back with their neighbors; without one, recall filters observations only.'),
+  category: fields.category.describe('Only observations in this category.'),
+  tags: fields.tags.describe('Only observations carrying all of these tags.'),
+  from: isoDate.optional().describe('Only observations observed at or after this date.'),
+  to: isoDate.optional().describe('Only observations observed at or before this date.'),
+  entity: z.string().max(LIMITS.nameChars).optional().describe('Only observations that name this entity.'),
+  limits: z
+    .strictObject({
+      entities: z.number().int().min(0).max(MAX_LIMITS.entities).optional().describe('Most entities to return.'),
+      relationships: z.number().int().min(0).max(MAX_LIMITS.relationships).optional().describe('Most relationships to return.'),
+      observations: z.number().int().min(0).max(MAX_LIMITS.observations).optional().describe('Most observation snippets to return.'),
+      bytes: z.number().int().min(0).max(MAX_LIMITS.bytes).optional().describe('Upper bound on the JSON size of the whole response.'),
+    })
+    .optional()
+    .describe(
+      `Caps on the response (defaults: ${DEFAULT_LIMITS.entities} entities, ${DEFAULT_LIMITS.relationships} relationships, ${DEFAULT_LIMITS.observations} observations, ${DEFAULT_LIMITS.bytes} bytes). When a result carries a truncation note, narrow with category, tags, from/to or entity before raising these.`,
+    ),
+})
+
+export const inspectArgs = z.strictObject({
+  name: z.string().min(1).max(LIMITS.nameChars).describe('Entity name (any variant that was merged into it works too).'),
+})
+
+export const emptyArgs = z.strictObject({})
+
+export const readFileArgs = z.strictObject({
+  path: z.string().min(1).max(LIMITS.pathChars).describe('Appendix path as list_files returns it.'),
+})
+
+export const storeFileArgs = z.strictObject({
+  path: z.string().min(1).max(LIMITS.pathChars).describe('Relative, "/"-separated appendix path, e.g. docs/meeting-2026-03-14.md. Reference it from observations in files.'),
+  data: z.string().describe(`The file content, as text or base64 (see encoding). At most ${MAX_FILE_BYTES} bytes once decoded.`),
+  encoding: z.enum(['utf8', 'base64']).optional().describe('How data is encoded. Default utf8.'),
+  filename: z.string().max(255).optional().describe('Display file name. Default: the last part of path.'),
+  type: z.string().max(255).optional().describe('Media type, e.g. text/markdown. Default application/octet-stream.'),
+  description: z.string().max(LIMITS.descriptionChars).optional().describe('What the file is and why it was kept.'),
+})
+
+const proposalId = z.string().min(1).max(200).describe('Proposal id as consolidate or list_proposals returned it.')
+
+export const acceptProposalArgs = z.strictObject({
+  id: proposalId,
+  canonical: z.string().max(LIMITS.nameChars).optional().describe('Which of the two entity names survives. Default: the proposal\'s suggestion.'),
+})
+
+export const proposalArgs = z.strictObject({ id: proposalId })
+
+export { tier as tierNote }

@@ -1,0 +1,29 @@
+// The benchmark page: `window.cairnBench` runs each step in its own module worker, so the
+// timed open starts with nothing in memory from the fill (only what the browser keeps on disk).
+import * as Comlink from 'comlink'
+import type { BenchApi, FilledMemory, RecallTimings } from '../../../worker/bench.worker'
+import type { ObservationInput } from '../../../src/core/types'
+
+async function inWorker<T>(run: (api: Comlink.Remote<BenchApi>) => Promise<T>): Promise<T> {
+  const worker = new Worker(new URL('../../../worker/bench.worker.ts', import.meta.url), { type: 'module', name: 'cairn-bench' })
+  try {
+    return await run(Comlink.wrap<BenchApi>(worker))
+  } finally {
+    worker.terminate()
+  }
+}
+
+const bench = {
+  fill: (name: string, inputs: ObservationInput[], hybrid: boolean): Promise<FilledMemory> => inWorker((api) => api.fill(name, inputs, hybrid)),
+  recall: (id: string, token: string, hybrid: boolean, queries: string[]): Promise<RecallTimings> =>
+    inWorker((api) => api.recall(id, token, hybrid, queries)),
+}
+
+declare global {
+  interface Window {
+    cairnBench?: typeof bench
+  }
+}
+
+window.cairnBench = bench
+document.documentElement.dataset.ready = 'true'

@@ -1,0 +1,137 @@
+// Benchmark probe run by test/bench/browser-engine.ts: the engine in a module worker on
+// real IndexedDB, with the shipped static model on onnxruntime-web, timed from inside the
+// worker so the figures exclude the page <-> worker hop. One worker fills a memory; a fresh
+// worker (nothing cached in memory) then times the cold open and recall.
+import * as Comlink from 'comlink'
+import { validateObservationInput } from '../src/core/contract'
+import type { Observation, ObservationInput } from '../src/core/types'
+import { Graph } from '../src/core/graph'
+import { INDEX_SNAPSHOT_KEY, VERSION_KEY } from '../src/engine/memory'
+import { Memory } from '../src/engine/open'
+import { MemoryDB } from '../src/store/db'
+import { restoreEntityIndex, type IndexSnapshot } from '../src/search/entity-index'
+import type { Embedder } from '../src/search/embedder'
+import { createStaticEmbedder } from '../src/search/static-embedder'
+
+export interface FilledMemory {
+  id: string
+  token: string
+  entities: number
+  relationships: number
+  loadMs: number
+  saveIndexMs: number
+}
+
+export interface RecallTimings {
+  /** Fetching (or reading from Cache Storage) and initialising the static model. */
+  modelLoadMs: number
+  /** `Memory.open`: read IndexedDB, re-derive the graph, restore the index snapshot. */
+  openMs: number
+  /** The first recall after opening, which warms lazy structures. */
+  firstRecallMs: number
+  /** Each further recall, in order. */
+  recallMs: number[]
+  /** Entities returned by the timed recalls, summed: a query that finds nothing is not a benchmark. */
+  hits: number
+  /** The retrieval config's embedder, proving which ranking was timed. */
+  embedder: string
+  /** The steps of an open, repeated one by one after the timed open, to show where its time goes. */
+  phases: OpenPhases
+}
+
+export interface OpenPhases {
+  readMs: number
+  deriveMs: number
+  restoreIndexMs: number
+  /** Whether the saved snapshot matched the stored version (otherwise open rebuilds the index). */
+  snapshotCurrent: boolean
+}
+
+/** Re-runs the reads, the derive and the index restore of `Memory.open`, each timed alone. */
+async function openPhases(id: string, model: Embedder | undefined): Promise<OpenPhases> {
+  const db = new MemoryDB(id, {})
+  try {
+    const r0 = performance.now()
+    const [observations, aliases, saved, versionRow] = await db.transaction('r', [db.observations, db.aliases, db.meta], () =>
+      Promise.all([db.observations.toArray(), db.aliases.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY)]),
+    )
+    const readMs = performance.now() - r0
+    const d0 = performance.now()
+    Graph.derive(observations, new Map(aliases.map((a) => [a.variant, a.canonical])))
+    const deriveMs = performance.now() - d0
+    const snap = saved?.value as { version: number; snapshot: IndexSnapshot } | undefined
+    const x0 = performance.now()
+    if (snap) await restoreEntityIndex(snap.snapshot, model ? { embedder: model } : {})
+    const restoreIndexMs = performance.now() - x0
+    return { readMs, deriveMs, restoreIndexMs, snapshotCurrent: snap?.version === versionRow?.value }
+  } finally {
+    db.close()
+  }
+}
+
+/** Turns generated inputs into stored observations the way a write would, with stable slugs. */
+function toObservations(inputs: ObservationInput[]): Observation[] {
+  const now = new Date().toISOString()
+  return inputs.map((input, i) => {
+    const { warnings: _, ...fields } = validateObservationInput(input)
+    return { slug: `bench-${i}`, ...fields, observedAt: fields.observedAt ?? now, createdBy: 'bench', createdAt: now, updatedAt: now }
+  })
+}
+
+function embedder(hybrid: boolean): Promise<Embedder | undefined> {
+  return hybrid ? createStaticEmbedder() : Promise.resolve(undefined)
+}
+
+const api = {
+  /** Creates a memory holding `inputs`, saves its index snapshot and closes it. */
+  async fill(name: string, inputs: ObservationInput[], hybrid: boolean): Promise<FilledMemory> {
+    const model = await embedder(hybrid)
+    const memory = await Memory.create({ name, ...(model ? { embedder: model } : {}) })
+    const conn = await memory.connect({ agent: 'bench', tier: 'full' })
+    const t0 = performance.now()
+    await memory.engine.importObservations(toObservations(inputs), [])
+    const loadMs = performance.now() - t0
+    const graph = memory.engine.committedGraph
+    const s0 = performance.now()
+    await memory.saveIndex()
+    const saveIndexMs = performance.now() - s0
+    const filled = { id: memory.info.id, token: conn.token!, entities: graph.entities.size, relationships: graph.relationships.size, loadMs, saveIndexMs }
+    await memory.close()
+    return filled
+  },
+
+  /** Opens a filled memory in this (fresh) worker and times the open and the recalls. */
+  async recall(id: string, token: string, hybrid: boolean, queries: string[]): Promise<RecallTimings> {
+    const m0 = performance.now()
+    const model = await embedder(hybrid)
+    const modelLoadMs = performance.now() - m0
+    const o0 = performance.now()
+    const memory = await Memory.open(id, model ? { embedder: model } : {})
+    const openMs = performance.now() - o0
+    try {
+      const conn = await memory.connectWithToken(token)
+      const [first, ...rest] = queries
+      const f0 = performance.now()
+      await conn.recall({ query: first ?? '' })
+      const firstRecallMs = performance.now() - f0
+      const recallMs: number[] = []
+      let hits = 0
+      for (const query of rest) {
+        const s = performance.now()
+        const result = await conn.recall({ query })
+        recallMs.push(performance.now() - s)
+        hits += result.entities.length
+      }
+      const embedderId = memory.info.retrieval.embedder
+      await memory.close()
+      return { modelLoadMs, openMs, firstRecallMs, recallMs, hits, embedder: embedderId, phases: await openPhases(id, model) }
+    } catch (err) {
+      await memory.close()
+      throw err
+    }
+  },
+}
+
+export type BenchApi = typeof api
+
+Comlink.expose(api)
