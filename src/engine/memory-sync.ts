@@ -5,7 +5,7 @@
 import type * as Y from 'yjs'
 import { connectMemoryDoc, type SyncClient } from '../sync/client'
 import { joinTabChannel, type TabChannel } from '../sync/tab-channel'
-import { bindMemoryDoc, type DocBinding } from './doc-bridge'
+import { bindMemoryDoc, ENGINE_ORIGIN, type DocBinding } from './doc-bridge'
 import { loadMemoryDoc, persistMemoryDoc, type DocPersistence } from './doc-store'
 import type { MemoryEngine } from './memory'
 
@@ -20,34 +20,103 @@ export interface SyncOptions {
   crossTab?: boolean
 }
 
+/** What a person is shown about sync. */
+export interface SyncView {
+  state: SyncClient['status']['state'] | 'local'
+  serverUrl: string | null
+  lastSyncedAt: string | null
+  /** Local changes made while not connected; they are sent on reconnect. */
+  pendingChanges: number
+  refusals: SyncClient['status']['refusals']
+  diverged: boolean
+  closed: SyncClient['status']['closed']
+}
+
 export class MemorySync {
+  private pending = 0
+  private serverUrl: string | null = null
+  private readonly listeners = new Set<(view: SyncView) => void>()
+  private stopClientStatus: (() => void) | undefined
+
   private constructor(
     readonly doc: Y.Doc,
     private readonly binding: DocBinding,
     private readonly persistence: DocPersistence,
-    readonly client: SyncClient | null,
+    private currentClient: SyncClient | null,
     private readonly tabs: TabChannel | null,
-  ) {}
+    private readonly memoryId: string,
+  ) {
+    doc.on('update', (_u: Uint8Array, origin: unknown) => {
+      if (origin === ENGINE_ORIGIN && this.currentClient?.status.state !== 'online') {
+        this.pending++
+        this.notify()
+      }
+    })
+  }
+
+  get client(): SyncClient | null {
+    return this.currentClient
+  }
+
+  get view(): SyncView {
+    const s = this.currentClient?.status
+    return {
+      state: s?.state ?? 'local',
+      serverUrl: this.serverUrl,
+      lastSyncedAt: s?.lastSyncedAt ?? null,
+      pendingChanges: this.pending,
+      refusals: s?.refusals ?? [],
+      diverged: s?.diverged ?? false,
+      closed: s?.closed ?? null,
+    }
+  }
+
+  /** Calls `listener` on every change of the view; returns the unsubscribe. */
+  onView(listener: (view: SyncView) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Connects to a sync server, replacing any earlier server connection. */
+  connect(options: SyncOptions & { serverUrl: string; token: string }): SyncClient {
+    this.stopClientStatus?.()
+    this.currentClient?.destroy()
+    this.serverUrl = options.serverUrl
+    const client = connectMemoryDoc({
+      serverUrl: options.serverUrl,
+      memoryId: this.memoryId,
+      token: options.token,
+      doc: this.doc,
+      ...(options.WebSocketPolyfill ? { WebSocketPolyfill: options.WebSocketPolyfill } : {}),
+      // tabs already share the document through the tab channel
+      crossTab: false,
+    })
+    this.currentClient = client
+    this.stopClientStatus = client.on('status', (s) => {
+      // going online sends the whole local state, so nothing is pending after it
+      if (s.state === 'online') this.pending = 0
+      this.notify()
+    })
+    this.notify()
+    return client
+  }
+
+  private notify(): void {
+    const view = this.view
+    for (const l of this.listeners) l(view)
+  }
 
   static async start(engine: MemoryEngine, options: SyncOptions = {}): Promise<MemorySync> {
     const doc = await loadMemoryDoc(engine.db)
     const persistence = persistMemoryDoc(engine.db, doc)
     const binding = await bindMemoryDoc(engine, doc)
     const tabs = options.crossTab === false ? null : joinTabChannel(engine.info.id, doc)
-    let client: SyncClient | null = null
+    const sync = new MemorySync(doc, binding, persistence, null, tabs, engine.info.id)
     if (options.serverUrl) {
       if (!options.token) throw new TypeError('sync with a server needs the token it issued for this memory')
-      client = connectMemoryDoc({
-        serverUrl: options.serverUrl,
-        memoryId: engine.info.id,
-        token: options.token,
-        doc,
-        ...(options.WebSocketPolyfill ? { WebSocketPolyfill: options.WebSocketPolyfill } : {}),
-        // tabs already share the document through the tab channel
-        crossTab: false,
-      })
+      sync.connect({ ...options, serverUrl: options.serverUrl, token: options.token })
     }
-    return new MemorySync(doc, binding, persistence, client, tabs)
+    return sync
   }
 
   /** Settles when every change seen so far is applied to the engine and saved locally. */
@@ -62,8 +131,10 @@ export class MemorySync {
   }
 
   async stop(): Promise<void> {
-    this.client?.destroy()
+    this.stopClientStatus?.()
+    this.currentClient?.destroy()
     this.tabs?.stop()
+    this.listeners.clear()
     await this.settled().catch(() => undefined)
     this.binding.stop()
     this.persistence.stop()

@@ -178,15 +178,19 @@ export class Memory {
   }
 
   /**
-   * Starts keeping this memory in its sync document (saved locally) and, with a server URL
-   * and token, syncing it with other devices. Calling it again returns the same sync.
+   * Starts keeping this memory in its sync document (saved locally, shared with other tabs)
+   * and, with a server URL and token, syncing it with other devices. Calling it again returns
+   * the same sync, connected to the server it names, if any.
    */
-  sync(options: SyncOptions = {}): Promise<MemorySync> {
+  async sync(options: SyncOptions = {}): Promise<MemorySync> {
     if (!this.syncing) {
       this.syncing = MemorySync.start(this.engine, options)
       this.syncing.catch(() => (this.syncing = undefined))
+      return this.syncing
     }
-    return this.syncing
+    const sync = await this.syncing
+    if (options.serverUrl && options.token) sync.connect({ ...options, serverUrl: options.serverUrl, token: options.token })
+    return sync
   }
 
   async close(): Promise<void> {
