@@ -1,14 +1,15 @@
 // `npm run mcp` serves a memory over stdio (default) or, with `--http HOST:PORT`, over Streamable
-// HTTP; `--dir PATH` keeps its observations across restarts. A connection is minted at start for
+// HTTP; `--dir PATH` keeps its observations across restarts, or `--server ws://… --memory ID
+// --sync-token T` makes it a replica of a memory on a sync server (shared with the app). A connection is minted at start for
 // `--agent`/`--tier`; its token goes to stderr, never stdout, which belongs to the stdio transport.
 import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { isTier } from '../core/access'
 import { DEFAULT_TIER } from '../core/access'
-import { localMemoryProvider } from './provider'
+import { localMemoryProvider, syncedMemoryProvider } from './provider'
 import { createMcpServer, startHttpMcpServer } from './server'
 
-const USAGE = 'usage: npm run mcp -- [--http 127.0.0.1:PORT] [--agent NAME] [--tier read|read_write|full] [--name MEMORY_NAME] [--dir PATH]'
+const USAGE = 'usage: npm run mcp -- [--http 127.0.0.1:PORT] [--agent NAME] [--tier read|read_write|full] [--name MEMORY_NAME] [--dir PATH | --server ws://HOST:PORT --memory ID --sync-token TOKEN]'
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`)
@@ -17,11 +18,14 @@ function fail(message: string): never {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { http: { type: 'string' }, agent: { type: 'string', default: 'mcp-agent' }, tier: { type: 'string', default: DEFAULT_TIER }, name: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean' } },
+    options: { http: { type: 'string' }, agent: { type: 'string', default: 'mcp-agent' }, tier: { type: 'string', default: DEFAULT_TIER }, name: { type: 'string' }, dir: { type: 'string' }, server: { type: 'string' }, memory: { type: 'string' }, 'sync-token': { type: 'string' }, help: { type: 'boolean' } },
   })
   if (values.help) return void process.stderr.write(`${USAGE}\n`)
   if (!isTier(values.tier)) fail(`--tier must be read, read_write or full, not "${values.tier}"`)
-  const provider = localMemoryProvider({ ...(values.name ? { name: values.name } : {}), ...(values.dir ? { dir: values.dir } : {}) })
+  if (values.server && (!values.memory || !values['sync-token'])) fail('--server needs --memory and --sync-token')
+  const provider = values.server
+    ? syncedMemoryProvider({ serverUrl: values.server, memoryId: values.memory!, syncToken: values['sync-token']!, ...(values.name ? { name: values.name } : {}) })
+    : localMemoryProvider({ ...(values.name ? { name: values.name } : {}), ...(values.dir ? { dir: values.dir } : {}) })
   const memory = await provider.memory()
   const conn = await memory.connect({ agent: values.agent, tier: values.tier })
   const shutdown = async (): Promise<void> => {

@@ -37,3 +37,34 @@ export function localMemoryProvider(opts: { name?: string; dir?: string } = {}):
     },
   }
 }
+
+/**
+ * A Node replica of a memory that lives on a sync server: it starts empty, fills from the
+ * server, and every tool call's write syncs back, so a desktop agent and the app share one
+ * memory. `syncToken` is the token the sync server issued for `memoryId`.
+ */
+export function syncedMemoryProvider(opts: { memoryId: string; serverUrl: string; syncToken: string; name?: string; timeoutMs?: number }): MemoryProvider {
+  let opened: Promise<Memory> | undefined
+  const open = async (): Promise<Memory> => {
+    const { WebSocket } = await import('ws')
+    const memory = await Memory.create({ id: opts.memoryId, name: opts.name ?? 'synced memory', indexedDB: new IDBFactory(), IDBKeyRange })
+    try {
+      const sync = await memory.sync({ serverUrl: opts.serverUrl, token: opts.syncToken, WebSocketPolyfill: WebSocket, crossTab: false })
+      await sync.client!.whenSynced(opts.timeoutMs ?? 10_000)
+      await sync.settled()
+      return memory
+    } catch (e) {
+      await memory.close()
+      throw e
+    }
+  }
+  return {
+    async memory() {
+      opened ??= open()
+      return opened
+    },
+    async close() {
+      if (opened) await (await opened.catch(() => null))?.close()
+    },
+  }
+}
