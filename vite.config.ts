@@ -6,6 +6,7 @@ import { createRequire } from 'node:module'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
+import { VitePWA } from 'vite-plugin-pwa'
 import { defaultClientConditions, defineConfig, type Connect, type Plugin } from 'vite'
 
 /** Where the runtime files live in the served app, relative to the base URL. */
@@ -53,6 +54,31 @@ function onnxRuntimeAssets(): Plugin {
   }
 }
 
+/**
+ * The service worker precaches everything one visit needs to work offline: the
+ * app shell, its JS/CSS, the onnxruntime wasm and the shipped model. The manifest
+ * is the hand-written one in public/. 'prompt': a new version waits until the
+ * person chooses to reload (src/app/parts/UpdatePrompt.svelte).
+ */
+function offlineApp(): Plugin[] {
+  return VitePWA({
+    registerType: 'prompt',
+    injectRegister: null,
+    manifest: false,
+    workbox: {
+      globPatterns: ['**/*.{html,js,mjs,css,svg,png,webmanifest,wasm,onnx,json,txt}'],
+      // the runtime wasm is ~14 MB and the model ~5 MB; the default limit is 2 MiB
+      maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
+      // hash routes only, so every navigation is the shell
+      navigateFallback: 'index.html',
+      navigateFallbackDenylist: [/^\/(ort|models)\//],
+      cleanupOutdatedCaches: true,
+      // the first install takes the open page, so it works offline without a reload
+      clientsClaim: true,
+    },
+  })
+}
+
 function notFound(res: Parameters<Connect.NextHandleFunction>[1]): void {
   res.statusCode = 404
   res.setHeader('Content-Type', 'text/plain')
@@ -93,7 +119,7 @@ export default defineConfig({
   root: dirname(fileURLToPath(import.meta.url)),
   // `public/` (manifest, icons, models/) is copied verbatim and served at the base URL.
   publicDir: 'public',
-  plugins: [svelte(), onnxRuntimeAssets(), strictAssetDirs()],
+  plugins: [svelte(), onnxRuntimeAssets(), strictAssetDirs(), offlineApp()],
   resolve: {
     // The app uses the wasm backend only: the package root would pull in the
     // WebGPU/JSEP runtime (a different .mjs/.wasm pair, ~7x the JavaScript).

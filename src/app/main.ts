@@ -1,6 +1,7 @@
 // Browser entry: mounts the Svelte shell and marks the document ready.
 import { mount } from 'svelte'
 import App from './App.svelte'
+import { registerServiceWorker } from './pwa'
 import { installSmokeHook } from './smoke-hook'
 
 const target = document.getElementById('app')
@@ -8,5 +9,6 @@ if (!target) throw new Error('index.html must contain an element with id "app"')
 
 mount(App, { target })
 installSmokeHook(window)
+registerServiceWorker()
 // End-to-end tests wait for this before interacting with the page.
 document.documentElement.dataset.ready = 'true'
