@@ -10,6 +10,8 @@ export { DEFAULT_LIMITS, MAX_LIMITS } from './core/recall'
 export { OPERATION_TIER, TIERS, DEFAULT_TIER } from './core/access'
 export { normalizeName } from './core/normalize'
 export type { Embedder } from './search/embedder'
+export { dispatchTool, type ToolOutcome, type ToolError } from './tools/dispatch'
+export { TOOLS, findTool, toolListing, toolInputSchema, type ToolDefinition } from './tools/definitions'
 export type * from './core/types'
 
 /** Creates a memory; its retrieval config is fixed from now on. */
