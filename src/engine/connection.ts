@@ -4,6 +4,7 @@ import { MemoryError } from '../core/errors'
 import type {
   AppendixFile, Connection, DeleteResult, EntityDetail, MergeProposal, Observation, ObservationInput, ObservationPatch, RecallRequest, RecallResult, Tier, UpdateResult, WriteResult,
 } from '../core/types'
+import type { GraphSlice, GraphSliceOptions } from '../core/graph-slice'
 import type { FileInput } from './files'
 import type { MemoryEngine } from './memory'
 
@@ -64,6 +65,11 @@ export class ConnectionHandle {
   async inspect(entityName: string): Promise<EntityDetail> {
     this.check('inspect')
     return this.engine.inspect(entityName)
+  }
+  /** Read tier, like inspect: it shows only what inspect would, bounded. */
+  async graphSlice(opts: GraphSliceOptions = {}): Promise<GraphSlice> {
+    this.check('inspect')
+    return this.engine.graphSlice(opts)
   }
   async storeFile(input: StoreFileInput): Promise<AppendixFile> {
     return this.engine.storeFile(input, this.check('storeFile'))

@@ -3,8 +3,8 @@
 // re-derives only what they touch. The document is the thing that syncs; Dexie stays the
 // local source the engine opens from.
 import type * as Y from 'yjs'
-import type { Alias, Observation } from '../core/types'
-import { applyMemoryWrites, readEntry, readMemoryDoc, type MemoryWrites } from '../sync/memory-doc'
+import type { Alias, AppendixFile, Observation } from '../core/types'
+import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type MemoryWrites } from '../sync/memory-doc'
 import { checkAlias } from '../sync/validate'
 import { memoryMaps } from '../sync/layout'
 import { observeMemoryDoc, type MemoryDocChange } from '../sync/observe'
@@ -44,8 +44,16 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc): Promise<D
     const aliasesChanged = change.aliases.upserted.length > 0 || change.aliases.deleted.length > 0
     // read the alias map now: a later transaction may change it again before this runs
     const aliases = aliasesChanged ? aliasMapOf(doc) : undefined
+    const files = change.files.upserted.map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
+    const rejected = change.rejected.upserted.map(({ id, value }) => ({ id, pair: value.pair, at: value.at }))
     schedule(() =>
-      engine.applyRemote({ put: change.observations.upserted, deleted: change.observations.deleted, ...(aliases ? { aliases } : {}) }),
+      engine.applyRemote({
+        put: change.observations.upserted,
+        deleted: change.observations.deleted,
+        ...(aliases ? { aliases } : {}),
+        ...(files.length ? { files } : {}),
+        ...(rejected.length ? { rejected } : {}),
+      }),
     )
   })
 
@@ -63,12 +71,21 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc): Promise<D
   const onlyLocal = local.observations.filter((o) => !inDoc.observations.has(o.slug))
   const docAliases = new Map([...inDoc.aliases.values()].map((a) => [a.variant, a.canonical]))
   const aliasesDiffer = docAliases.size > 0 && !sameMap(docAliases, local.aliases)
-  if (put.length || aliasesDiffer) {
-    schedule(() => engine.applyRemote({ put, deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}) }))
+  const docFiles = [...inDoc.files.values()].map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
+  const docRejected = [...inDoc.rejected].map(([id, value]) => ({ id, pair: value.pair, at: value.at }))
+  if (put.length || aliasesDiffer || docFiles.length || docRejected.length) {
+    schedule(() => engine.applyRemote({ put, deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected }))
   }
-  if (onlyLocal.length || (docAliases.size === 0 && local.aliases.size > 0)) {
+  const extras = await engine.extrasState()
+  const filesOnlyLocal = extras.files.filter(({ file }) => !inDoc.files.has(file.path))
+  const rejectedOnlyLocal = extras.rejected.filter((r) => !inDoc.rejected.has(r.id))
+  if (onlyLocal.length || (docAliases.size === 0 && local.aliases.size > 0) || filesOnlyLocal.length || rejectedOnlyLocal.length) {
     const now = new Date().toISOString()
-    const writes: MemoryWrites = { observations: { put: onlyLocal } }
+    const writes: MemoryWrites = {
+      observations: { put: onlyLocal },
+      files: { put: filesOnlyLocal },
+      rejected: { put: rejectedOnlyLocal.map((r) => ({ id: r.id, value: { pair: r.pair, at: r.at } })) },
+    }
     if (docAliases.size === 0 && local.aliases.size > 0) {
       writes.aliases = { put: [...local.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })) }
     }
@@ -113,6 +130,8 @@ function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
 function toDocWrites(doc: Y.Doc, c: CommittedChange): MemoryWrites {
   const writes: MemoryWrites = {}
   if (c.observations) writes.observations = c.observations
+  if (c.files) writes.files = { put: c.files }
+  if (c.rejected) writes.rejected = { put: c.rejected.map((r) => ({ id: r.id, value: { pair: r.pair, at: r.at } })) }
   if (c.aliases) {
     const current = memoryMaps(doc).aliases
     const next = new Map<string, Alias>(c.aliases.map((a) => [a.variant, a]))

@@ -5,6 +5,7 @@ import { applyMergeToAliases, findPossibleDuplicates, proposeMerges, VariantInde
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
 import { Graph, type GraphDelta } from '../core/graph'
+import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
 import { assembleSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
@@ -31,6 +32,9 @@ export interface CommittedChange {
   observations?: { put?: Observation[]; delete?: string[] }
   /** The whole alias map after the change (variant -> canonical), when aliases changed. */
   aliases?: Alias[]
+  files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
+  /** Proposals rejected, by pair id, so other devices do not propose them again. */
+  rejected?: Array<{ id: string; pair: [string, string]; at: string }>
 }
 
 /** Changes that arrived from another device, already checked against the sync layout. */
@@ -39,6 +43,8 @@ export interface RemoteChange {
   deleted: string[]
   /** The complete alias map now in force, when it changed. */
   aliases?: Map<string, string>
+  files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
+  rejected?: Array<{ id: string; pair: [string, string]; at: string }>
 }
 
 export class MemoryEngine {
@@ -126,6 +132,7 @@ export class MemoryEngine {
       if (this.files.has(file.path)) throw new MemoryError('conflict', `an appendix file already exists at "${file.path}"; choose another path`, { path: file.path })
       const record = await storeFileRecord(this.db, file, createdBy, this.clock())
       this.files.set(record.path, record)
+      this.emit({ files: [{ file: record, bytes: file.data }] })
       return record
     })
   }
@@ -173,6 +180,7 @@ export class MemoryEngine {
       const rejected: MergeProposal = { ...this.requireOpenProposal(id), status: 'rejected' }
       await this.db.proposals.put(rejected)
       this.proposals.set(rejected.id, rejected)
+      this.emit({ rejected: [{ id: rejected.id, pair: rejected.pair, at: this.clock() }] })
       return rejected
     })
   }
@@ -232,6 +240,7 @@ export class MemoryEngine {
         for (const [slug, prev] of [...previous].reverse()) this.graph.apply(slug, prev)
       }
       const delta = settle(this.graph, deltas)
+      await this.applyRemoteExtras(change)
       if (!previous.size && !change.aliases) return delta
       const now = this.clock()
       const db = this.db
@@ -258,6 +267,32 @@ export class MemoryEngine {
     })
   }
 
+  /** Files and rejected pairs from another device: they touch no derived state. */
+  private async applyRemoteExtras(change: RemoteChange): Promise<void> {
+    const files = (change.files ?? []).filter(({ file }) => this.files.get(file.path)?.sha256 !== file.sha256)
+    const rejected = (change.rejected ?? []).filter((r) => this.proposals.get(r.id)?.status !== 'rejected')
+    if (!files.length && !rejected.length) return
+    const now = this.clock()
+    const proposals: MergeProposal[] = rejected.map((r) => {
+      const known = this.proposals.get(r.id)
+      return known ? { ...known, status: 'rejected' } : { id: r.id, kind: 'merge', pair: r.pair, names: [...r.pair], canonical: r.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: r.at || now }
+    })
+    const db = this.db
+    try {
+      await db.transaction('rw', [db.files, db.fileBytes, db.proposals], async () => {
+        for (const { file, bytes } of files) {
+          await db.files.put(file)
+          await db.fileBytes.put({ path: file.path, data: bytes })
+        }
+        if (proposals.length) await db.proposals.bulkPut(proposals)
+      })
+    } catch (err) {
+      throw storageError(err)
+    }
+    for (const { file } of files) this.files.set(file.path, file)
+    for (const p of proposals) this.proposals.set(p.id, p)
+  }
+
   /** Subscribes to local commits (never to applyRemote); returns the unsubscribe. */
   onCommitted(listener: (c: CommittedChange) => void): () => void {
     this.commitListeners.add(listener)
@@ -267,6 +302,14 @@ export class MemoryEngine {
   /** Every observation and the alias map, for reconciling with a sync document. */
   snapshotState(): { observations: Observation[]; aliases: Map<string, string> } {
     return { observations: [...this.graph.allObservations()], aliases: new Map(this.graph.aliasMap()) }
+  }
+
+  /** Appendix files with their bytes, and rejected pairs, for seeding a sync document. */
+  async extrasState(): Promise<{ files: Array<{ file: AppendixFile; bytes: Uint8Array }>; rejected: Array<{ id: string; pair: [string, string]; at: string }> }> {
+    const rows = await this.db.fileBytes.bulkGet([...this.files.keys()])
+    const files = [...this.files.values()].map((file, i) => ({ file, bytes: rows[i]?.data })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== undefined)
+    const rejected = [...this.proposals.values()].filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: p.pair, at: p.createdAt }))
+    return { files, rejected }
   }
 
   // ---- reads (never queued; they see the last committed state) ---------------------
@@ -282,6 +325,15 @@ export class MemoryEngine {
   getObservation(slug: unknown): Observation {
     this.assertOpen()
     return structuredClone(this.requireObservation(slug))
+  }
+
+  /** A bounded piece of the entity graph for drawing; see core/graph-slice. */
+  graphSlice(opts: GraphSliceOptions = {}): GraphSlice {
+    this.assertOpen()
+    if (opts.center !== undefined && (typeof opts.center !== 'string' || !normalizeName(opts.center))) {
+      throw new MemoryError('invalid_request', 'graphSlice center must be an entity name')
+    }
+    return graphSlice(this.graph, opts)
   }
 
   inspect(name: unknown): EntityDetail {

@@ -44,9 +44,11 @@ export async function dispatchTool(conn: ConnectionHandle, name: unknown, args: 
   try {
     const def = typeof name === 'string' ? findTool(name) : undefined
     if (!def) {
+      // never stringify a caller's value: it may have no prototype, or be huge
+      const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 80)) : `(a ${name === null ? 'null' : typeof name})`
       return {
         ok: false,
-        error: { code: 'invalid_request', message: `unknown tool "${String(name)}"; tools: ${TOOLS.map((t) => t.name).join(', ')}`, details: { tool: name } },
+        error: { code: 'invalid_request', message: `unknown tool ${shown}; tools: ${TOOLS.map((t) => t.name).join(', ')}`, details: { tool: shown } },
       }
     }
     const parsed = def.schema.safeParse(args ?? {})

@@ -1,0 +1,82 @@
+// The graph screen in headless Chromium (--disable-gpu, so WebGL comes from SwiftShader):
+// observations written through the UI appear as nodes; recentering and a node click work.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { startHarness, type Harness } from './harness'
+
+async function capture(page: Page, title: string, entities: Array<[string, string]>, rel?: [string, string, string]): Promise<void> {
+  await page.getByRole('link', { name: 'Capture' }).click()
+  await page.getByLabel('Title').fill(title)
+  await page.getByLabel('Content').fill(`${title}.`)
+  const rows = page.getByTestId('entity-row')
+  for (const [i, [name, description]] of entities.entries()) {
+    if ((await rows.count()) <= i) await page.getByRole('button', { name: 'Add entity' }).click()
+    await rows.nth(i).getByLabel('Name').fill(name)
+    await rows.nth(i).getByLabel('Type').fill('person')
+    await rows.nth(i).getByLabel('Description (required)').fill(description)
+  }
+  if (rel) {
+    const row = page.getByTestId('relationship-row').first()
+    await row.getByLabel('Source').fill(rel[0])
+    await row.getByLabel('Type').fill(rel[1])
+    await row.getByLabel('Target').fill(rel[2])
+  }
+  await page.getByLabel('Title').press('Control+Enter')
+  await page.getByTestId('written-slug').waitFor()
+  await expect.poll(() => page.getByLabel('Title').inputValue()).toBe('')
+}
+
+describe('graph view', () => {
+  let harness: Harness
+  let page: Page
+
+  beforeAll(async () => {
+    harness = await startHarness()
+    page = await harness.openApp('/')
+  })
+  afterAll(async () => {
+    await harness?.close()
+  })
+
+  it('draws every entity written through the UI on a WebGL canvas', async () => {
+    const webgl = await page.evaluate(() => !!document.createElement('canvas').getContext('webgl2'))
+    expect(webgl).toBe(true)
+    await page.getByLabel('Name').fill('Graph notes')
+    await page.getByLabel('Visibility').selectOption('private')
+    await page.getByRole('button', { name: 'Create memory' }).click()
+    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    await capture(page, 'Ada mentors Ben', [['Ada Lovelace', 'mathematician'], ['Ben Carter', 'student of mathematics']], ['Ada Lovelace', 'mentors', 'Ben Carter'])
+    await capture(page, 'Ben knows Cleo', [['Ben Carter', 'student of mathematics'], ['Cleo Park', 'engineer at the lab']], ['Ben Carter', 'knows', 'Cleo Park'])
+    await capture(page, 'Dana keeps bees', [['Dana Ruiz', 'beekeeper on the hill']])
+
+    await page.getByRole('link', { name: 'Graph' }).click()
+    const view = page.getByTestId('graph-view')
+    await expect.poll(() => view.getAttribute('data-node-count')).toBe('4')
+    expect(await view.getAttribute('data-edge-count')).toBe('2')
+    expect(await page.getByTestId('graph-no-webgl').count()).toBe(0)
+    // sigma draws into its own canvases inside the container
+    expect(await view.locator('canvas').count()).toBeGreaterThan(1)
+    await harness.screenshot(page, 'graph-view')
+  })
+
+  it('recenters from the keyboard and opens an entity with a node click', async () => {
+    await page.getByLabel('Center on entity').fill('Dana Ruiz')
+    await page.getByLabel('Center on entity').press('Enter')
+    const view = page.getByTestId('graph-view')
+    await expect.poll(() => view.getAttribute('data-node-count')).toBe('1')
+    await page.getByRole('heading', { name: 'Graph around Dana Ruiz' }).waitFor()
+    // one node alone is drawn in the middle of the view
+    const box = await view.boundingBox()
+    expect(box).not.toBeNull()
+    await page.mouse.click(box!.x + box!.width / 2, box!.y + box!.height / 2)
+    await page.getByTestId('entity-page').waitFor()
+    expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe('Dana Ruiz')
+  })
+
+  it('shows the engine message for an unknown center', async () => {
+    await page.getByRole('link', { name: 'Graph' }).click()
+    await page.getByLabel('Center on entity').fill('Nobody Here')
+    await page.getByLabel('Center on entity').press('Enter')
+    await expect.poll(async () => (await page.getByRole('alert').allTextContents()).join(' ')).toContain('Nobody Here')
+  })
+})
