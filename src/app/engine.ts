@@ -168,3 +168,38 @@ export async function joinMemory(memoryId: string, name: string, serverUrl: stri
   await syncWith(info.id, serverUrl, token)
   return info
 }
+
+// ---- backups ----------------------------------------------------------------------------
+
+/** Downloads the whole memory as `<name>.cairn.json`. */
+export async function downloadBackup(memoryId: string): Promise<string> {
+  const backup = await (await engine().openMemory(memoryId)).exportBackup()
+  const filename = `${backup.info.name.replace(/[\\/:*?"<>|\s]+/g, '-').replace(/^-+|-+$/g, '') || 'memory'}.cairn.json`
+  const url = URL.createObjectURL(new Blob([JSON.stringify(backup)], { type: 'application/json' }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = filename
+  document.body.append(a)
+  a.click()
+  a.remove()
+  // the download has started from the click; the URL is only needed until then
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  return filename
+}
+
+/** Imports a backup file as a new memory, with this app's own connection to it. */
+export async function importBackupFile(file: File): Promise<MemoryInfo> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(await file.text())
+  } catch {
+    throw new Error(`"${file.name}" is not a JSON file; choose a .cairn.json backup.`)
+  }
+  const memory = await engine().importBackup(parsed)
+  const info = await memory.info
+  const conn = await memory.connect({ agent: AGENT, tier: 'full' })
+  const token = await conn.token
+  if (token) localStorage.setItem(tokenKey(info.id), token)
+  connections.set(info.id, Promise.resolve(conn as unknown as AppConnection))
+  return info
+}

@@ -6,6 +6,7 @@ import type { MemoryInfo, Tier } from '../core/types'
 import type { Embedder } from '../search/embedder'
 import { installErrorTransfer } from './wire'
 import type { SyncView } from './memory-sync'
+import { exportMemory, importMemory, type MemoryBackup } from './backup'
 
 export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
 
@@ -46,6 +47,10 @@ export class HostedMemory {
     listener(sync.view)
     return Comlink.proxy(sync.onView((view) => void Promise.resolve(listener(view)).catch(() => undefined)))
   }
+  /** The whole memory as a versioned JSON object, for backup or moving it to another device. */
+  async exportBackup(): Promise<MemoryBackup> {
+    return exportMemory(this.memory)
+  }
   async close(): Promise<void> {
     await this.memory.close()
   }
@@ -55,6 +60,8 @@ export interface EngineHost {
   createMemory(opts: Omit<CreateMemoryOptions, 'embedder' | 'indexedDB' | 'IDBKeyRange'> & { embedderId?: string }): Promise<HostedMemory & Comlink.ProxyMarked>
   openMemory(id: string): Promise<HostedMemory & Comlink.ProxyMarked>
   listMemories(): Promise<MemoryInfo[]>
+  /** Rebuilds a backup (parsed JSON) as a new memory with the backup's retrieval config. */
+  importBackup(backup: unknown): Promise<HostedMemory & Comlink.ProxyMarked>
 }
 
 export function createEngineHost(loadEmbedder: EmbedderLoader = async () => undefined): EngineHost {
@@ -89,6 +96,16 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
       return Comlink.proxy(await hosted)
     },
     listMemories: () => listMemories(),
+    async importBackup(backup) {
+      const retrieval = (backup as { info?: { retrieval?: { embedder?: unknown } } } | null)?.info?.retrieval
+      const embedderId = typeof retrieval?.embedder === 'string' && retrieval.embedder !== 'bm25-only' ? retrieval.embedder : undefined
+      const embedder = embedderId ? await loadEmbedder(embedderId) : undefined
+      const memory = await importMemory(backup, embedder ? { embedder } : {})
+      await memory.sync()
+      const hosted = new HostedMemory(memory)
+      open.set(memory.info.id, Promise.resolve(hosted))
+      return Comlink.proxy(hosted)
+    },
   }
 }
 

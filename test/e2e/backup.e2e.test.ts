@@ -1,0 +1,63 @@
+// Backing a memory up and moving it: export on one device through the download the app
+// offers, import the file on another device, and recall what was captured.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readFile } from 'node:fs/promises'
+import type { Page } from 'playwright-core'
+import { startHarness, type Harness } from './harness'
+
+async function recall(page: Page, query: string): Promise<string[]> {
+  await page.getByRole('link', { name: 'Recall', exact: true }).click()
+  await page.getByLabel('Query').fill(query)
+  await page.getByRole('button', { name: 'Recall', exact: true }).click()
+  await page.getByTestId('recall-result').waitFor()
+  return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
+}
+
+describe('memory backup in the app', () => {
+  let harness: Harness
+
+  beforeAll(async () => {
+    harness = await startHarness()
+  })
+  afterAll(async () => {
+    await harness?.close()
+  })
+
+  it('exports a memory as a download and imports it on another device', async () => {
+    const page = await harness.openApp('/')
+    await page.getByLabel('Name').fill('Field notes')
+    await page.getByRole('button', { name: 'Create memory' }).click()
+    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    await page.getByLabel('Title').fill('Harbour survey')
+    await page.getByLabel('Content').fill('Tomasz Wierzbicki surveyed the old harbour wall in spring.')
+    const row = page.getByTestId('entity-row').first()
+    await row.getByLabel('Name').fill('Tomasz Wierzbicki')
+    await row.getByLabel('Type').fill('person')
+    await row.getByLabel('Description (required)').fill('Surveyor who mapped the harbour wall')
+    await page.getByLabel('Title').press('Control+Enter')
+    const slug = (await page.getByTestId('written-slug').textContent())?.trim() ?? ''
+    expect(slug).not.toBe('')
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-backup').click()])
+    expect(download.suggestedFilename()).toBe('Field-notes.cairn.json')
+    const path = await download.path()
+    const backup = JSON.parse(await readFile(path, 'utf8'))
+    expect(backup.format).toBe('cairn-memory@1')
+    expect(backup.observations.map((o: { slug: string }) => o.slug)).toEqual([slug])
+    expect(JSON.stringify(backup)).not.toContain('tokenHash')
+
+    const other = await harness.newIsolatedContext()
+    const page2 = await other.openApp('/')
+    await expect.poll(() => page2.getByText('No memories yet').isVisible()).toBe(true)
+    // a file that is not a backup is refused with the engine's reason, and nothing is created
+    await page2.getByTestId('import-backup').setInputFiles({ name: 'bad.cairn.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"other"}') })
+    await expect.poll(() => page2.getByRole('alert').textContent()).toContain('invalid_request')
+    expect(await page2.getByTestId('memory-list').locator('li').count()).toBe(0)
+
+    await page2.getByTestId('import-backup').setInputFiles(path)
+    await page2.getByTestId('memory-name').waitFor()
+    expect(await page2.getByTestId('memory-name').textContent()).toBe('Field notes')
+    expect(await recall(page2, 'harbour surveyor')).toContain('Tomasz Wierzbicki')
+    expect(harness.pageErrors).toEqual([])
+  })
+})
