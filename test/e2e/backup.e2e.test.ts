@@ -4,14 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-
-async function recall(page: Page, query: string): Promise<string[]> {
-  await page.getByRole('link', { name: 'Recall', exact: true }).click()
-  await page.getByLabel('Query').fill(query)
-  await page.getByRole('button', { name: 'Recall', exact: true }).click()
-  await page.getByTestId('recall-result').waitFor()
-  return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
-}
+import { recall } from './ui'
 
 describe('memory backup in the app', () => {
   let harness: Harness

@@ -6,29 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-
-async function capture(page: Page, title: string, content: string, entity: { name: string; type: string; description: string }): Promise<string> {
-  await page.getByRole('link', { name: 'Capture' }).click()
-  await page.getByLabel('Title').fill(title)
-  await page.getByLabel('Content').fill(content)
-  const row = page.getByTestId('entity-row').first()
-  await row.getByLabel('Name').fill(entity.name)
-  await row.getByLabel('Type').fill(entity.type)
-  await row.getByLabel('Description (required)').fill(entity.description)
-  await page.getByLabel('Title').press('Control+Enter')
-  const slug = page.getByTestId('written-slug')
-  await slug.waitFor()
-  await expect.poll(() => page.getByLabel('Title').inputValue()).toBe('')
-  return (await slug.textContent()) ?? ''
-}
-
-async function recall(page: Page, query: string): Promise<string[]> {
-  await page.getByRole('link', { name: 'Recall', exact: true }).click()
-  await page.getByLabel('Query').fill(query)
-  await page.getByRole('button', { name: 'Recall', exact: true }).click()
-  await page.getByTestId('recall-result').waitFor()
-  return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
-}
+import { capture, recall } from './ui'
 
 describe('Cairn offline, after one visit', () => {
   let harness: Harness
@@ -82,11 +60,11 @@ describe('Cairn offline, after one visit', () => {
     await page.getByLabel('Name').fill('Field notes')
     await page.getByRole('button', { name: 'Create memory' }).click()
     await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
-    const slug = await capture(page, 'Harbor clinic', 'Ines Duarte runs the harbor clinic and sees fishermen after the night shift.', {
+    const slug = await capture(page, 'Harbor clinic', 'Ines Duarte runs the harbor clinic and sees fishermen after the night shift.', [{
       name: 'Ines Duarte',
       type: 'person',
       description: 'physician at the harbor clinic',
-    })
+    }])
     expect(slug).toMatch(/^harbor-clinic/)
   })
 
@@ -142,11 +120,11 @@ describe('Cairn offline, after one visit', () => {
   })
 
   it('captures another observation offline and recalls it', async () => {
-    const slug = await capture(page, 'Storm night', 'During the storm Ines Duarte crossed on the ferry Nordlys to the island.', {
+    const slug = await capture(page, 'Storm night', 'During the storm Ines Duarte crossed on the ferry Nordlys to the island.', [{
       name: 'Ferry Nordlys',
       type: 'vessel',
       description: 'passenger ferry between the cape and the mainland',
-    })
+    }])
     expect(slug).toMatch(/^storm-night/)
     const ranked = await recall(page, 'ferry')
     expect(ranked).toContain('Ferry Nordlys')

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
+import { capture, recall } from './ui'
 
 async function createMemory(page: Page, name: string): Promise<string> {
   await page.getByLabel('Name', { exact: true }).fill(name)
@@ -17,32 +18,9 @@ async function createMemory(page: Page, name: string): Promise<string> {
   return id
 }
 
-async function capture(page: Page, title: string, entity: { name: string; type: string; description: string }): Promise<void> {
-  await page.getByRole('link', { name: 'Capture' }).click()
-  await page.getByLabel('Title').fill(title)
-  await page.getByLabel('Content').fill(`${title}.`)
-  const row = page.getByTestId('entity-row').first()
-  await row.getByLabel('Name').fill(entity.name)
-  await row.getByLabel('Type').fill(entity.type)
-  await row.getByLabel('Description (required)').fill(entity.description)
-  await page.getByLabel('Title').press('Control+Enter')
-  await page.getByTestId('written-slug').waitFor()
-}
-
 /** Recalls until `name` is among the ranked entities (another device's write may be in flight). */
 async function recallUntil(page: Page, query: string, name: string): Promise<void> {
-  await page.getByRole('link', { name: 'Recall', exact: true }).click()
-  await expect
-    .poll(
-      async () => {
-        await page.getByLabel('Query').fill(query)
-        await page.getByRole('button', { name: 'Recall', exact: true }).click()
-        await page.getByTestId('recall-result').waitFor()
-        return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
-      },
-      { timeout: 15_000, interval: 300 },
-    )
-    .toContain(name)
+  await expect.poll(() => recall(page, query), { timeout: 15_000, interval: 300 }).toContain(name)
 }
 
 describe('sync in the browser', () => {
@@ -64,7 +42,7 @@ describe('sync in the browser', () => {
   it('two devices converge through the server', async () => {
     const pageA = await harness.openApp('/')
     const id = await createMemory(pageA, 'Shared notes')
-    await capture(pageA, 'Met Amara', { name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' })
+    await capture(pageA, 'Met Amara', 'Met Amara.', [{ name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' }])
     const { token } = server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' })
     await pageA.getByRole('button', { name: 'Sync with a server' }).click()
     await pageA.getByLabel('Server').fill(server.url)
@@ -82,7 +60,7 @@ describe('sync in the browser', () => {
     await recallUntil(pageB, 'cardiologist', 'Amara Okafor')
     await harness.screenshot(pageB, 'sync-device-b')
 
-    await capture(pageB, 'Met Tomas', { name: 'Tomas Berg', type: 'person', description: 'Radiologist who reads the scans' })
+    await capture(pageB, 'Met Tomas', 'Met Tomas.', [{ name: 'Tomas Berg', type: 'person', description: 'Radiologist who reads the scans' }])
     await recallUntil(pageA, 'radiologist', 'Tomas Berg')
     await harness.screenshot(pageA, 'sync-device-a')
     await deviceB.close()
@@ -93,9 +71,9 @@ describe('sync in the browser', () => {
     const id = await createMemory(tab1, 'Tab notes')
     const tab2 = await harness.openApp(`/#/m/${encodeURIComponent(id)}/recall`)
     await tab2.getByTestId('sync-state').waitFor()
-    await capture(tab1, 'Seen in tab one', { name: 'Lena Fischer', type: 'person', description: 'Pharmacist on the night shift' })
+    await capture(tab1, 'Seen in tab one', 'Seen in tab one.', [{ name: 'Lena Fischer', type: 'person', description: 'Pharmacist on the night shift' }])
     await recallUntil(tab2, 'pharmacist', 'Lena Fischer')
-    await capture(tab2, 'Seen in tab two', { name: 'Omar Haddad', type: 'person', description: 'Paramedic on the ambulance crew' })
+    await capture(tab2, 'Seen in tab two', 'Seen in tab two.', [{ name: 'Omar Haddad', type: 'person', description: 'Paramedic on the ambulance crew' }])
     await recallUntil(tab1, 'paramedic', 'Omar Haddad')
   })
 

@@ -1,0 +1,48 @@
+// What a person does in the app, step by step, shared by the browser tests.
+import { expect } from 'vitest'
+import type { Page } from 'playwright-core'
+
+export interface EntityFields {
+  name: string
+  type: string
+  description: string
+}
+
+export async function fillEntity(page: Page, index: number, e: EntityFields): Promise<void> {
+  const rows = page.getByTestId('entity-row')
+  if ((await rows.count()) <= index) await page.getByRole('button', { name: 'Add entity' }).click()
+  const row = rows.nth(index)
+  await row.getByLabel('Name').fill(e.name)
+  await row.getByLabel('Type').fill(e.type)
+  await row.getByLabel('Description (required)').fill(e.description)
+}
+
+export async function fillRelationship(page: Page, source: string, type: string, target: string): Promise<void> {
+  const row = page.getByTestId('relationship-row').first()
+  await row.getByLabel('Source').fill(source)
+  await row.getByLabel('Type').fill(type)
+  await row.getByLabel('Target').fill(target)
+}
+
+/** Fills the capture form and saves with Ctrl+Enter; returns the slug the write response shows. */
+export async function capture(page: Page, title: string, content: string, entities: EntityFields[], rel?: [string, string, string]): Promise<string> {
+  await page.getByRole('link', { name: 'Capture' }).click()
+  await page.getByLabel('Title').fill(title)
+  await page.getByLabel('Content').fill(content)
+  for (const [i, e] of entities.entries()) await fillEntity(page, i, e)
+  if (rel) await fillRelationship(page, ...rel)
+  await page.getByLabel('Title').press('Control+Enter')
+  const slug = page.getByTestId('written-slug')
+  await slug.waitFor()
+  // the form resets after a successful write
+  await expect.poll(() => page.getByLabel('Title').inputValue()).toBe('')
+  return (await slug.textContent()) ?? ''
+}
+
+export async function recall(page: Page, query: string): Promise<string[]> {
+  await page.getByRole('link', { name: 'Recall', exact: true }).click()
+  await page.getByLabel('Query').fill(query)
+  await page.getByRole('button', { name: 'Recall', exact: true }).click()
+  await page.getByTestId('recall-result').waitFor()
+  return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
+}
