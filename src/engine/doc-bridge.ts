@@ -64,8 +64,10 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc): Promise<D
   // reconcile
   const inDoc = readMemoryDoc(doc)
   const local = engine.snapshotState()
+  // by slug: a scan per document entry would make opening a large memory quadratic
+  const localBySlug = new Map(local.observations.map((o) => [o.slug, o]))
   const put = [...inDoc.observations.values()].filter((o) => {
-    const mine = local.observations.find((m) => m.slug === o.slug)
+    const mine = localBySlug.get(o.slug)
     return !mine || !sameObservation(mine, o)
   })
   const onlyLocal = local.observations.filter((o) => !inDoc.observations.has(o.slug))
