@@ -46,12 +46,14 @@ export class MemorySync {
     private readonly tabs: TabChannel | null,
     private readonly memoryId: string,
   ) {
-    doc.on('update', (_u: Uint8Array, origin: unknown) => {
-      if (origin === ENGINE_ORIGIN && this.currentClient?.status.state !== 'online') {
-        this.pending++
-        this.notify()
-      }
-    })
+    doc.on('update', this.countPending)
+  }
+
+  private readonly countPending = (_u: Uint8Array, origin: unknown): void => {
+    if (origin === ENGINE_ORIGIN && this.currentClient?.status.state !== 'online') {
+      this.pending++
+      this.notify()
+    }
   }
 
   get client(): SyncClient | null {
@@ -135,6 +137,7 @@ export class MemorySync {
     this.currentClient?.destroy()
     this.tabs?.stop()
     this.listeners.clear()
+    this.doc.off('update', this.countPending)
     await this.settled().catch(() => undefined)
     this.binding.stop()
     this.persistence.stop()
