@@ -8,7 +8,8 @@ import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type Memory
 import { checkAlias } from '../sync/validate'
 import { memoryMaps } from '../sync/layout'
 import { observeMemoryDoc, type MemoryDocChange } from '../sync/observe'
-import type { CommittedChange, MemoryEngine } from './memory'
+import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type MemoryEngine } from './memory'
+import type { UnmirroredRow } from '../store/db'
 
 /** The transaction origin of the engine's own writes, so their echo is not applied twice. */
 export const ENGINE_ORIGIN = Symbol('cairn-engine')
@@ -25,13 +26,32 @@ function sameObservation(a: Observation, b: Observation): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
+export interface BindOptions {
+  /**
+   * Settles when every document update so far is on disk (the document's local store). Local
+   * commits stay in the engine's journal until then; without it they stay there for good, so
+   * the next bind lets them win again, which is what an unsaved document needs.
+   */
+  saved?: () => Promise<void>
+}
+
 /**
  * Binds `engine` to `doc`. First reconciles them: what the document holds wins (it is what
- * every device agrees on), and observations only the engine holds (written before the
- * memory was first bound) are added to the document.
+ * every device agrees on), except where the engine's journal shows a local commit the
+ * document may have missed (a crash between the two saves): there the local state wins.
+ * Observations only the engine holds (written before the memory was first bound) are added
+ * to the document.
  */
-export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc): Promise<DocBinding> {
+export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc, options: BindOptions = {}): Promise<DocBinding> {
   const failures: Error[] = []
+  const whenSaved = (rows: readonly UnmirroredRow[] | undefined) => {
+    if (!rows?.length || !options.saved) return
+    options
+      .saved()
+      .then(() => engine.markMirrored(rows))
+      // the rows stay, so the next bind re-applies the local state: harmless
+      .catch(() => undefined)
+  }
   let chain: Promise<unknown> = Promise.resolve()
   const schedule = (task: () => Promise<unknown>) => {
     chain = chain.then(task).catch((err: Error) => {
@@ -59,20 +79,30 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc): Promise<D
 
   const stopMirroring = engine.onCommitted((c: CommittedChange) => {
     applyMemoryWrites(doc, toDocWrites(doc, c), ENGINE_ORIGIN)
+    whenSaved(c.unmirrored)
   })
 
   // reconcile
+  const journal = await engine.unmirrored()
+  const journaled = new Set(journal.map((r) => r.key))
   const inDoc = readMemoryDoc(doc)
   const local = engine.snapshotState()
   // by slug: a scan per document entry would make opening a large memory quadratic
   const localBySlug = new Map(local.observations.map((o) => [o.slug, o]))
   const put = [...inDoc.observations.values()].filter((o) => {
+    if (journaled.has(observationJournalKey(o.slug))) return false
     const mine = localBySlug.get(o.slug)
     return !mine || !sameObservation(mine, o)
   })
-  const onlyLocal = local.observations.filter((o) => !inDoc.observations.has(o.slug))
+  const onlyLocal = local.observations.filter((o) => {
+    const theirs = inDoc.observations.get(o.slug)
+    return !theirs || (journaled.has(observationJournalKey(o.slug)) && !sameObservation(o, theirs))
+  })
+  // deleted here by a commit the document missed
+  const deletedLocally = [...inDoc.observations.keys()].filter((slug) => journaled.has(observationJournalKey(slug)) && !localBySlug.has(slug))
+  const localAliasesWin = journaled.has(ALIASES_JOURNAL_KEY)
   const docAliases = new Map([...inDoc.aliases.values()].map((a) => [a.variant, a.canonical]))
-  const aliasesDiffer = docAliases.size > 0 && !sameMap(docAliases, local.aliases)
+  const aliasesDiffer = !localAliasesWin && docAliases.size > 0 && !sameMap(docAliases, local.aliases)
   const docFiles = [...inDoc.files.values()].map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
   const docRejected = [...inDoc.rejected].map(([id, value]) => ({ id, pair: value.pair, at: value.at }))
   if (put.length || aliasesDiffer || docFiles.length || docRejected.length) {
@@ -81,18 +111,18 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc): Promise<D
   const extras = await engine.extrasState()
   const filesOnlyLocal = extras.files.filter(({ file }) => !inDoc.files.has(file.path))
   const rejectedOnlyLocal = extras.rejected.filter((r) => !inDoc.rejected.has(r.id))
-  if (onlyLocal.length || (docAliases.size === 0 && local.aliases.size > 0) || filesOnlyLocal.length || rejectedOnlyLocal.length) {
+  const pushAliases = (localAliasesWin && !sameMap(docAliases, local.aliases)) || (docAliases.size === 0 && local.aliases.size > 0)
+  if (onlyLocal.length || deletedLocally.length || pushAliases || filesOnlyLocal.length || rejectedOnlyLocal.length) {
     const now = new Date().toISOString()
     const writes: MemoryWrites = {
-      observations: { put: onlyLocal },
+      observations: { put: onlyLocal, delete: deletedLocally },
       files: { put: filesOnlyLocal },
       rejected: { put: rejectedOnlyLocal.map((r) => ({ id: r.id, value: { pair: r.pair, at: r.at } })) },
     }
-    if (docAliases.size === 0 && local.aliases.size > 0) {
-      writes.aliases = { put: [...local.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })) }
-    }
+    if (pushAliases) writes.aliases = aliasWrites(doc, [...local.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })))
     applyMemoryWrites(doc, writes, ENGINE_ORIGIN)
   }
+  whenSaved(journal)
   await chain
 
   return {
@@ -134,12 +164,15 @@ function toDocWrites(doc: Y.Doc, c: CommittedChange): MemoryWrites {
   if (c.observations) writes.observations = c.observations
   if (c.files) writes.files = { put: c.files }
   if (c.rejected) writes.rejected = { put: c.rejected.map((r) => ({ id: r.id, value: { pair: r.pair, at: r.at } })) }
-  if (c.aliases) {
-    const current = memoryMaps(doc).aliases
-    const next = new Map<string, Alias>(c.aliases.map((a) => [a.variant, a]))
-    const put = [...next.values()].filter((a) => (current.get(a.variant) as Alias | undefined)?.canonical !== a.canonical)
-    const del = [...current.keys()].filter((k) => !next.has(k))
-    writes.aliases = { put, delete: del }
-  }
+  if (c.aliases) writes.aliases = aliasWrites(doc, c.aliases)
   return writes
+}
+
+/** The document writes that make its alias map equal `aliases`. */
+function aliasWrites(doc: Y.Doc, aliases: Alias[]): NonNullable<MemoryWrites['aliases']> {
+  const current = memoryMaps(doc).aliases
+  const next = new Map<string, Alias>(aliases.map((a) => [a.variant, a]))
+  const put = [...next.values()].filter((a) => (current.get(a.variant) as Alias | undefined)?.canonical !== a.canonical)
+  const del = [...current.keys()].filter((k) => !next.has(k))
+  return { put, delete: del }
 }

@@ -111,7 +111,7 @@ export class MemorySync {
   static async start(engine: MemoryEngine, options: SyncOptions = {}): Promise<MemorySync> {
     const doc = await loadMemoryDoc(engine.db)
     const persistence = persistMemoryDoc(engine.db, doc)
-    const binding = await bindMemoryDoc(engine, doc)
+    const binding = await bindMemoryDoc(engine, doc, { saved: () => persistence.flush() })
     const tabs = options.crossTab === false ? null : joinTabChannel(engine.info.id, doc)
     const sync = new MemorySync(doc, binding, persistence, null, tabs, engine.info.id)
     if (options.serverUrl) {

@@ -13,7 +13,7 @@ import { makeSlug } from '../core/slug'
 import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Tier, UpdateResult, WriteResult,
 } from '../core/types'
-import type { MemoryDB } from '../store/db'
+import type { MemoryDB, UnmirroredRow } from '../store/db'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import { storeFileRecord, validateFileInput } from './files'
 import { WriteQueue } from './queue'
@@ -35,7 +35,13 @@ export interface CommittedChange {
   files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
   /** Proposals rejected, by pair id, so other devices do not propose them again. */
   rejected?: Array<{ id: string; pair: [string, string]; at: string }>
+  /** The journal rows this commit wrote; hand them to `markMirrored` once the document update is saved. */
+  unmirrored?: UnmirroredRow[]
 }
+
+/** Journal key of an observation's latest local commit. */
+export const observationJournalKey = (slug: string): string => `observation:${slug}`
+export const ALIASES_JOURNAL_KEY = 'aliases'
 
 /** Changes that arrived from another device, already checked against the sync layout. */
 export interface RemoteChange {
@@ -59,6 +65,9 @@ export class MemoryEngine {
   /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
   private version: number
   private readonly commitListeners = new Set<(c: CommittedChange) => void>()
+  /** Stamps this engine's journal rows; unique across engines and reopenings. */
+  private readonly journalSession = randomId(10)
+  private journalSeq = 0
 
   constructor(
     readonly info: MemoryInfo,
@@ -194,11 +203,13 @@ export class MemoryEngine {
       const fresh = observations.filter((o) => !this.graph.getObservation(o.slug))
       const next = Graph.derive([...this.graph.allObservations(), ...fresh], new Map([...this.graph.aliasMap(), ...aliases.map((a) => [a.variant, a.canonical] as const)]))
       const db = this.db
+      const journal = [...fresh.map((o) => this.journalRow(observationJournalKey(o.slug))), ...(aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : [])]
       try {
-        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta], async () => {
+        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
           await db.observations.bulkPut(fresh)
           await db.aliases.bulkPut(aliases)
+          await db.unmirrored.bulkPut(journal)
           await db.entities.clear()
           await db.relationships.clear()
           await db.entities.bulkPut([...next.entities.values()])
@@ -211,7 +222,7 @@ export class MemoryEngine {
       const delta = this.graph.setAliases(next.aliasMap())
       this.version++
       const now = this.clock()
-      this.emit({ observations: { put: fresh }, aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })) })
+      this.emit({ observations: { put: fresh }, aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })), unmirrored: journal })
       // every entity may have gained backers; the index skips those whose text did not change
       await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] })
       return fresh.length
@@ -245,8 +256,10 @@ export class MemoryEngine {
       const now = this.clock()
       const db = this.db
       try {
-        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta], async () => {
+        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
+          // what the document holds now stands for these keys; no older local commit may override it
+          await db.unmirrored.bulkDelete([...[...previous.keys()].map(observationJournalKey), ...(change.aliases ? [ALIASES_JOURNAL_KEY] : [])])
           const puts = [...previous.keys()].map((s) => this.graph.getObservation(s)).filter((o): o is Observation => o !== undefined)
           if (puts.length) await db.observations.bulkPut(puts)
           const gone = [...previous.keys()].filter((s) => !this.graph.getObservation(s))
@@ -291,6 +304,26 @@ export class MemoryEngine {
     }
     for (const { file } of files) this.files.set(file.path, file)
     for (const p of proposals) this.proposals.set(p.id, p)
+  }
+
+  /** Local commits whose document update may not be saved yet (see `UnmirroredRow`). */
+  async unmirrored(): Promise<UnmirroredRow[]> {
+    return this.db.unmirrored.toArray()
+  }
+
+  /** Drops journal rows whose document update is now saved, unless a later commit rewrote them. */
+  async markMirrored(rows: readonly UnmirroredRow[]): Promise<void> {
+    if (!rows.length) return
+    const db = this.db
+    await db.transaction('rw', db.unmirrored, async () => {
+      const current = await db.unmirrored.bulkGet(rows.map((r) => r.key))
+      const done = rows.filter((r, i) => current[i]?.stamp === r.stamp).map((r) => r.key)
+      if (done.length) await db.unmirrored.bulkDelete(done)
+    })
+  }
+
+  private journalRow(key: string): UnmirroredRow {
+    return { key, stamp: `${this.journalSession}:${++this.journalSeq}` }
   }
 
   /** Subscribes to local commits (never to applyRemote); returns the unsubscribe. */
@@ -452,19 +485,21 @@ export class MemoryEngine {
     this.graph.apply(slug, prev)
     beforeCommit?.(delta)
     const db = this.db
+    const journal = [this.journalRow(observationJournalKey(slug))]
     try {
-      await db.transaction('rw', [db.observations, db.entities, db.relationships, db.meta], async () => {
+      await db.transaction('rw', [db.observations, db.entities, db.relationships, db.meta, db.unmirrored], async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         if (next) await db.observations.put(next)
         else await db.observations.delete(slug)
         await persistDelta(db, delta)
+        await db.unmirrored.bulkPut(journal)
       })
     } catch (err) {
       throw storageError(err)
     }
     this.graph.apply(slug, next)
     this.version++
-    this.emit({ observations: next ? { put: [next] } : { delete: [slug] } })
+    this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, unmirrored: journal })
     await this.reindex(delta)
     return delta
   }
@@ -476,20 +511,22 @@ export class MemoryEngine {
     const now = this.clock()
     const rows: Alias[] = [...aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now }))
     const db = this.db
+    const journal = [this.journalRow(ALIASES_JOURNAL_KEY)]
     try {
-      await db.transaction('rw', [db.aliases, db.entities, db.relationships, db.proposals, db.meta], async () => {
+      await db.transaction('rw', [db.aliases, db.entities, db.relationships, db.proposals, db.meta, db.unmirrored], async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         await db.aliases.clear()
         await db.aliases.bulkPut(rows)
         await db.proposals.bulkPut(proposals)
         await persistDelta(db, delta)
+        await db.unmirrored.bulkPut(journal)
       })
     } catch (err) {
       throw storageError(err)
     }
     this.graph.setAliases(aliases)
     this.version++
-    this.emit({ aliases: rows })
+    this.emit({ aliases: rows, unmirrored: journal })
     await this.reindex(delta)
     return delta
   }

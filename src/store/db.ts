@@ -31,6 +31,18 @@ export interface DocUpdateRow {
   update: Uint8Array
 }
 
+/**
+ * A local commit whose sync-document update may not be saved yet. Written in the commit's own
+ * transaction and removed once the document update is on disk, so a crash in between cannot
+ * let the older document undo the commit when the memory is next bound to it.
+ */
+export interface UnmirroredRow {
+  /** `observation:<slug>` or `aliases`. */
+  key: string
+  /** Which commit wrote the row, so clearing an older commit's row never clears a newer one. */
+  stamp: string
+}
+
 export class MemoryDB extends Dexie {
   meta!: Table<MetaRow, string>
   connections!: Table<Connection, string>
@@ -43,6 +55,7 @@ export class MemoryDB extends Dexie {
   fileBytes!: Table<FileBytes, string>
   /** The memory's sync document as an append-only log of Yjs updates, compacted on open. */
   docUpdates!: Table<DocUpdateRow, number>
+  unmirrored!: Table<UnmirroredRow, string>
 
   constructor(memoryId: string, deps: IndexedDBFactory) {
     super(`cairn-memory-${memoryId}`, dexieOptions(deps))
@@ -58,6 +71,7 @@ export class MemoryDB extends Dexie {
       fileBytes: 'path',
     })
     this.version(2).stores({ docUpdates: '++seq' })
+    this.version(3).stores({ unmirrored: 'key' })
   }
 }
 
