@@ -116,11 +116,16 @@ export class Memory {
     await repairDerived(db, graph, rulesRow?.value)
     let index: EntityIndex
     const snap = saved?.value as { version: number; snapshot: unknown } | undefined
-    // a snapshot older than the last commit (the page closed without saving) is rebuilt instead
-    const restored = snap && snap.version === version ? await restoreEntityIndex(snap.snapshot as never, indexOptions(info, opts.embedder)).catch(() => undefined) : undefined
     // an unreadable snapshot costs a rebuild, never the memory
-    if (restored) index = restored
-    else {
+    const restored = snap ? await restoreEntityIndex(snap.snapshot as never, indexOptions(info, opts.embedder)).catch(() => undefined) : undefined
+    if (restored) {
+      // The snapshot may predate the last commits (the page closed before saving it, or another
+      // tab saved it): bring it up to the graph. Only entities whose text changed are re-embedded.
+      const gone = restored.keys().filter((key) => !graph.entities.has(key))
+      if (gone.length) await restored.remove(gone)
+      await restored.upsert([...graph.entities.values()].map(entityDoc))
+      index = restored
+    } else {
       index = await createEntityIndex(indexOptions(info, opts.embedder))
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }

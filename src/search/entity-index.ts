@@ -44,6 +44,8 @@ export interface EntityIndex {
   /** Best first, ties by key; `mode` defaults to hybrid with an embedder, else bm25. */
   search(query: string, limit: number, mode?: SearchMode): Promise<RankedEntity[]>
   size(): number
+  /** The keys of every indexed document. */
+  keys(): string[]
   /** Structured-clone-able (IndexedDB) state; restoring it embeds nothing. */
   snapshot(): Promise<IndexSnapshot>
 }
@@ -130,6 +132,10 @@ class OramaEntityIndex implements EntityIndex {
 
   size(): number {
     return this.entries.length
+  }
+
+  keys(): string[] {
+    return this.entries.map((e) => e.doc.key)
   }
 
   async upsert(docs: EntityDoc[]): Promise<void> {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { IDBKeyRange } from 'fake-indexeddb'
 import { MAX_FILE_BYTES, openMemory } from '../../src/index'
 import { graphFingerprint, Graph } from '../../src/core/graph'
-import { ada, engine, fixture } from './fixture'
+import { MemoryDB } from '../../src/store/db'
+import { ada, engine, fixture, society } from './fixture'
 
 describe('appendix files', () => {
   it('stores, lists and reads files with their hash; refuses bad paths, duplicates and oversize', async () => {
@@ -53,6 +54,30 @@ describe('reopen', () => {
     const again = await f.reopen()
     const c = await again.connect({ agent: 'x' })
     expect((await c.recall({ query: 'mathematician' })).entities[0]!.name).toBe('Ada Lovelace')
+  })
+
+  it('a saved index older than the graph (another tab saved it, or a write came after it) is brought up to date on open', async () => {
+    const f = await fixture()
+    const { slug } = await f.conn.write({ title: 'a', content: 'c', entities: [ada, engine] })
+    await f.memory.close()
+    const first = await f.reopen()
+    const stale = (await first.engine.db.meta.get('entityIndex'))!.value as { version: number }
+    const c1 = await first.connect({ agent: 'w', tier: 'full' })
+    await c1.write({ title: 'b', content: 'c', entities: [society] })
+    await c1.update(slug, { removeEntities: ['analytical engine'] })
+    await c1.write({ title: 'c', content: 'c', entities: [{ ...ada, description: 'Countess and mathematician' }] })
+    await first.close()
+    // the older snapshot, labelled as current, as a second tab that saved late would leave it
+    const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+    const version = (await db.meta.get('version'))!.value
+    await db.meta.put({ key: 'entityIndex', value: { ...stale, version } })
+    db.close()
+    const again = await f.reopen()
+    const c = await again.connect({ agent: 'x' })
+    expect((await c.recall({ query: 'learned society london' })).entities[0]?.name).toBe('Royal Society')
+    expect((await c.recall({ query: 'countess' })).entities[0]?.name).toBe('Ada Lovelace')
+    expect((await c.recall({ query: 'mechanical general-purpose computer' })).entities.map((e) => e.name)).not.toContain('Analytical Engine')
+    await again.close()
   })
 
   it('unknown memory ids are not_found', async () => {
