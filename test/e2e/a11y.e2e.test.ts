@@ -1,0 +1,120 @@
+// Every main screen on a phone-sized viewport, checked with axe-core (labels, names, contrast,
+// landmarks, ARIA) and for sideways scrolling; capture is done from the keyboard alone.
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { startHarness, type Harness } from './harness'
+import { capture, recall } from './ui'
+
+const PHONE = { width: 390, height: 844 }
+
+interface Violation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: Array<{ target: string[] }>
+}
+
+/** axe-core's serious and critical findings on the page as it is now, as readable lines. */
+async function serious(page: Page, axeSource: string): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource })
+  const { violations, rulesPassed } = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: unknown[]; passes: unknown[] }> } }).axe
+    const r = await axe.run(document, { resultTypes: ['violations'] })
+    return { violations: r.violations, rulesPassed: r.passes.length }
+  })) as { violations: Violation[]; rulesPassed: number }
+  // a page axe could not read would pass nothing rather than fail
+  expect(rulesPassed).toBeGreaterThan(5)
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`)
+}
+
+/** How far the page is wider than the screen, in CSS pixels; 0 when nothing scrolls sideways. */
+const overflow = (page: Page): Promise<number> => page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth))
+
+describe('Cairn app on a phone, with a screen reader’s checks and the keyboard', () => {
+  let harness: Harness
+  let page: Page
+  let axeSource: string
+
+  beforeAll(async () => {
+    axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+    harness = await startHarness()
+    page = await harness.openApp('/')
+    await page.setViewportSize(PHONE)
+    page.on('dialog', (d) => void d.accept())
+  })
+  afterAll(async () => {
+    await harness?.close()
+  })
+
+  it('the memory list has no serious accessibility findings and fits the screen', async () => {
+    await page.getByRole('button', { name: 'Create memory' }).waitFor()
+    expect(await serious(page, axeSource)).toEqual([])
+    expect(await overflow(page)).toBe(0)
+  })
+
+  it('creates a memory and captures an observation from the keyboard alone', async () => {
+    await page.getByLabel('Name').focus()
+    await page.keyboard.type('Phone notes')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    // focus order: title, then content, then the first entity's fields
+    await page.getByLabel('Title').focus()
+    await page.keyboard.type('Bus to the clinic')
+    await page.keyboard.press('Tab')
+    expect(await page.getByLabel('Content').evaluate((el) => el === document.activeElement)).toBe(true)
+    await page.keyboard.type('Took the 7 bus with Lena Park to the Harbor Clinic.')
+    const row = page.getByTestId('entity-row').first()
+    await row.getByLabel('Name').focus()
+    await page.keyboard.type('Lena Park')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('person')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('nurse who commutes by bus')
+    await page.keyboard.press('Control+Enter')
+    await page.getByTestId('written-slug').waitFor()
+    expect(await serious(page, axeSource)).toEqual([])
+    expect(await overflow(page)).toBe(0)
+    await harness.screenshot(page, 'phone-capture')
+  })
+
+  it('recall, entity, graph, consolidation, files and connections screens pass too', async () => {
+    await capture(page, 'Clinic shift', 'Lena Park works nights at the Harbor Clinic.', [
+      { name: 'Lena Park', type: 'person', description: 'nurse who commutes by bus' },
+      { name: 'Harbor Clinic', type: 'organization', description: 'walk-in clinic by the harbor' },
+    ], ['Lena Park', 'works_at', 'Harbor Clinic'])
+    expect(await recall(page, 'nurse')).toContain('Lena Park')
+    const findings: Record<string, string[]> = {}
+    const widths: Record<string, number> = {}
+    const check = async (screen: string) => {
+      findings[screen] = await serious(page, axeSource)
+      widths[screen] = await overflow(page)
+    }
+    await check('recall')
+    await harness.screenshot(page, 'phone-recall')
+    await page.getByTestId('recalled-entities').getByRole('link', { name: 'Lena Park' }).click()
+    await page.getByTestId('entity-page').waitFor()
+    await check('entity')
+    await harness.screenshot(page, 'phone-entity')
+    for (const [link, ready] of [
+      ['Consolidate', 'Run consolidation'],
+      ['Files', 'Store file'],
+      ['Connections', 'Create connection'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click()
+      await page.getByRole('button', { name: ready }).waitFor()
+      await check(link.toLowerCase())
+    }
+    await page.getByRole('link', { name: 'Graph', exact: true }).click()
+    await page.locator('canvas').first().waitFor()
+    await check('graph')
+    await harness.screenshot(page, 'phone-graph')
+    expect(findings).toEqual({ recall: [], entity: [], consolidate: [], files: [], connections: [], graph: [] })
+    expect(widths).toEqual({ recall: 0, entity: 0, consolidate: 0, files: 0, connections: 0, graph: 0 })
+  })
+
+  it('logs no page errors', () => {
+    expect(harness.pageErrors).toEqual([])
+  })
+})
