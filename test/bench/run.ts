@@ -41,6 +41,13 @@ async function main(): Promise<void> {
   results.sync = sync
   console.log('\nSync (two devices, N offline observations each, then connect through a real server on 127.0.0.1; median of 3)')
   console.table(sync)
+  const updateCheck = await optional('update check', async () => {
+    const { benchUpdateCheck } = await import('./update-check')
+    return benchUpdateCheck(quick ? [1_000] : [1_000, 10_000])
+  })
+  results.updateCheck = updateCheck
+  console.log('\nSync server: judging one small read_write update against a room of N observations (kept copy vs copying the room; ms)')
+  console.table(updateCheck)
   const rederive = await optional('re-derive', async () => {
     const { benchRederive } = await import('./rederive')
     const held = quick ? [100, 1_000] : [100, 1_000, 10_000]

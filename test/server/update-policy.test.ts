@@ -75,4 +75,31 @@ describe('checkUpdate', () => {
     expect(checkUpdate('read_write', room, Y.mergeUpdates([Y.encodeStateAsUpdate(client, Y.encodeStateVector(room)), tail])).ok).toBe(true)
     expect(checkUpdate('read_write', room, new Uint8Array([200, 1, 2, 3, 255]))).toMatchObject({ ok: false, code: 'malformed' })
   })
+
+  it('judges each update against the room as it is: a refused one leaves no trace, an accepted one counts once the room applies it', () => {
+    const { room, client } = setup()
+    const removal = changeOf(client, room, (d) => deleteObservation(d, 'a-1'))
+    expect(checkUpdate('read_write', room, removal)).toMatchObject({ ok: false, code: 'not_additive' })
+    // the same refused change again is refused again, not taken for something the room has
+    expect(checkUpdate('read_write', room, removal)).toMatchObject({ ok: false, code: 'not_additive' })
+    const addition = changeOf(createCopy(room), room, (d) => putObservation(d, observation('c-1')))
+    expect(checkUpdate('read_write', room, addition)).toEqual({ ok: true, noop: false })
+    // not applied to the room yet: still news
+    expect(checkUpdate('read_write', room, addition)).toEqual({ ok: true, noop: false })
+    Y.applyUpdate(room, addition)
+    expect(checkUpdate('read_write', room, addition)).toEqual({ ok: true, noop: true })
+    expect(checkUpdate('read', room, addition)).toEqual({ ok: true, noop: true })
+    // a change the room took from elsewhere (a full connection) is seen by the next check
+    const elsewhere = createCopy(room)
+    deleteObservation(elsewhere, 'b-1')
+    Y.applyUpdate(room, Y.encodeStateAsUpdate(elsewhere, Y.encodeStateVector(room)))
+    const readd = changeOf(createCopy(room), room, (d) => putObservation(d, observation('b-1')))
+    expect(checkUpdate('read_write', room, readd)).toEqual({ ok: true, noop: false })
+  })
 })
+
+function createCopy(room: Y.Doc): Y.Doc {
+  const copy = createMemoryDoc()
+  Y.applyUpdate(copy, Y.encodeStateAsUpdate(room))
+  return copy
+}
