@@ -28,7 +28,7 @@ export function benchUpdateCheck(sizes: number[], rounds = 40): UpdateCheckRow[]
     for (let i = 0; i < n; i += 500) applyMemoryWrites(room, { observations: { put: Array.from({ length: Math.min(500, n - i) }, (_, k) => obs(i + k)) } })
     const client = createMemoryDoc()
     Y.applyUpdate(client, Y.encodeStateAsUpdate(room))
-    let last = new Uint8Array()
+    let last: Uint8Array = new Uint8Array()
     client.on('update', (u: Uint8Array) => (last = u))
     const checks: number[] = []
     const copies: number[] = []
