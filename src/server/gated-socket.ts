@@ -104,7 +104,6 @@ export class GatedSocket extends EventEmitter {
   private receiveUpdate(update: Uint8Array): void {
     if (this.ctx.isRevoked()) return this.ctx.onRevokedUpdate()
     const { tier } = this.ctx.connection
-    if (tier === 'full') return this.forward(encodeUpdateMessage(update))
     const room = this.ctx.roomDoc()
     if (!room) return
     const combined = this.held ? Y.mergeUpdates([this.held, update]) : update

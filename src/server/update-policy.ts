@@ -1,6 +1,7 @@
 // Decides whether an update from a connection may reach a room. The update is applied to a
-// scratch copy of the room document and the maps' own change events say which keys it would
-// add, change or delete; the tier decides which of those are allowed.
+// copy of the room document and the maps' own change events say which keys it would add,
+// change or delete; the tier decides which of those are allowed, and every tier may write
+// only valid entries into the memory's own maps.
 import * as Y from 'yjs'
 import type { Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
@@ -24,6 +25,10 @@ const ADDITIVE_RULES: Record<RootName, ReadonlySet<Action>> = {
   aliases: new Set(['add', 'update']),
   rejected: new Set(['add', 'update']),
 }
+
+const ALL: ReadonlySet<Action> = new Set(['add', 'update', 'delete'])
+/** A `full` connection may change and delete anything, but still only with valid entries in known maps. */
+const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL }
 
 const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>> = {
   observations: checkObservation,
@@ -111,7 +116,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 export function checkUpdate(tier: Tier, room: Y.Doc, update: Uint8Array): UpdateVerdict {
-  if (tier === 'full') return { ok: true, noop: false }
   const verdict = judge(tier, room, update)
   // whatever the room will not apply must not stay in its copy
   if (!verdict.ok) discardReplica(room)
@@ -159,7 +163,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array): UpdateVerdict {
     for (const [key, { action, oldValue }] of seen) {
       // Re-setting an entry to the value it already has changes nothing a reader can see.
       if (action === 'update' && sameValue(oldValue, map.get(key))) continue
-      if (!ADDITIVE_RULES[name].has(action)) {
+      if (!(tier === 'full' ? FULL_RULES : ADDITIVE_RULES)[name].has(action)) {
         ;(refused[name] ??= []).push(key)
         continue
       }

@@ -56,13 +56,21 @@ describe('checkUpdate', () => {
     }
   })
 
-  it('read_write: refuses foreign top-level types and invalid new entries; full passes both', () => {
+  it('read_write and full: refuse foreign top-level types and invalid entries', () => {
     const { room, client } = setup()
     const foreign = changeOf(client, room, (d) => d.getMap('admin').set('owner', 'me'))
     expect(checkUpdate('read_write', room, foreign)).toMatchObject({ ok: false, code: 'unknown_root', keys: { roots: ['admin'] } })
     const bad = changeOf(setup().client, room, (d) => d.getMap(ROOTS.observations).set('z-1', { slug: 'z-1' }))
     expect(checkUpdate('read_write', room, bad)).toMatchObject({ ok: false, code: 'invalid_value', keys: { observations: ['z-1'] } })
-    expect(checkUpdate('full', room, foreign).ok).toBe(true)
+    expect(checkUpdate('full', room, foreign)).toMatchObject({ ok: false, code: 'unknown_root' })
+    expect(checkUpdate('full', room, bad)).toMatchObject({ ok: false, code: 'invalid_value', keys: { observations: ['z-1'] } })
+    // full may edit and delete what read_write may only add to
+    const edits = changeOf(createCopy(room), room, (d) => {
+      deleteObservation(d, 'a-1')
+      putObservation(d, observation('b-1', { content: 'edited' }))
+    })
+    expect(checkUpdate('read_write', room, edits)).toMatchObject({ ok: false, code: 'not_additive' })
+    expect(checkUpdate('full', room, edits)).toEqual({ ok: true, noop: false })
   })
 
   it('holds back an update whose history the room lacks, and decodes garbage as malformed', () => {
