@@ -7,11 +7,15 @@ import { defaultEmbedder } from '../support/default-embedder'
 
 const quick = process.argv.includes('--quick')
 
+/** Sections that failed; the others still run and are written, but the run exits non-zero. */
+const failed: string[] = []
+
 async function optional<T>(name: string, load: () => Promise<T>): Promise<T | { skipped: string }> {
   try {
     return await load()
   } catch (err) {
     console.error(`${name}: ${(err as Error).message}`)
+    failed.push(name)
     return { skipped: (err as Error).message }
   }
 }
@@ -84,9 +88,14 @@ async function main(): Promise<void> {
     console.table(peers.ratios)
     console.table(peers.samples)
   }
+  results.failedSections = failed
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/bench.json', JSON.stringify(results, null, 2))
   console.log('wrote bench/results/bench.json')
+  if (failed.length) {
+    console.error(`${failed.length} section(s) failed: ${failed.join(', ')}`)
+    process.exitCode = 1
+  }
 }
 
 main().catch((err) => {
