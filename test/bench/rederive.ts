@@ -3,14 +3,15 @@
 // per merged observation stays flat as N grows.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import * as Y from 'yjs'
-import { createMemory } from '../../src/index'
+import { createMemory, type Memory } from '../../src/index'
 import type { Observation } from '../../src/core/types'
-import { bindMemoryDoc } from '../../src/engine/doc-bridge'
+import { bindMemoryDoc, type DocBinding } from '../../src/engine/doc-bridge'
 import { applyMemoryWrites, createMemoryDoc } from '../../src/sync/memory-doc'
 import { observationFor } from './engine'
 import type { Embedder } from '../../src/search/embedder'
 
-function observation(i: number, pool: number): Observation {
+/** Observation `i` of the engine bench's workload, as a sync document holds it (3 entities, 2 relationships). */
+export function observation(i: number, pool: number): Observation {
   const input = observationFor(i, pool)
   const at = input.observedAt!
   return {
@@ -29,18 +30,33 @@ export interface RederiveRow {
   perObservationMs: number
 }
 
+export interface HeldMemory {
+  memory: Memory
+  /** The memory's sync document, bound to its engine. */
+  doc: Y.Doc
+  binding: DocBinding
+  /** A peer device holding the same document; its updates are the remote changes. */
+  peer: Y.Doc
+}
+
+/** A memory (on fake-indexeddb) that has merged and derived `held` observations from a peer. */
+export async function openHeld(held: number, pool: number, embedder?: Embedder): Promise<HeldMemory> {
+  const memory = await createMemory({ name: `rederive-${held}`, indexedDB: new IDBFactory(), IDBKeyRange, ...(embedder ? { embedder } : {}) })
+  const doc = createMemoryDoc()
+  const binding = await bindMemoryDoc(memory.engine, doc)
+  const peer = createMemoryDoc()
+  applyMemoryWrites(peer, { observations: { put: Array.from({ length: held }, (_, i) => observation(i, pool)) } })
+  Y.applyUpdate(doc, Y.encodeStateAsUpdate(peer), 'peer')
+  await binding.settled()
+  return { memory, doc, binding, peer }
+}
+
 /** Times applying `merged` remote observations on top of `held` already-derived ones. */
 export async function benchRederive(sizes: number[], merged = 100, embedder?: Embedder): Promise<RederiveRow[]> {
   const rows: RederiveRow[] = []
   for (const held of sizes) {
     const pool = Math.max(10, held + merged)
-    const memory = await createMemory({ name: `rederive-${held}`, indexedDB: new IDBFactory(), IDBKeyRange, ...(embedder ? { embedder } : {}) })
-    const doc = createMemoryDoc()
-    const binding = await bindMemoryDoc(memory.engine, doc)
-    const peer = createMemoryDoc()
-    applyMemoryWrites(peer, { observations: { put: Array.from({ length: held }, (_, i) => observation(i, pool)) } })
-    Y.applyUpdate(doc, Y.encodeStateAsUpdate(peer), 'peer')
-    await binding.settled()
+    const { memory, doc, binding, peer } = await openHeld(held, pool, embedder)
     const before = Y.encodeStateVector(peer)
     applyMemoryWrites(peer, { observations: { put: Array.from({ length: merged }, (_, i) => observation(held + i, pool)) } })
     const update = Y.encodeStateAsUpdate(peer, before)

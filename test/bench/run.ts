@@ -52,6 +52,25 @@ async function main(): Promise<void> {
   results.updateCheck = updateCheck
   console.log('\nSync server: judging one small read_write update against a room of N observations (kept copy vs copying the room; ms)')
   console.table(updateCheck)
+  const yjsApply = await optional('yjs apply', async () => {
+    const { benchYjsApply } = await import('./yjs-apply')
+    return benchYjsApply(quick ? [1_000] : [1_000, 10_000])
+  })
+  results.yjsApply = yjsApply
+  console.log('\nRemote updates: raw Yjs apply vs Cairn apply + re-derive, the same bytes (ms per update; separate = one update per message, merged = the batch as one)')
+  console.table(yjsApply)
+  const syncLoad = await optional('sync server load', async () => {
+    const { loadSyncServer } = await import('../load/sync-server')
+    const r = await loadSyncServer({ clients: 50, durationMs: quick ? 10_000 : 60_000, serverProcess: 'own' })
+    if (r.problems.length) throw new Error(`the clients did not converge: ${r.problems.slice(0, 5).join('; ')}`)
+    return r
+  })
+  results.syncLoad = syncLoad
+  console.log('\nSync server with 50 clients on 127.0.0.1 (3 memories, read_write tokens, every 5th client drops offline now and then; server in its own process)')
+  if ('writes' in syncLoad) {
+    const { latencyMs, server } = syncLoad
+    console.table([{ seconds: syncLoad.durationMs / 1000, writes: syncLoad.writes, offlineWrites: syncLoad.offlineWrites, writesPerSecond: syncLoad.updatesPerSecond, deliveriesPerSecond: syncLoad.deliveriesPerSecond, latencyP50Ms: latencyMs.p50, latencyP95Ms: latencyMs.p95, convergeMs: syncLoad.convergeMs, persisted: syncLoad.persisted, refusals: syncLoad.refusals, serverPeakRssMiB: server.peakRssMiB, serverLoopDelayP99Ms: server.loopDelayMs.p99, problems: syncLoad.problems.length }])
+  }
   const rederive = await optional('re-derive', async () => {
     const { benchRederive } = await import('./rederive')
     const held = quick ? [100, 1_000] : [100, 1_000, 10_000]
