@@ -34,10 +34,12 @@ export interface OpenMemoryOptions extends IndexedDBFactory {
 const DEFAULT_SNIPPET = 280
 const DERIVATION_KEY = 'derivationRules'
 
-function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, embedder: Embedder | undefined): RetrievalConfig {
-  if (partial?.embedder && partial.embedder !== BM25_ONLY && (!embedder || embedder.id !== partial.embedder)) {
+function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: Embedder | undefined): RetrievalConfig {
+  if (partial?.embedder && partial.embedder !== BM25_ONLY && (!given || given.id !== partial.embedder)) {
     throw new MemoryError('invalid_request', `retrieval.embedder "${partial.embedder}" needs that embedder passed as options.embedder`)
   }
+  // an explicit BM25-only config wins over an embedder passed along (a joined memory keeps its config)
+  const embedder = partial?.embedder === BM25_ONLY ? undefined : given
   // 0.4 tuned on the WordNet dev split (npm run eval)
   const vector = embedder ? (partial?.weights?.vector ?? 0.4) : 0
   const snippetLength = partial?.snippetLength ?? DEFAULT_SNIPPET

@@ -1,0 +1,70 @@
+// A join code carries what a second device needs to make its copy of a memory before the
+// first sync: the id, the name, and the retrieval config that is fixed at creation (so both
+// devices rank alike). It never holds a token: each device gets its own from the server.
+import { MemoryError } from './errors'
+import type { MemoryInfo, RetrievalConfig } from './types'
+
+export const JOIN_CODE_PREFIX = 'cairn-join:'
+const MEMORY_ID = /^[a-z0-9][a-z0-9-]{0,63}$/
+const MAX_CODE_CHARS = 2_000
+
+export interface JoinCode {
+  id: string
+  name: string
+  retrieval: Pick<RetrievalConfig, 'embedder' | 'weights' | 'snippetLength'>
+  /** The sync server the memory was shared through, when known. */
+  serverUrl?: string
+}
+
+export function encodeJoinCode(info: Pick<MemoryInfo, 'id' | 'name' | 'retrieval'>, serverUrl?: string): string {
+  const { embedder, weights, snippetLength } = info.retrieval
+  const body: JoinCode = { id: info.id, name: info.name, retrieval: { embedder, weights: { text: weights.text, vector: weights.vector }, snippetLength }, ...(serverUrl ? { serverUrl } : {}) }
+  return JOIN_CODE_PREFIX + toBase64Url(new TextEncoder().encode(JSON.stringify({ v: 1, ...body })))
+}
+
+export function isJoinCode(text: string): boolean {
+  return text.trim().startsWith(JOIN_CODE_PREFIX)
+}
+
+/** Reads a join code; anything else is an `invalid_request` saying what is wrong. */
+export function decodeJoinCode(text: string): JoinCode {
+  const bad = (why: string): never => {
+    throw new MemoryError('invalid_request', `this is not a usable join code: ${why}. Copy it again from the memory's sync panel on the other device.`)
+  }
+  const trimmed = typeof text === 'string' ? text.trim() : ''
+  if (!trimmed.startsWith(JOIN_CODE_PREFIX)) bad(`it does not start with "${JOIN_CODE_PREFIX}"`)
+  if (trimmed.length > MAX_CODE_CHARS) bad('it is too long')
+  let raw: unknown
+  try {
+    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(fromBase64Url(trimmed.slice(JOIN_CODE_PREFIX.length))))
+  } catch {
+    return bad('it is cut off or mistyped')
+  }
+  const o = raw as Record<string, unknown>
+  if (typeof o !== 'object' || o === null || o.v !== 1) return bad('it was made by another version of Cairn')
+  const r = o.retrieval as Record<string, unknown> | undefined
+  const w = r?.weights as Record<string, unknown> | undefined
+  if (typeof o.id !== 'string' || !MEMORY_ID.test(o.id)) bad('its memory id is malformed')
+  if (typeof o.name !== 'string' || !o.name.trim() || o.name.length > 200) bad('its memory name is malformed')
+  if (typeof r?.embedder !== 'string' || !r.embedder || r.embedder.length > 200) bad('its retrieval model is malformed')
+  if (typeof w?.vector !== 'number' || typeof w.text !== 'number' || !(w.vector >= 0 && w.vector <= 1)) bad('its retrieval weights are malformed')
+  if (typeof r?.snippetLength !== 'number' || !Number.isInteger(r.snippetLength)) bad('its snippet length is malformed')
+  if (o.serverUrl !== undefined && (typeof o.serverUrl !== 'string' || !/^wss?:\/\/\S{1,500}$/.test(o.serverUrl))) bad('its server address is malformed')
+  return {
+    id: o.id as string,
+    name: o.name as string,
+    retrieval: { embedder: r!.embedder as string, weights: { text: w!.text as number, vector: w!.vector as number }, snippetLength: r!.snippetLength as number },
+    ...(o.serverUrl ? { serverUrl: o.serverUrl as string } : {}),
+  }
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = ''
+  for (const b of bytes) binary += String.fromCharCode(b)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'))
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0))
+}
