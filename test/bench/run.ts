@@ -86,6 +86,20 @@ async function main(): Promise<void> {
   results.browserEngine = browser
   console.log('\nEngine in Chromium (real IndexedDB, module worker, onnxruntime-web; cold open = open + first recall, median of 3 fresh workers)')
   console.table(browser)
+  const app = await optional('app', async () => {
+    const { benchApp, printAppBench } = await import('./app')
+    const r = await benchApp(quick ? 1 : 3)
+    printAppBench(r)
+    return r
+  })
+  results.app = app
+  const graphView = await optional('graph view', async () => {
+    const { benchGraphView } = await import('./graph-view')
+    return benchGraphView(quick ? 1_000 : 5_000)
+  })
+  results.graphView = graphView
+  console.log('\nGraph view in headless Chromium (--disable-gpu: WebGL on SwiftShader, software); baseline = layout on the main thread, all drawn while moving; app = the shipped scene')
+  console.table(graphView)
   const peers = await optional('peers', async () => {
     const { benchPeers } = await import('./peers/index')
     const { writeLatencyChart } = await import('./chart')

@@ -32,6 +32,9 @@ describe('Cairn offline, after one visit', () => {
     })
     expect(cached).toEqual(expect.arrayContaining(['/index.html', '/ort/ort-wasm-simd-threaded.wasm', '/models/cairn-glove-100d.onnx', '/manifest.webmanifest']))
     expect(cached.some((p) => /^\/assets\/engine\.worker-.*\.js$/.test(p))).toBe(true)
+    // chunks loaded only when their screen opens are precached too, so they open offline
+    expect(cached.some((p) => /^\/assets\/scene-.*\.js$/.test(p))).toBe(true)
+    expect(cached.some((p) => /^\/assets\/layout\.worker-.*\.js$/.test(p))).toBe(true)
   })
 
   it('links an installable manifest with 192 and 512 px icons, one maskable', async () => {

@@ -3,6 +3,9 @@
 import Graph from 'graphology'
 import forceAtlas2 from 'graphology-layout-forceatlas2'
 import Sigma from 'sigma'
+import type { LayoutReply, LayoutRequest } from './layout-protocol'
+
+export { webglAvailable } from './webgl'
 
 export interface SceneNode {
   key: string
@@ -16,38 +19,45 @@ export interface SceneEdge {
   target: string
 }
 
+export interface LayoutRun {
+  /** ForceAtlas2 passes applied to the drawn positions. */
+  iterations: number
+  /** From mount until the layout stopped. */
+  ms: number
+  where: 'main thread' | 'worker'
+}
+
 export interface Scene {
   sigma: Sigma
   graph: Graph
   nodes: number
   edges: number
+  /** Layout time on the main thread before the first frame (0 when the layout runs in a worker). */
   layoutMs: number
+  /** Settles when the layout has stopped, or at once when it ran before the first frame. */
+  layoutDone: Promise<LayoutRun>
   kill(): void
-}
-
-/** Whether this browser can give sigma a WebGL context (headless Chromium does via SwiftShader). */
-export function webglAvailable(): boolean {
-  try {
-    const c = document.createElement('canvas')
-    return !!(c.getContext('webgl2') ?? c.getContext('webgl'))
-  } catch {
-    return false
-  }
 }
 
 const RING_COLORS = ['#c2410c', '#2563eb', '#0d9488', '#7c3aed', '#64748b']
 
-/** Layout iterations shrink as the graph grows, so the first frame stays within about a second. */
-function iterationsFor(n: number): number {
-  if (n <= 200) return 200
-  if (n <= 1000) return 80
-  return 30
+/** Up to this size the layout runs before the first frame: a few milliseconds, and no motion. */
+const SYNC_LAYOUT_MAX_NODES = 300
+const SYNC_LAYOUT_ITERATIONS = 200
+/** Above this many relationships, edges and labels are left out while the camera moves. */
+const HIDE_ON_MOVE_MIN_EDGES = 1_000
+/** A larger graph settles in a worker for at most this many passes or this long, then stays still. */
+const WORKER_LAYOUT_ITERATIONS = 100
+const WORKER_LAYOUT_MAX_MS = 3_000
+const WORKER_LAYOUT_PROGRESS_MS = 750
+
+function settingsFor(graph: Graph): ReturnType<typeof forceAtlas2.inferSettings> {
+  return { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: graph.order > SYNC_LAYOUT_MAX_NODES }
 }
 
-export function buildGraph(nodes: readonly SceneNode[], edges: readonly SceneEdge[]): { graph: Graph; layoutMs: number } {
+/** The graph at its starting positions: a golden-angle spiral, deterministic and already well spread. */
+export function buildGraph(nodes: readonly SceneNode[], edges: readonly SceneEdge[]): Graph {
   const graph = new Graph({ type: 'directed', multi: false, allowSelfLoops: false })
-  const n = nodes.length
-  // golden-angle spiral: a deterministic, already well-spread start, so few layout passes suffice
   nodes.forEach((node, i) => {
     const r = Math.sqrt(i + 0.5)
     const a = i * 2.399963
@@ -61,19 +71,96 @@ export function buildGraph(nodes: readonly SceneNode[], edges: readonly SceneEdg
   for (const e of edges) {
     if (graph.hasNode(e.source) && graph.hasNode(e.target) && !graph.hasEdge(e.source, e.target)) graph.addDirectedEdgeWithKey(e.key, e.source, e.target, { size: 1, color: '#cbd5e1' })
   }
+  return graph
+}
+
+/** ForceAtlas2 on the calling thread; returns the milliseconds it took. */
+export function layoutNow(graph: Graph, iterations: number): number {
   const t0 = performance.now()
-  if (n > 1) forceAtlas2.assign(graph, { iterations: iterationsFor(n), settings: { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: n > 300 } })
-  return { graph, layoutMs: performance.now() - t0 }
+  if (graph.order > 1) forceAtlas2.assign(graph, { iterations, settings: settingsFor(graph) })
+  return performance.now() - t0
+}
+
+/**
+ * ForceAtlas2 in a Web Worker, so the page keeps answering while a large graph settles. The
+ * worker sends positions in a few batches, so sigma redraws a handful of times rather than
+ * after every pass, and stops after a bounded number of passes or time.
+ */
+function layoutInWorker(graph: Graph): { done: Promise<LayoutRun>; stop(): void } {
+  const t0 = performance.now()
+  const keys = graph.nodes()
+  const index = new Map(keys.map((k, i) => [k, i]))
+  const positions = new Float32Array(2 * keys.length)
+  keys.forEach((k, i) => {
+    positions[2 * i] = graph.getNodeAttribute(k, 'x') as number
+    positions[2 * i + 1] = graph.getNodeAttribute(k, 'y') as number
+  })
+  const edges = new Uint32Array(2 * graph.size)
+  let j = 0
+  graph.forEachEdge((_e, _a, source, target) => {
+    edges[j++] = index.get(source)!
+    edges[j++] = index.get(target)!
+  })
+  const worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module', name: 'cairn-graph-layout' })
+  let stopped = false
+  let iterations = 0
+  let finish: (run: LayoutRun) => void = () => undefined
+  const done = new Promise<LayoutRun>((resolve) => (finish = resolve))
+  const stop = (): void => {
+    if (stopped) return
+    stopped = true
+    worker.terminate()
+    finish({ iterations, ms: performance.now() - t0, where: 'worker' })
+  }
+  worker.onmessage = ({ data }: MessageEvent<LayoutReply>) => {
+    if (stopped) return
+    iterations = data.iterations
+    const p = data.positions
+    graph.updateEachNodeAttributes((key, attr) => {
+      const i = index.get(key)!
+      attr.x = p[2 * i]
+      attr.y = p[2 * i + 1]
+      return attr
+    }, { attributes: ['x', 'y'] })
+    if (data.final) stop()
+  }
+  // without the layout the graph still shows, at its starting positions
+  worker.onerror = (event) => {
+    event.preventDefault()
+    stop()
+  }
+  const request: LayoutRequest = { positions, edges, iterations: WORKER_LAYOUT_ITERATIONS, maxMs: WORKER_LAYOUT_MAX_MS, progressMs: WORKER_LAYOUT_PROGRESS_MS }
+  worker.postMessage(request, [positions.buffer, edges.buffer])
+  return { done, stop }
 }
 
 export function mountScene(container: HTMLElement, nodes: readonly SceneNode[], edges: readonly SceneEdge[], onPick?: (key: string, name: string) => void): Scene {
-  const { graph, layoutMs } = buildGraph(nodes, edges)
+  const graph = buildGraph(nodes, edges)
+  const small = graph.order <= SYNC_LAYOUT_MAX_NODES
+  const layoutMs = small ? layoutNow(graph, SYNC_LAYOUT_ITERATIONS) : 0
+  const large = graph.size > HIDE_ON_MOVE_MIN_EDGES
   const sigma = new Sigma(graph, container, {
     renderEdgeLabels: false,
     // every name while the graph is small; in a large one only nodes drawn big enough to read
-    labelRenderedSizeThreshold: graph.order <= 300 ? 0 : 8,
+    labelRenderedSizeThreshold: small ? 0 : 8,
     defaultEdgeType: 'line',
+    // a pan or zoom of a large graph redraws the nodes only, the edges and names come back when it stops
+    hideEdgesOnMove: large,
+    hideLabelsOnMove: large,
   })
   if (onPick) sigma.on('clickNode', ({ node }) => onPick(node, String(graph.getNodeAttribute(node, 'label'))))
-  return { sigma, graph, nodes: graph.order, edges: graph.size, layoutMs, kill: () => sigma.kill() }
+  const worker = small ? undefined : layoutInWorker(graph)
+  const layoutDone = worker?.done ?? Promise.resolve<LayoutRun>({ iterations: graph.order > 1 ? SYNC_LAYOUT_ITERATIONS : 0, ms: layoutMs, where: 'main thread' })
+  return {
+    sigma,
+    graph,
+    nodes: graph.order,
+    edges: graph.size,
+    layoutMs,
+    layoutDone,
+    kill: () => {
+      worker?.stop()
+      sigma.kill()
+    },
+  }
 }
