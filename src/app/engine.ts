@@ -3,7 +3,8 @@
 import * as Comlink from 'comlink'
 import { connectEngine, type EngineClient } from '../engine/client'
 import type { ConnectionHandle } from '../engine/connection'
-import type { Connection, MemoryInfo, Tier, Visibility } from '../core/types'
+import { BM25_ONLY, type Connection, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import { encodeJoinCode, type JoinCode } from '../core/join-code'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
 import type { SyncView } from '../engine/memory-sync'
 
@@ -33,9 +34,32 @@ export function listMemories(): Promise<MemoryInfo[]> {
   return engine().listMemories()
 }
 
-export async function createMemory(name: string, visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
+/** What a person picks for a new memory's retrieval; fixed once the memory exists. */
+export interface RetrievalChoice {
+  /** `hybrid` ranks with the shipped model and BM25; `bm25` with BM25 alone (no model download). */
+  mode: 'hybrid' | 'bm25'
+  /** Weight of the vector score in hybrid mode, 0 to 1. */
+  vectorWeight?: number
+  /** Characters of an observation shown in a recall snippet, 40 to 2000. */
+  snippetLength?: number
+}
+
+/** The engine options that make a memory rank as `choice` says. */
+async function retrievalOptions(choice: RetrievalChoice): Promise<{ embedderId?: string; retrieval: Partial<RetrievalConfig> }> {
+  const snippet = choice.snippetLength !== undefined ? { snippetLength: choice.snippetLength } : {}
+  if (choice.mode === 'bm25') return { retrieval: { embedder: BM25_ONLY, ...snippet } }
   const embedderId = await defaultEmbedderId()
-  const memory = await engine().createMemory({ name, visibility, ...(orgId ? { orgId } : {}), embedderId })
+  const vector = choice.vectorWeight
+  return { embedderId, retrieval: { ...snippet, ...(vector !== undefined ? { weights: { text: 1 - vector, vector } } : {}) } }
+}
+
+export async function createMemory(name: string, visibility: Visibility, orgId?: string, choice: RetrievalChoice = { mode: 'hybrid' }): Promise<MemoryInfo> {
+  const memory = await engine().createMemory({ name, visibility, ...(orgId ? { orgId } : {}), ...(await retrievalOptions(choice)) })
+  return adopt(memory)
+}
+
+/** Keeps the app's own full connection to a memory it just made. */
+async function adopt(memory: Awaited<ReturnType<EngineClient['createMemory']>>): Promise<MemoryInfo> {
   const info = await memory.info
   const conn = await memory.connect({ agent: AGENT, tier: 'full' })
   const token = await conn.token
@@ -156,17 +180,27 @@ export async function watchSync(memoryId: string, listener: (view: SyncView) => 
   return () => void stop().catch(() => undefined)
 }
 
-/** Makes this device's copy of a memory that lives on a sync server, and fills it from there. */
-export async function joinMemory(memoryId: string, name: string, serverUrl: string, token: string): Promise<MemoryInfo> {
-  const embedderId = await defaultEmbedderId()
-  const memory = await engine().createMemory({ id: memoryId.trim(), name, visibility: 'private', embedderId })
-  const info = await memory.info
-  const conn = await memory.connect({ agent: AGENT, tier: 'full' })
-  const appToken = await conn.token
-  if (appToken) localStorage.setItem(tokenKey(info.id), appToken)
-  connections.set(info.id, Promise.resolve(conn as unknown as AppConnection))
+/**
+ * Makes this device's copy of a memory that lives on a sync server, and fills it from there.
+ * With a join code's retrieval config the copy ranks exactly as the other devices do.
+ */
+export async function joinMemory(memoryId: string, name: string, serverUrl: string, token: string, retrieval?: JoinCode['retrieval']): Promise<MemoryInfo> {
+  let options: { embedderId?: string; retrieval?: Partial<RetrievalConfig> }
+  if (!retrieval) options = { embedderId: await defaultEmbedderId() }
+  else if (retrieval.embedder === BM25_ONLY) options = { retrieval: { embedder: BM25_ONLY, snippetLength: retrieval.snippetLength } }
+  else {
+    const shipped = await defaultEmbedderId()
+    if (retrieval.embedder !== shipped) throw new Error(`This memory ranks with the model ${retrieval.embedder}, and this app ships ${shipped}: update the app on one of the devices.`)
+    options = { embedderId: shipped, retrieval: { weights: retrieval.weights, snippetLength: retrieval.snippetLength } }
+  }
+  const info = await adopt(await engine().createMemory({ id: memoryId.trim(), name, visibility: 'private', ...options }))
   await syncWith(info.id, serverUrl, token)
   return info
+}
+
+/** The code another device pastes to join this memory: id, name, retrieval config and server, no token. */
+export async function joinCodeFor(memoryId: string): Promise<string> {
+  return encodeJoinCode(await memoryInfo(memoryId), savedSync(memoryId)?.serverUrl)
 }
 
 // ---- backups ----------------------------------------------------------------------------

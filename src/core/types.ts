@@ -5,6 +5,9 @@ export type Tier = 'read' | 'read_write' | 'full'
 export type Visibility = 'private' | 'organization'
 
 /** Fixed at memory creation: changing any field makes old and new entries mutually unsearchable. */
+/** The retrieval embedder id of a memory that ranks by BM25 alone. */
+export const BM25_ONLY = 'bm25-only'
+
 export interface RetrievalConfig {
   /** Identifies the embedding model, e.g. `cairn-glove-100d@1` or `bm25-only`. */
   embedder: string

@@ -1,7 +1,7 @@
 // Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph } from '../core/graph'
-import type { Connection, Entity, MemoryInfo, Relationship, RetrievalConfig, Tier, Visibility } from '../core/types'
+import { BM25_ONLY, type Connection, type Entity, type MemoryInfo, type Relationship, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import type { Embedder } from '../search/embedder'
@@ -11,7 +11,7 @@ import { ConnectionHandle } from './connection'
 import { MemorySync, type SyncOptions } from './memory-sync'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
-export const BM25_ONLY = 'bm25-only'
+export { BM25_ONLY } from '../core/types'
 
 export interface CreateMemoryOptions extends IndexedDBFactory {
   name: string
