@@ -5,6 +5,7 @@ import { isMemoryError, MemoryError } from '../core/errors'
 import type { Alias, AppendixFile, MergeProposal, Observation, RetrievalConfig, Visibility } from '../core/types'
 import { BM25_ONLY, Memory, type CreateMemoryOptions } from './open'
 import { validateFileInput } from './files'
+import { stored } from '../store/storage-error'
 import { MemoryDB, RegistryDB } from '../store/db'
 import { sha256Hex } from './tokens'
 
@@ -88,7 +89,12 @@ export async function importMemory(backup: unknown, options: ImportOptions): Pro
     const rows: MergeProposal[] = b.rejectedProposals.map((p) => ({
       id: p.id, kind: 'merge', pair: p.pair, names: p.pair, canonical: p.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: now,
     }))
-    await memory.engine.db.proposals.bulkPut(rows)
+    try {
+      await stored(() => memory.engine.db.proposals.bulkPut(rows))
+    } catch (err) {
+      await discard(memory, deps)
+      throw err
+    }
     const id = memory.info.id
     await memory.close()
     memory = await Memory.open(id, { ...deps, ...(embedder && r.embedder !== BM25_ONLY ? { embedder } : {}) })

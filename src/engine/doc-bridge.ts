@@ -4,8 +4,9 @@
 // local source the engine opens from.
 import type * as Y from 'yjs'
 import type { Alias, AppendixFile, Observation } from '../core/types'
-import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type MemoryWrites } from '../sync/memory-doc'
-import { checkAlias } from '../sync/validate'
+import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type InvalidEntry, type MemoryWrites } from '../sync/memory-doc'
+import { checkAlias, checkFile } from '../sync/validate'
+import { collapseAliases } from '../core/consolidate'
 import { memoryMaps } from '../sync/layout'
 import { observeMemoryDoc, type MemoryDocChange } from '../sync/observe'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type MemoryEngine } from './memory'
@@ -19,6 +20,8 @@ export interface DocBinding {
   settled(): Promise<void>
   /** Remote changes that could not be applied (storage failures), newest last. */
   readonly failures: readonly Error[]
+  /** Values other devices wrote that failed their checks and were left out, newest last (the latest 100). */
+  readonly invalid: readonly InvalidEntry[]
   stop(): void
 }
 
@@ -33,7 +36,11 @@ export interface BindOptions {
    * the next bind lets them win again, which is what an unsaved document needs.
    */
   saved?: () => Promise<void>
+  /** Called when values from another device were left out as invalid. */
+  onInvalid?: (entries: readonly InvalidEntry[]) => void
 }
+
+const INVALID_KEPT = 100
 
 /**
  * Binds `engine` to `doc`. First reconciles them: what the document holds wins (it is what
@@ -44,6 +51,7 @@ export interface BindOptions {
  */
 export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc, options: BindOptions = {}): Promise<DocBinding> {
   const failures: Error[] = []
+  const invalid: InvalidEntry[] = []
   const whenSaved = (rows: readonly UnmirroredRow[] | undefined) => {
     if (!rows?.length || !options.saved) return
     options
@@ -61,10 +69,23 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc, options: B
 
   const stopObserving = observeMemoryDoc(doc, (change: MemoryDocChange) => {
     if (change.origin === ENGINE_ORIGIN) return
+    if (change.invalid.length) {
+      invalid.push(...change.invalid)
+      invalid.splice(0, Math.max(0, invalid.length - INVALID_KEPT))
+      options.onInvalid?.(change.invalid)
+    }
     const aliasesChanged = change.aliases.upserted.length > 0 || change.aliases.deleted.length > 0
     // read the alias map now: a later transaction may change it again before this runs
     const aliases = aliasesChanged ? aliasMapOf(doc) : undefined
-    const files = change.files.upserted.map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
+    // an entry whose bytes come in a later transaction is applied when they arrive
+    const entries = new Map(change.files.upserted.map((file) => [file.path, file]))
+    for (const path of change.fileBytes.upserted) {
+      const file = entries.has(path) ? undefined : fileEntryOf(doc, path)
+      if (file) entries.set(path, file)
+    }
+    const files = [...entries.values()]
+      .map((file) => ({ file, bytes: readFileBytes(doc, file.path) }))
+      .filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
     const rejected = change.rejected.upserted.map(({ id, value }) => ({ id, pair: value.pair, at: value.at }))
     schedule(() =>
       engine.applyRemote({
@@ -101,7 +122,7 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc, options: B
   // deleted here by a commit the document missed
   const deletedLocally = [...inDoc.observations.keys()].filter((slug) => journaled.has(observationJournalKey(slug)) && !localBySlug.has(slug))
   const localAliasesWin = journaled.has(ALIASES_JOURNAL_KEY)
-  const docAliases = new Map([...inDoc.aliases.values()].map((a) => [a.variant, a.canonical]))
+  const docAliases = collapseAliases(new Map([...inDoc.aliases.values()].map((a) => [a.variant, a.canonical])))
   const aliasesDiffer = !localAliasesWin && docAliases.size > 0 && !sameMap(docAliases, local.aliases)
   const docFiles = [...inDoc.files.values()].map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
   const docRejected = [...inDoc.rejected].map(([id, value]) => ({ id, pair: value.pair, at: value.at }))
@@ -135,11 +156,20 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc, options: B
       } while (seen !== chain)
     },
     failures,
+    invalid,
     stop() {
       stopObserving()
       stopMirroring()
     },
   }
+}
+
+/** The checked file entry at `path`, if the document holds a valid one. */
+function fileEntryOf(doc: Y.Doc, path: string): AppendixFile | undefined {
+  const value = memoryMaps(doc).files.get(path)
+  if (value === undefined) return undefined
+  const r = readEntry(path, value, checkFile)
+  return r.ok ? r.value : undefined
 }
 
 /** The checked alias map, read without touching the (much larger) observations. */

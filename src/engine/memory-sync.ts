@@ -30,10 +30,13 @@ export interface SyncView {
   refusals: SyncClient['status']['refusals']
   diverged: boolean
   closed: SyncClient['status']['closed']
+  /** Values other devices wrote that were not valid and were left out (the memory is unharmed). */
+  invalidFromPeers: number
 }
 
 export class MemorySync {
   private pending = 0
+  private invalidCount = 0
   private serverUrl: string | null = null
   private readonly listeners = new Set<(view: SyncView) => void>()
   private stopClientStatus: (() => void) | undefined
@@ -70,6 +73,7 @@ export class MemorySync {
       refusals: s?.refusals ?? [],
       diverged: s?.diverged ?? false,
       closed: s?.closed ?? null,
+      invalidFromPeers: this.invalidCount,
     }
   }
 
@@ -103,6 +107,12 @@ export class MemorySync {
     return client
   }
 
+  private countInvalid(n: number): void {
+    if (!n) return
+    this.invalidCount += n
+    this.notify()
+  }
+
   private notify(): void {
     const view = this.view
     for (const l of this.listeners) l(view)
@@ -111,9 +121,14 @@ export class MemorySync {
   static async start(engine: MemoryEngine, options: SyncOptions = {}): Promise<MemorySync> {
     const doc = await loadMemoryDoc(engine.db)
     const persistence = persistMemoryDoc(engine.db, doc)
-    const binding = await bindMemoryDoc(engine, doc, { saved: () => persistence.flush() })
+    let sync: MemorySync | undefined
+    const binding = await bindMemoryDoc(engine, doc, {
+      saved: () => persistence.flush(),
+      onInvalid: (entries) => sync?.countInvalid(entries.length),
+    })
     const tabs = options.crossTab === false ? null : joinTabChannel(engine.info.id, doc)
-    const sync = new MemorySync(doc, binding, persistence, null, tabs, engine.info.id)
+    sync = new MemorySync(doc, binding, persistence, null, tabs, engine.info.id)
+    sync.countInvalid(binding.invalid.length)
     if (options.serverUrl) {
       if (!options.token) throw new TypeError('sync with a server needs the token it issued for this memory')
       sync.connect({ ...options, serverUrl: options.serverUrl, token: options.token })

@@ -1,7 +1,7 @@
 // One open memory: the committed graph in memory for reads, Dexie for durability,
 // the entity index for ranking, and one write queue so writes never interleave.
 import { checkEndpoints, validateObservationInput, validatePatch } from '../core/contract'
-import { applyMergeToAliases, findPossibleDuplicates, proposeMerges, VariantIndex } from '../core/consolidate'
+import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
 import { Graph, type GraphDelta } from '../core/graph'
@@ -17,8 +17,8 @@ import type { MemoryDB, UnmirroredRow } from '../store/db'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import { storeFileRecord, validateFileInput } from './files'
 import { WriteQueue } from './queue'
-import { storageError } from '../store/storage-error'
-import { randomId } from './tokens'
+import { storageError, stored } from '../store/storage-error'
+import { randomId, sha256Hex } from './tokens'
 
 /** Entities an index query asks for beyond the cap, so filters and expansion have room. */
 const SEARCH_HEADROOM = 4
@@ -152,11 +152,13 @@ export class MemoryEngine {
       const accepted = new Set([...this.proposals.values()].filter((p) => p.status === 'accepted').map((p) => p.id))
       const found = proposeMerges({ entities: this.graph.entities.values(), relationships: this.graph.relationships.values(), rejected, now: this.clock() })
         .filter((p) => !accepted.has(p.id))
-      await this.db.transaction('rw', this.db.proposals, async () => {
-        const stale = [...this.proposals.values()].filter((p) => p.status === 'open').map((p) => p.id)
-        await this.db.proposals.bulkDelete(stale)
-        await this.db.proposals.bulkPut(found)
-      })
+      await stored(() =>
+        this.db.transaction('rw', this.db.proposals, async () => {
+          const stale = [...this.proposals.values()].filter((p) => p.status === 'open').map((p) => p.id)
+          await this.db.proposals.bulkDelete(stale)
+          await this.db.proposals.bulkPut(found)
+        }),
+      )
       for (const [id, p] of this.proposals) if (p.status === 'open') this.proposals.delete(id)
       for (const p of found) this.proposals.set(p.id, p)
       return found
@@ -187,7 +189,7 @@ export class MemoryEngine {
   rejectProposal(id: unknown): Promise<MergeProposal> {
     return this.enqueue(async () => {
       const rejected: MergeProposal = { ...this.requireOpenProposal(id), status: 'rejected' }
-      await this.db.proposals.put(rejected)
+      await stored(() => this.db.proposals.put(rejected))
       this.proposals.set(rejected.id, rejected)
       this.emit({ rejected: [{ id: rejected.id, pair: rejected.pair, at: this.clock() }] })
       return rejected
@@ -234,7 +236,10 @@ export class MemoryEngine {
    * re-derives only what they touch. Nothing is re-validated against the write contract:
    * the sync layer has checked each value, and derivation tolerates dangling edges.
    */
-  applyRemote(change: RemoteChange): Promise<GraphDelta> {
+  applyRemote(incoming: RemoteChange): Promise<GraphDelta> {
+    // merges made on two devices at once can meet as chains or loops (A into B here, B into A
+    // there): every device settles them the same way, flat, a loop merged into its least key
+    const change: RemoteChange = incoming.aliases ? { ...incoming, aliases: collapseAliases(incoming.aliases) } : incoming
     return this.enqueue(async () => {
       const previous = new Map<string, Observation | undefined>()
       const deltas: GraphDelta[] = []
@@ -282,7 +287,10 @@ export class MemoryEngine {
 
   /** Files and rejected pairs from another device: they touch no derived state. */
   private async applyRemoteExtras(change: RemoteChange): Promise<void> {
-    const files = (change.files ?? []).filter(({ file }) => this.files.get(file.path)?.sha256 !== file.sha256)
+    const offered = (change.files ?? []).filter(({ file }) => this.files.get(file.path)?.sha256 !== file.sha256)
+    // a file is stored only with the bytes its entry describes; a peer's mismatch waits for the right bytes
+    const hashes = await Promise.all(offered.map(({ bytes }) => sha256Hex(bytes)))
+    const files = offered.filter(({ file, bytes }, i) => bytes.byteLength === file.size && hashes[i] === file.sha256)
     const rejected = (change.rejected ?? []).filter((r) => this.proposals.get(r.id)?.status !== 'rejected')
     if (!files.length && !rejected.length) return
     const now = this.clock()
@@ -411,7 +419,7 @@ export class MemoryEngine {
     const version = this.version
     if (version === this.savedVersion) return
     const snapshot = await this.index.snapshot()
-    await this.db.meta.put({ key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } })
+    await stored(() => this.db.meta.put({ key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } }))
     this.savedVersion = version
   }
 

@@ -4,6 +4,7 @@ import { DERIVATION_RULES, Graph } from '../core/graph'
 import { BM25_ONLY, type Connection, type Entity, type MemoryInfo, type Relationship, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
+import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
 import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY } from './memory'
@@ -91,12 +92,12 @@ export class Memory {
       await registry.memories.add(info)
     } catch (err) {
       if ((err as { name?: string }).name === 'ConstraintError') throw new MemoryError('conflict', `a memory with id "${info.id}" is already on this device; open it instead`, { id: info.id })
-      throw err
+      throw storageError(err)
     } finally {
       registry.close()
     }
     const db = new MemoryDB(info.id, opts)
-    await db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }])
+    await stored(() => db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }]))
     const index = await createEntityIndex(indexOptions(info, opts.embedder))
     return new Memory(new MemoryEngine(info, db, new Graph(), index, { proposals: [], files: [], version: 0 }), new Map())
   }
@@ -149,7 +150,7 @@ export class Memory {
       createdAt: new Date().toISOString(),
       revokedAt: null,
     }
-    await this.engine.db.connections.add(record)
+    await stored(() => this.engine.db.connections.add(record))
     this.connections.set(record.id, record)
     return new ConnectionHandle(this.engine, () => this.connections.get(record.id)!, token)
   }
@@ -175,7 +176,7 @@ export class Memory {
     const c = this.connections.get(connectionId)
     if (!c) throw new MemoryError('not_found', `no connection "${connectionId}"`)
     const revoked = { ...c, revokedAt: new Date().toISOString() }
-    await this.engine.db.connections.put(revoked)
+    await stored(() => this.engine.db.connections.put(revoked))
     this.connections.set(c.id, revoked)
   }
 

@@ -10,3 +10,12 @@ export function storageError(err: unknown): MemoryError {
   return new MemoryError('storage_failed', `the write could not be stored and was rolled back: ${(err as Error)?.message ?? String(err)}`, { reason: name ?? 'unknown' })
 }
 
+
+/** Runs a storage step; whatever IndexedDB throws comes out as a `storage_failed` MemoryError. */
+export async function stored<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step()
+  } catch (err) {
+    throw storageError(err)
+  }
+}

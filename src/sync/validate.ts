@@ -1,6 +1,7 @@
 // Checks values read from a memory document. A peer may run other code (or be hostile), so
 // every value is treated as untrusted: exact shape, own fields only, bounded sizes. A check
 // returns a fresh object built from the known fields, or the reason it was refused; it never throws.
+import * as Y from 'yjs'
 import { isValidFilePath, LIMITS } from '../core/contract'
 import type { Alias, AppendixFile, AuthoredEntity, AuthoredRelationship, Observation } from '../core/types'
 import { MAX_SYNCED_FILE_BYTES, type RejectedPair } from './layout'
@@ -20,9 +21,11 @@ function fail(reason: string): never {
 
 function record(value: unknown, at: string, fields: readonly string[]): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) fail(`${at} must be an object`)
-  const proto = Object.getPrototypeOf(value)
-  // A decoded `__proto__` key lands as the prototype rather than an own field.
-  if (proto !== Object.prototype && proto !== null) fail(`${at} has a foreign prototype`)
+  if (value instanceof Y.AbstractType) fail(`${at} must be a plain value, not a shared type`)
+  // Only own fields count. A decoded `__proto__` key lands as the prototype rather than an own
+  // field, and every re-encoding (merging the saved log, a state update for a new peer) drops
+  // it, so it is ignored here too: a device must judge a value the same before and after.
+  // The prototype is never read: fields are taken with hasOwnProperty into a fresh object.
   const keys = Object.keys(value)
   for (const key of keys) {
     if (FORBIDDEN_KEYS.has(key)) fail(`${at} has a forbidden field "${key}"`)

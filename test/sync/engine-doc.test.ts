@@ -7,6 +7,9 @@ import * as Y from 'yjs'
 import { graphFingerprint } from '../../src/core/graph'
 import { bindMemoryDoc, type DocBinding } from '../../src/engine/doc-bridge'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
+import { ROOTS } from '../../src/sync/layout'
+import { sha256Hex } from '../../src/engine/tokens'
+import { fileMeta } from './fixture'
 import { ada, engine as analyticalEngine, fixture, society, type Fixture } from '../engine/fixture'
 
 interface Device {
@@ -107,6 +110,31 @@ describe('engine bound to a sync document', () => {
     await binding.settled()
     expect(f.memory.engine.committedGraph.entities.has('royal society')).toBe(true)
     expect(doc.getMap('observations').has(early.slug)).toBe(true)
+  })
+})
+
+describe('files from another device', () => {
+  it('an entry whose bytes come in a later transaction is stored when they arrive; bytes that do not match their entry are not', async () => {
+    const { f, doc, binding } = await device()
+    const bytes = new TextEncoder().encode('minutes of the meeting')
+    const entry = { ...fileMeta('docs/minutes.txt', bytes.byteLength), sha256: await sha256Hex(bytes) }
+    const files = doc.getMap(ROOTS.files)
+    const fileBytes = doc.getMap(ROOTS.fileBytes)
+    Y.transact(doc, () => files.set(entry.path, entry), 'peer')
+    await binding.settled()
+    expect((await f.conn.listFiles()).map((x) => x.path)).toEqual([])
+    Y.transact(doc, () => fileBytes.set(entry.path, bytes), 'peer')
+    await binding.settled()
+    expect((await f.conn.listFiles()).map((x) => x.path)).toEqual(['docs/minutes.txt'])
+    expect(new TextDecoder().decode((await f.conn.readFile('docs/minutes.txt')).data)).toBe('minutes of the meeting')
+
+    // an entry that lies about its bytes (size or hash) is kept out
+    Y.transact(doc, () => {
+      files.set('docs/lie.txt', { ...entry, path: 'docs/lie.txt', filename: 'lie.txt' })
+      fileBytes.set('docs/lie.txt', new TextEncoder().encode('other bytes, same length!'.slice(0, bytes.byteLength)))
+    }, 'peer')
+    await binding.settled()
+    expect((await f.conn.listFiles()).map((x) => x.path)).toEqual(['docs/minutes.txt'])
   })
 })
 

@@ -148,7 +148,8 @@ describe('observeMemoryDoc', () => {
       'observations:extra-1', 'observations:huge-1', 'observations:mismatch-1', 'observations:nested-1', 'observations:proto-1', 'observations:shape-1',
     ])
     expect(invalid['observations:huge-1']).toMatch(/limit/)
-    expect(invalid['observations:proto-1']).toMatch(/prototype|forbidden/)
+    // the __proto__ key is ignored (as any re-encoding would drop it); the value is judged by its own fields
+    expect(invalid['observations:proto-1']).toMatch(/title must be a string/)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     const snapshot = readMemoryDoc(local)
     expect([...snapshot.observations.keys()]).toEqual(['ok-1'])
