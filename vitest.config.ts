@@ -1,5 +1,6 @@
-// Two test projects: fast unit tests in Node, and browser end-to-end tests
-// against the production build in Debian's Chromium (see test/e2e/harness.ts).
+// Three test projects: fast unit tests in Node, browser end-to-end tests against the
+// production build in Debian's Chromium (see test/e2e/harness.ts), and browser fault tests
+// (worker killed, page reloaded, storage full) on a page of their own (test/faults/).
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -10,7 +11,7 @@ export default defineConfig({
           name: 'unit',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'node_modules/**', 'dist/**'],
+          exclude: ['test/e2e/**', 'test/faults/**/*.e2e.test.ts', 'node_modules/**', 'dist/**'],
           sequence: { groupOrder: 0 },
         },
       },
@@ -24,6 +25,20 @@ export default defineConfig({
           // After the unit tests, one file at a time: each file runs its own
           // Chromium, and the machine has two cores.
           sequence: { groupOrder: 1 },
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'faults',
+          environment: 'node',
+          include: ['test/faults/**/*.e2e.test.ts'],
+          // Builds the fault page once, and only when a fault file is selected.
+          globalSetup: ['test/faults/global-setup.ts'],
+          // After the e2e files, one file at a time, for the same reason.
+          sequence: { groupOrder: 2 },
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -1,0 +1,87 @@
+// Serves the fault-test page (built by global-setup.ts) on 127.0.0.1 and opens it in Debian's
+// Chromium, one browser profile per device, with the flags of the e2e harness.
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { preview, type PreviewServer } from 'vite'
+import { inject } from 'vitest'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/harness'
+import { FAULT_PAGE } from './global-setup'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Absolute path of the fault page build made by global-setup.ts. */
+    faultPageDir: string
+  }
+}
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+export interface FaultDevice {
+  readonly context: BrowserContext
+  /** Opens the fault page in a new tab and waits until `window.cairnFaults` is there. */
+  openPage(): Promise<Page>
+  close(): Promise<void>
+}
+
+export interface FaultBrowser {
+  readonly baseUrl: string
+  /** Page errors and console errors of every device, as text. */
+  readonly pageErrors: string[]
+  /** A browser profile with its own storage. */
+  newDevice(): Promise<FaultDevice>
+  close(): Promise<void>
+}
+
+export async function startFaultBrowser(): Promise<FaultBrowser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`the fault tests need Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`)
+  const server: PreviewServer = await preview({
+    root,
+    configFile: join(root, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: inject('faultPageDir') },
+    preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false },
+  })
+  const baseUrl = server.resolvedUrls?.local[0]
+  if (!baseUrl) {
+    await server.close()
+    throw new Error('the fault page server did not report a local URL')
+  }
+  const pageErrors: string[] = []
+  const devices: FaultDevice[] = []
+  return {
+    baseUrl,
+    pageErrors,
+    async newDevice() {
+      const userDataDir = await mkdtemp(join(tmpdir(), 'cairn-faults-profile-'))
+      const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, baseURL: baseUrl })
+      context.setDefaultTimeout(20_000)
+      context.on('weberror', (e) => pageErrors.push(`pageerror: ${e.error().message}`))
+      context.on('console', (m) => {
+        if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`)
+      })
+      const device: FaultDevice = {
+        context,
+        async openPage() {
+          const page = await context.newPage()
+          await page.goto(FAULT_PAGE)
+          await page.waitForSelector('html[data-ready="true"]')
+          return page
+        },
+        async close() {
+          await context.close().catch(() => undefined)
+          await rm(userDataDir, { recursive: true, force: true })
+        },
+      }
+      devices.push(device)
+      return device
+    },
+    async close() {
+      await Promise.all(devices.map((d) => d.close()))
+      await server.close()
+    },
+  }
+}
