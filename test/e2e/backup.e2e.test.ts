@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { recall } from './ui'
+import { createMemory, recall } from './ui'
 
 describe('memory backup in the app', () => {
   let harness: Harness
@@ -18,9 +18,7 @@ describe('memory backup in the app', () => {
 
   it('exports a memory as a download and imports it on another device', async () => {
     const page = await harness.openApp('/')
-    await page.getByLabel('Name').fill('Field notes')
-    await page.getByRole('button', { name: 'Create memory' }).click()
-    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    await createMemory(page, 'Field notes')
     await page.getByLabel('Title').fill('Harbour survey')
     await page.getByLabel('Content').fill('Tomasz Wierzbicki surveyed the old harbour wall in spring.')
     const row = page.getByTestId('entity-row').first()

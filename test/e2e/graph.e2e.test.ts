@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
+import { createMemory } from './ui'
 
 async function capture(page: Page, title: string, entities: Array<[string, string]>, rel?: [string, string, string]): Promise<void> {
   await page.getByRole('link', { name: 'Capture' }).click()
@@ -41,10 +42,7 @@ describe('graph view', () => {
   it('draws every entity written through the UI on a WebGL canvas', async () => {
     const webgl = await page.evaluate(() => !!document.createElement('canvas').getContext('webgl2'))
     expect(webgl).toBe(true)
-    await page.getByLabel('Name').fill('Graph notes')
-    await page.getByLabel('Visibility').selectOption('private')
-    await page.getByRole('button', { name: 'Create memory' }).click()
-    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    await createMemory(page, 'Graph notes')
     await capture(page, 'Ada mentors Ben', [['Ada Lovelace', 'mathematician'], ['Ben Carter', 'student of mathematics']], ['Ada Lovelace', 'mentors', 'Ben Carter'])
     await capture(page, 'Ben knows Cleo', [['Ben Carter', 'student of mathematics'], ['Cleo Park', 'engineer at the lab']], ['Ben Carter', 'knows', 'Cleo Park'])
     await capture(page, 'Dana keeps bees', [['Dana Ruiz', 'beekeeper on the hill']])
@@ -65,7 +63,8 @@ describe('graph view', () => {
     const view = page.getByTestId('graph-view')
     await expect.poll(() => view.getAttribute('data-node-count')).toBe('1')
     await page.getByRole('heading', { name: 'Graph around Dana Ruiz' }).waitFor()
-    // one node alone is drawn in the middle of the view
+    // one node alone is drawn in the middle of the view, which must be on screen to be clicked
+    await view.scrollIntoViewIfNeeded()
     const box = await view.boundingBox()
     expect(box).not.toBeNull()
     await page.mouse.click(box!.x + box!.width / 2, box!.y + box!.height / 2)

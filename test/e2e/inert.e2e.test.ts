@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { recall } from './ui'
+import { createMemory, recall } from './ui'
 
 const hostile = (n: number): string => `<img src=x onerror="window.__pwned=${n}"><script>window.__pwned=${n}</script>`
 const NAME = 'Mallory <b onmouseover="window.__pwned=9">Bold</b>'
@@ -23,9 +23,7 @@ describe('Cairn app, hostile text', () => {
   beforeAll(async () => {
     harness = await startHarness()
     page = await harness.openApp('/')
-    await page.getByLabel('Name').fill('Inert text')
-    await page.getByRole('button', { name: 'Create memory' }).click()
-    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    await createMemory(page, 'Inert text')
   })
   afterAll(async () => {
     await harness?.close()

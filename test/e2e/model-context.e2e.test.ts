@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
+import { createMemory } from './ui'
 
 declare global {
   interface Window {
@@ -33,9 +34,7 @@ describe('in-page agent tools', () => {
 
   it('registers the tools while a memory is open, and a tool call writes to it', async () => {
     expect(await page.evaluate(() => window.registeredTools!.size)).toBe(0)
-    await page.getByLabel('Name', { exact: true }).fill('Agent notes')
-    await page.getByRole('button', { name: 'Create memory' }).click()
-    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    await createMemory(page, 'Agent notes')
     await expect.poll(() => page.evaluate(() => [...window.registeredTools!.keys()].sort())).toContain('recall')
 
     const written = await page.evaluate(async () => {

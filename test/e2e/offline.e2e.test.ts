@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { capture, recall } from './ui'
+import { capture, createMemory, recall } from './ui'
 
 describe('Cairn offline, after one visit', () => {
   let harness: Harness
@@ -60,9 +60,7 @@ describe('Cairn offline, after one visit', () => {
   })
 
   it('creates a memory and captures an observation online', async () => {
-    await page.getByLabel('Name').fill('Field notes')
-    await page.getByRole('button', { name: 'Create memory' }).click()
-    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    await createMemory(page, 'Field notes')
     const slug = await capture(page, 'Harbor clinic', 'Ines Duarte runs the harbor clinic and sees fishermen after the night shift.', [{
       name: 'Ines Duarte',
       type: 'person',

@@ -5,6 +5,7 @@ import { crc32, deflateSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
+import { createMemory } from './ui'
 
 // bytes that survive no accidental text round trip: a NUL, invalid UTF-8, and a CRLF
 const NOTES = Buffer.concat([Buffer.from('Intake checklist\r\n1. Badge\n'), Buffer.from([0x00, 0xff, 0xfe, 0x80]), Buffer.from('\nend')])
@@ -40,10 +41,7 @@ describe('Cairn app, files and connections', () => {
   beforeAll(async () => {
     harness = await startHarness()
     page = await harness.openApp('/')
-    await page.getByLabel('Name').fill('Ward files')
-    await page.getByLabel('Visibility').selectOption('private')
-    await page.getByRole('button', { name: 'Create memory' }).click()
-    await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+    await createMemory(page, 'Ward files')
   })
   afterAll(async () => {
     await harness?.close()

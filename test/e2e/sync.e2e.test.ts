@@ -8,15 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
-import { capture, recall } from './ui'
-
-async function createMemory(page: Page, name: string): Promise<string> {
-  await page.getByLabel('Name', { exact: true }).fill(name)
-  await page.getByRole('button', { name: 'Create memory' }).click()
-  await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
-  const id = decodeURIComponent(/#\/m\/([^/]+)/.exec(page.url())![1]!)
-  return id
-}
+import { capture, connectToServer, createMemory, recall } from './ui'
 
 /** Recalls until `name` is among the ranked entities (another device's write may be in flight). */
 async function recallUntil(page: Page, query: string, name: string): Promise<void> {
@@ -44,11 +36,7 @@ describe('sync in the browser', () => {
     const id = await createMemory(pageA, 'Shared notes')
     await capture(pageA, 'Met Amara', 'Met Amara.', [{ name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' }])
     const { token } = server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' })
-    await pageA.getByRole('button', { name: 'Sync with a server' }).click()
-    await pageA.getByLabel('Server').fill(server.url)
-    await pageA.getByLabel('Token').fill(token)
-    await pageA.getByRole('button', { name: 'Connect' }).click()
-    await expect.poll(() => pageA.getByTestId('sync-state').textContent(), { timeout: 10_000 }).toBe('Synced')
+    await connectToServer(pageA, server.url, token)
 
     const deviceB = await harness.newIsolatedContext()
     const pageB = await deviceB.openApp('/')
@@ -77,11 +65,7 @@ describe('sync in the browser', () => {
     const id = decodeURIComponent(/#\/m\/([^/]+)/.exec(pageA.url())![1]!)
     await capture(pageA, 'Ferry times', 'The ferry leaves at nine.', [{ name: 'Harbor Ferry', type: 'vehicle', description: 'boat that crosses the bay every hour' }])
     const { token } = server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' })
-    await pageA.getByRole('button', { name: 'Sync with a server' }).click()
-    await pageA.getByLabel('Server').fill(server.url)
-    await pageA.getByLabel('Token').fill(token)
-    await pageA.getByRole('button', { name: 'Connect' }).click()
-    await expect.poll(() => pageA.getByTestId('sync-state').textContent(), { timeout: 10_000 }).toBe('Synced')
+    await connectToServer(pageA, server.url, token)
     await pageA.getByRole('button', { name: 'Open on another device' }).click()
     const code = await pageA.getByLabel('Join code').inputValue()
     expect(code).toMatch(/^cairn-join:/)

@@ -46,3 +46,20 @@ export async function recall(page: Page, query: string): Promise<string[]> {
   await page.getByTestId('recall-result').waitFor()
   return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
 }
+
+/** Creates a memory from the memory list and waits for its capture screen; returns the memory's id. */
+export async function createMemory(page: Page, name: string): Promise<string> {
+  await page.getByLabel('Name', { exact: true }).fill(name)
+  await page.getByRole('button', { name: 'Create memory' }).click()
+  await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
+  return decodeURIComponent(/#\/m\/([^/]+)/.exec(page.url())![1]!)
+}
+
+/** Connects the memory on screen to a sync server from its sync panel and waits until it is synced. */
+export async function connectToServer(page: Page, serverUrl: string, token: string): Promise<void> {
+  await page.getByRole('button', { name: 'Sync with a server' }).click()
+  await page.getByLabel('Server').fill(serverUrl)
+  await page.getByLabel('Token').fill(token)
+  await page.getByRole('button', { name: 'Connect' }).click()
+  await expect.poll(() => page.getByTestId('sync-state').textContent(), { timeout: 10_000 }).toBe('Synced')
+}
