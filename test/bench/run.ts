@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   const peers = await optional('peers', async () => {
     const { benchPeers } = await import('./peers/index')
     const { writeLatencyChart } = await import('./chart')
-    const out = await benchPeers(quick ? [1_000] : [1_000, 3_000, 10_000])
+    const out = await benchPeers(quick ? [1_000] : [1_000, 10_000, 100_000])
     const series = new Map<string, Array<{ size: number; ms: number }>>()
     for (const r of out.rows) {
       if (r.operation === 'ping') continue
@@ -120,7 +120,17 @@ async function main(): Promise<void> {
     console.table(peers.rows)
     console.table(peers.ratios)
     console.table(peers.samples)
+    console.log('Vector floor: one hybrid query reads entities x dims x 4 bytes; floor = a tight loop reading that many float32 values in this process')
+    console.table(peers.floors)
+    for (const note of peers.notes) console.log(`note: ${note}`)
   }
+  const mcp = await optional('mcp', async () => {
+    const { benchMcp } = await import('./mcp')
+    return benchMcp(quick ? [1_000] : [1_000, 10_000])
+  })
+  results.mcp = mcp
+  console.log('\nAgent tool calls: recall round trip through the MCP server (official SDK client; stdio and Streamable HTTP on 127.0.0.1) vs dispatchTool in-process')
+  console.table(mcp)
   results.failedSections = failed
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/bench.json', JSON.stringify(results, null, 2))

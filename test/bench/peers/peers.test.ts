@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { latencyChartSvg, writeLatencyChart } from '../chart'
+import { cairnSystem } from './cairn'
 import { benchPeers } from './index'
 import { mcpMemorySystem } from './mcp-memory'
 import { peerWorkload } from './workload'
@@ -24,6 +25,35 @@ describe('peer workload', () => {
     expect(w.relations.length).toBeGreaterThanOrEqual(w.entities.length - w.notes.length)
     expect(w.queries).toHaveLength(40)
   })
+
+  it('links each note back to varied earlier notes, not all to the first entity', () => {
+    const big = peerWorkload(2_000, 4)
+    const targets = big.notes.slice(1).map((n) => n.entities[n.entities.length - 1]!.name)
+    const counts = new Map<string, number>()
+    for (const t of targets) counts.set(t, (counts.get(t) ?? 0) + 1)
+    expect(counts.size).toBeGreaterThan(targets.length / 3)
+    expect(Math.max(...counts.values())).toBeLessThan(targets.length / 10)
+  })
+})
+
+describe('cairn peer system', () => {
+  it('answers the same whether the notes were written one by one or imported at once', async () => {
+    const w = peerWorkload(300, 20)
+    const written = cairnSystem()
+    const imported = cairnSystem(undefined, 0)
+    try {
+      await written.load(w)
+      await imported.load(w)
+      expect(written.loadedThroughWrites).toBe(true)
+      expect(imported.loadedThroughWrites).toBe(false)
+      for (const q of w.queries) expect(await imported.search(q.text)).toEqual(await written.search(q.text))
+      const names = w.entities.slice(0, 5).map((e) => e.name)
+      expect(await imported.open!(names)).toEqual(await written.open!(names))
+    } finally {
+      await written.close()
+      await imported.close()
+    }
+  }, 30_000)
 })
 
 describe('mcp memory server', () => {
@@ -61,6 +91,14 @@ describe('benchPeers', () => {
     const bm25 = r.rows.find((x) => x.system === 'cairn-bm25' && x.operation === 'search')!
     const ratio = r.ratios.find((x) => x.system === 'mcp-memory' && x.operation === 'search')!
     expect(ratio.vsBm25P50).toBeCloseTo(mcp.p50Ms / bm25.p50Ms, 1)
+    // the vector floor: bytes a flat query reads, and a whole hybrid recall set against it
+    expect(r.floors).toHaveLength(1)
+    const floor = r.floors[0]!
+    const hybrid = r.rows.find((x) => x.system === 'cairn-hybrid' && x.operation === 'search')!
+    expect(floor.bytesPerQuery).toBe(200 * floor.dimensions * 4)
+    expect(floor.scanMs).toBeGreaterThan(0)
+    expect(floor.hybridP50Ms).toBe(hybrid.p50Ms)
+    expect(floor.hybridOverFloor).toBeCloseTo(hybrid.p50Ms / floor.scanMs, 0)
     // the name query finds its entity in every system
     for (const s of r.samples.filter((x) => x.query.kind === 'name')) expect(s.entities).toBeGreaterThanOrEqual(1)
     // only the graph stores hand back relations

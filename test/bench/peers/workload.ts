@@ -2,6 +2,7 @@
 // an observation whose text mentions them, chained by relations inside the group plus one link back
 // to an earlier group so the graph is connected across notes.
 import { readNounSynsets, type Synset } from '../../../scripts/eval/wordnet'
+import { normalizeName } from '../../../src/core/normalize'
 
 export interface PeerEntity {
   name: string
@@ -49,10 +50,11 @@ export function peerWorkload(entityCount: number, queryCount = 100): PeerWorkloa
   for (let i = 0; i < entityCount; i++) {
     const s = synsets[i % synsets.length]!
     const round = Math.floor(i / synsets.length)
-    // names must be unique so every system stores the same number of entities
+    // names must be unique, under Cairn's normalization too ("'hood" and "hood" are one key),
+    // so every system stores the same number of entities
     let name = s.lemmas[0]!
-    if (used.has(name.toLowerCase())) name = `${name} ${s.offset}${round ? `-${round}` : ''}`
-    used.add(name.toLowerCase())
+    if (used.has(normalizeName(name))) name = `${name} ${s.offset}${round ? `-${round}` : ''}`
+    used.add(normalizeName(name))
     entities.push({ name, type: s.lexname, description: s.definition })
     picked.push(s)
   }
@@ -62,11 +64,12 @@ export function peerWorkload(entityCount: number, queryCount = 100): PeerWorkloa
     const group = entities.slice(g * PER_NOTE, (g + 1) * PER_NOTE)
     const rels: PeerRelation[] = []
     for (let j = 1; j < group.length; j++) rels.push({ from: group[j - 1]!.name, type: RELATION_TYPES[(g + j) % RELATION_TYPES.length]!, to: group[j]!.name })
-    if (g > 0) rels.push({ from: group[0]!.name, type: 'related_to', to: entities[((g * 7919) % g) * PER_NOTE]!.name })
+    const back = g > 0 ? entities[earlierGroup(g) * PER_NOTE]! : undefined
+    if (back) rels.push({ from: group[0]!.name, type: 'related_to', to: back.name })
     const examples = picked.slice(g * PER_NOTE, (g + 1) * PER_NOTE).flatMap((s) => s.examples.slice(0, 1))
     const content = `Discussed ${group.map((e) => e.name).join(', ')}. ${examples.join('. ')}`.slice(0, 1_500)
     // the back link may name an entity of an earlier note: it must appear here too for Cairn's contract
-    const linked = g > 0 ? [entities[((g * 7919) % g) * PER_NOTE]!] : []
+    const linked = back ? [back] : []
     notes.push({ title: `Note ${g}`, content, entities: [...group, ...linked], relations: rels })
     relations.push(...rels)
   }
@@ -88,6 +91,14 @@ export function peerWorkload(entityCount: number, queryCount = 100): PeerWorkloa
     { kind: 'keywords', text: keywords(picked[Math.floor(entityCount / 3)]!.definition) },
   ]
   return { notes, entities, relations, queries, samples }
+}
+
+/**
+ * A pseudo-random earlier group for group g > 0. A multiplicative hash, not (g * c) % g, which is
+ * always 0 and would hang every note on the first entity: one hub that each write re-derives.
+ */
+export function earlierGroup(g: number): number {
+  return (Math.imul(g, 2654435761) >>> 0) % g
 }
 
 /** The first and last long words of a description, as a person half-remembers it. */
