@@ -58,6 +58,16 @@ async function control(of: Device): Promise<Device> {
   return d
 }
 
+/** Closes `d`'s memory and opens it again from its storage, its document reconciled and settled. */
+async function reopenSettled(d: Device): Promise<Memory> {
+  opened.splice(opened.indexOf(d.memory), 1)
+  await d.memory.close()
+  const reopened = await openMemory(d.memory.info.id, { indexedDB: d.factory, IDBKeyRange })
+  opened.push(reopened)
+  await (await reopened.sync({ crossTab: false })).settled()
+  return reopened
+}
+
 async function state(m: Memory) {
   const db = m.engine.db
   const conn = await m.connect({ agent: 'probe', tier: 'read' })
@@ -253,11 +263,7 @@ describe('hostile but well-formed updates from a peer', () => {
       expect(await state(v.memory)).toEqual(expected)
 
       // the hostile values are in the saved document; reopening must not let them in
-      opened.splice(opened.indexOf(v.memory), 1)
-      await v.memory.close()
-      const reopened = await openMemory(v.memory.info.id, { indexedDB: v.factory, IDBKeyRange })
-      opened.push(reopened)
-      await (await reopened.sync({ crossTab: false })).settled()
+      const reopened = await reopenSettled(v)
       expect(await state(reopened)).toEqual(expected)
     })
   }
@@ -285,11 +291,7 @@ describe('a __proto__ key inside an otherwise valid value', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     expect(JSON.stringify(await v.memory.engine.db.observations.get('proto-2'))).not.toContain('polluted')
 
-    opened.splice(opened.indexOf(v.memory), 1)
-    await v.memory.close()
-    const reopened = await openMemory(v.memory.info.id, { indexedDB: v.factory, IDBKeyRange })
-    opened.push(reopened)
-    await (await reopened.sync({ crossTab: false })).settled()
+    const reopened = await reopenSettled(v)
     expect(await state(reopened)).toEqual(live)
   })
 })
@@ -317,11 +319,7 @@ describe('aliases that form a loop', () => {
     const settled = await state(v.memory)
     expect(settled).toEqual(await state(c.memory))
 
-    opened.splice(opened.indexOf(v.memory), 1)
-    await v.memory.close()
-    const reopened = await openMemory(v.memory.info.id, { indexedDB: v.factory, IDBKeyRange })
-    opened.push(reopened)
-    await (await reopened.sync({ crossTab: false })).settled()
+    const reopened = await reopenSettled(v)
     expect(await state(reopened)).toEqual(settled)
   })
 })
