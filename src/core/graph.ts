@@ -53,6 +53,8 @@ export class Graph {
   private readonly edgesByEnd = new Map<string, Set<string>>()
   /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
   private readonly authored = new Map<string, Set<string>>()
+  /** While previewing: the value each entity and edge had before it was first replaced. */
+  private previewed: { entities: Map<string, Entity | undefined>; relationships: Map<string, Relationship | undefined> } | null = null
 
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
     const g = new Graph()
@@ -93,6 +95,55 @@ export class Graph {
     this.detach(slug, touched)
     if (next) this.attach(next, touched)
     return this.settle(touched)
+  }
+
+  /**
+   * What `apply(slug, next)` would change, leaving the graph as it was: the change is computed
+   * once, then the replaced entities and edges are put back as they were, without recomputing.
+   * Pass the delta to `applyPreviewed` to make it real, also without recomputing.
+   */
+  preview(slug: string, next: Observation | undefined): GraphDelta {
+    const prev = this.observations.get(slug)
+    const log = { entities: new Map<string, Entity | undefined>(), relationships: new Map<string, Relationship | undefined>() }
+    this.previewed = log
+    let delta: GraphDelta
+    try {
+      delta = this.apply(slug, next)
+    } finally {
+      this.previewed = null
+      this.rebook(slug, prev)
+      for (const [k, e] of log.entities) e ? this.entities.set(k, e) : this.entities.delete(k)
+      for (const [k, r] of log.relationships) r ? this.relationships.set(k, r) : this.relationships.delete(k)
+    }
+    return delta
+  }
+
+  /** Applies a change `preview` computed, while nothing else changed the graph in between. */
+  applyPreviewed(slug: string, next: Observation | undefined, delta: GraphDelta): void {
+    this.rebook(slug, next)
+    for (const k of delta.removedEntities) this.entities.delete(k)
+    for (const e of delta.upsertedEntities) this.entities.set(e.key, e)
+    for (const k of delta.removedRelationships) this.relationships.delete(k)
+    for (const r of delta.upsertedRelationships) this.relationships.set(r.key, r)
+  }
+
+  /** Re-files an observation's backing (which entities and edges it supports) without recomputing them. */
+  private rebook(slug: string, o: Observation | undefined): void {
+    const ignored = { entities: new Set<string>(), edges: new Set<string>() }
+    this.detach(slug, ignored)
+    if (o) this.attach(o, ignored)
+  }
+
+  private setEntity(key: string, e: Entity | undefined): void {
+    if (this.previewed && !this.previewed.entities.has(key)) this.previewed.entities.set(key, this.entities.get(key))
+    if (e) this.entities.set(key, e)
+    else this.entities.delete(key)
+  }
+
+  private setRelationship(key: string, r: Relationship | undefined): void {
+    if (this.previewed && !this.previewed.relationships.has(key)) this.previewed.relationships.set(key, this.relationships.get(key))
+    if (r) this.relationships.set(key, r)
+    else this.relationships.delete(key)
   }
 
   /** Replace the alias map; re-derives only observations that name a variant whose mapping changed. */
@@ -178,7 +229,10 @@ export class Graph {
     for (const [k, was] of lived) {
       if (was !== this.entities.has(k)) for (const e of this.edgesByEnd.get(k) ?? []) edges.add(e)
     }
-    const degreeChanged = new Set<string>()
+    // an entity's degree moves by the edges that came alive or died, so a well-connected entity
+    // is not recounted edge by edge on every write
+    const degreeChanged = new Map<string, number>()
+    const bump = (key: string, by: number) => degreeChanged.set(key, (degreeChanged.get(key) ?? 0) + by)
     for (const k of edges) {
       const before = this.relationships.get(k)
       const after = this.recomputeEdge(k)
@@ -187,16 +241,16 @@ export class Graph {
       if (after) delta.upsertedRelationships.push(after)
       if (!before !== !after) {
         const r = (after ?? before) as Relationship
-        degreeChanged.add(r.source)
-        degreeChanged.add(r.target)
+        bump(r.source, after ? 1 : -1)
+        bump(r.target, after ? 1 : -1)
       }
     }
-    for (const k of degreeChanged) {
+    for (const [k, by] of degreeChanged) {
       const e = this.entities.get(k)
       // replaced, not mutated: a returned delta must not change when the graph moves on
-      if (e) this.entities.set(k, { ...e, degree: this.degreeOf(k) })
+      if (e && by !== 0) this.setEntity(k, { ...e, degree: e.degree + by })
     }
-    const upserted = new Set([...touched.entities, ...degreeChanged])
+    const upserted = new Set([...touched.entities, ...degreeChanged.keys()])
     for (const k of [...upserted].sort()) {
       const e = this.entities.get(k)
       if (e) delta.upsertedEntities.push(e)
@@ -210,24 +264,44 @@ export class Graph {
   private recomputeEntity(key: string): void {
     const backers = this.entityBackers.get(key)
     if (!backers || backers.size === 0) {
-      this.entities.delete(key)
+      this.setEntity(key, undefined)
       return
     }
-    const obs = [...backers].map((s) => this.observations.get(s) as Observation).sort(compareRecency)
-    // the winner's description and type; the display name prefers one that is not an alias
-    let winner: { name: string; type: string; description: string } | undefined
-    let display: string | undefined
-    const queries: string[] = []
-    const seenQ = new Set<string>()
-    for (const o of obs) {
-      const c = this.contributions.get(o.slug) as Contribution
+    // One pass finds the most recent backer (the winner), the most recent that names the entity
+    // itself (the display name) and the backers with retrieval queries; only those few are
+    // sorted. An entity named in most notes (the memory's owner) has thousands of backers.
+    let latest: Observation | undefined
+    let latestNaming: Observation | undefined
+    const withQueries: Observation[] = []
+    for (const slug of backers) {
+      const o = this.observations.get(slug) as Observation
+      const c = this.contributions.get(slug) as Contribution
+      if (!latest || compareRecency(o, latest) < 0) latest = o
+      let names = false
+      let asks = false
       for (let i = 0; i < o.entities.length; i++) {
         if (c.entityKeys[i] !== key) continue
-        const e = o.entities[i]!
-        const authoredKey = c.authoredKeys[i]
-        if (!winner) winner = e
-        if (!display && authoredKey === key) display = e.name
-        for (const q of e.queries) {
+        if (c.authoredKeys[i] === key) names = true
+        if (o.entities[i]!.queries.length) asks = true
+      }
+      if (names && (!latestNaming || compareRecency(o, latestNaming) < 0)) latestNaming = o
+      if (asks) withQueries.push(o)
+    }
+    const firstOf = (o: Observation | undefined, authored: boolean) => {
+      if (!o) return undefined
+      const c = this.contributions.get(o.slug) as Contribution
+      const i = o.entities.findIndex((_e, j) => c.entityKeys[j] === key && (!authored || c.authoredKeys[j] === key))
+      return o.entities[i]
+    }
+    const winner = firstOf(latest, false)
+    const display = firstOf(latestNaming, true)?.name
+    const queries: string[] = []
+    const seenQ = new Set<string>()
+    for (const o of withQueries.sort(compareRecency)) {
+      const c = this.contributions.get(o.slug) as Contribution
+      for (let i = 0; i < o.entities.length && queries.length < MAX_QUERIES; i++) {
+        if (c.entityKeys[i] !== key) continue
+        for (const q of o.entities[i]!.queries) {
           const nq = normalizeName(q)
           if (queries.length < MAX_QUERIES && !seenQ.has(nq)) {
             seenQ.add(nq)
@@ -238,7 +312,7 @@ export class Graph {
     }
     const w = winner as { name: string; type: string; description: string }
     const prev = this.entities.get(key)
-    this.entities.set(key, {
+    this.setEntity(key, {
       key,
       name: display ?? w.name,
       type: w.type,
@@ -253,7 +327,7 @@ export class Graph {
     const backers = this.edgeBackers.get(key)
     const first = backers && backers.size ? this.contributions.get([...backers][0] as string)?.relationships.get(key) : undefined
     if (!backers || !first || !this.entities.has(first.source) || !this.entities.has(first.target)) {
-      this.relationships.delete(key)
+      this.setRelationship(key, undefined)
       return undefined
     }
     const obs = [...backers].map((s) => this.observations.get(s) as Observation).sort(compareRecency)
@@ -269,7 +343,7 @@ export class Graph {
       }
     }
     const rel: Relationship = { key, source: first.source, type: first.type, target: first.target, description, weight, observations: [...backers].sort() }
-    this.relationships.set(key, rel)
+    this.setRelationship(key, rel)
     return rel
   }
 

@@ -484,13 +484,11 @@ export class MemoryEngine {
   }
 
   /**
-   * Computes the graph change by applying and undoing it synchronously (so concurrent reads
-   * never see it), commits it in one Dexie transaction, then applies it for real.
+   * Computes the graph change without showing it (so concurrent reads never see it), commits it
+   * in one Dexie transaction, then applies the computed change.
    */
   private async commitObservation(slug: string, next: Observation | undefined, beforeCommit?: (delta: GraphDelta) => void): Promise<GraphDelta> {
-    const prev = this.graph.getObservation(slug)
-    const delta = this.graph.apply(slug, next)
-    this.graph.apply(slug, prev)
+    const delta = this.graph.preview(slug, next)
     beforeCommit?.(delta)
     const db = this.db
     const journal = [this.journalRow(observationJournalKey(slug))]
@@ -505,7 +503,7 @@ export class MemoryEngine {
     } catch (err) {
       throw storageError(err)
     }
-    this.graph.apply(slug, next)
+    this.graph.applyPreviewed(slug, next, delta)
     this.version++
     this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, unmirrored: journal })
     await this.reindex(delta)

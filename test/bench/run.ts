@@ -27,6 +27,13 @@ async function main(): Promise<void> {
   results.engine = engine
   console.log('\nEngine (Node, fake-indexeddb; each observation: 3 entities, 2 relationships)')
   console.table(engine)
+  const hub = await optional('hub entity', async () => {
+    const { benchHub } = await import('./hub')
+    return benchHub(quick ? [500] : [1_000, 5_000])
+  })
+  results.hub = hub
+  console.log('\nWrites when one entity is named in every note (the memory\'s owner, say): each write re-derives it (BM25, fake-indexeddb)')
+  console.table(hub)
   const embed = await benchEmbed(quick ? 5_000 : 20_000)
   results.embed = embed
   console.log('\nDefault embedder (cairn-glove-100d, onnxruntime-web wasm, 1 thread)')
