@@ -78,4 +78,21 @@ describe('graph view', () => {
     await page.getByLabel('Center on entity').press('Enter')
     await expect.poll(async () => (await page.getByRole('alert').allTextContents()).join(' ')).toContain('Nobody Here')
   })
+
+  it('leaving the graph right after a drag raises no error', async () => {
+    await page.getByRole('link', { name: 'Graph', exact: true }).click()
+    const view = page.getByTestId('graph-view')
+    await expect.poll(() => view.getAttribute('data-node-count')).not.toBe('')
+    await view.scrollIntoViewIfNeeded()
+    const box = (await view.boundingBox())!
+    // a pan that starts on empty canvas, released, then straight to another screen
+    await page.mouse.move(box.x + 20, box.y + 20)
+    await page.mouse.down()
+    for (let i = 1; i <= 5; i++) await page.mouse.move(box.x + 20 + i * 30, box.y + 20 + i * 10)
+    await page.mouse.up()
+    await page.getByRole('link', { name: 'Recall', exact: true }).click()
+    await page.getByRole('heading', { name: 'Recall' }).first().waitFor()
+    await new Promise((r) => setTimeout(r, 300))
+    expect(harness.pageErrors).toEqual([])
+  })
 })

@@ -134,6 +134,16 @@ function layoutInWorker(graph: Graph): { done: Promise<LayoutRun>; stop(): void 
   return { done, stop }
 }
 
+/**
+ * Kills a renderer for good. After a drag is released, sigma's mouse captor refreshes the
+ * renderer from a timeout (when edges hide while moving), and its kill does not clear that
+ * timeout; a refresh of a killed renderer throws, so the late one is made to do nothing.
+ */
+export function killRenderer(sigma: Sigma): void {
+  sigma.kill()
+  sigma.refresh = (() => sigma) as Sigma['refresh']
+}
+
 export function mountScene(container: HTMLElement, nodes: readonly SceneNode[], edges: readonly SceneEdge[], onPick?: (key: string, name: string) => void): Scene {
   const graph = buildGraph(nodes, edges)
   const small = graph.order <= SYNC_LAYOUT_MAX_NODES
@@ -160,7 +170,7 @@ export function mountScene(container: HTMLElement, nodes: readonly SceneNode[], 
     layoutDone,
     kill: () => {
       worker?.stop()
-      sigma.kill()
+      killRenderer(sigma)
     },
   }
 }

@@ -4,7 +4,7 @@
 // earlier one kept for comparison: 30 ForceAtlas2 passes on the main thread before the first
 // frame, and edges and names drawn during every camera move.
 import Sigma from 'sigma'
-import { buildGraph, layoutNow, mountScene, webglAvailable, type LayoutRun, type SceneEdge, type SceneNode } from '../../../src/app/graph/scene'
+import { buildGraph, killRenderer, layoutNow, mountScene, webglAvailable, type LayoutRun, type SceneEdge, type SceneNode } from '../../../src/app/graph/scene'
 
 export type BenchScene = 'app' | 'baseline'
 
@@ -72,7 +72,7 @@ function mountBaseline(container: HTMLElement, nodes: SceneNode[], edges: SceneE
   const graph = buildGraph(nodes, edges)
   const layoutMs = layoutNow(graph, 30)
   const sigma = new Sigma(graph, container, { renderEdgeLabels: false, labelRenderedSizeThreshold: 8, defaultEdgeType: 'line' })
-  return { sigma, nodes: graph.order, edges: graph.size, layoutMs, layoutDone: Promise.resolve({ iterations: 30, ms: layoutMs, where: 'main thread' }), kill: () => sigma.kill() }
+  return { sigma, nodes: graph.order, edges: graph.size, layoutMs, layoutDone: Promise.resolve({ iterations: 30, ms: layoutMs, where: 'main thread' }), kill: () => killRenderer(sigma) }
 }
 
 /** Frame gaps until `done` settles or `ms` pass. */
