@@ -42,6 +42,8 @@ export interface RetrievalChoice {
   vectorWeight?: number
   /** Characters of an observation shown in a recall snippet, 40 to 2000. */
   snippetLength?: number
+  /** In hybrid mode, the model another device's copy ranks with; refused if this app ships another. */
+  model?: string
 }
 
 /** The engine options that make a memory rank as `choice` says. */
@@ -49,6 +51,9 @@ async function retrievalOptions(choice: RetrievalChoice): Promise<{ embedderId?:
   const snippet = choice.snippetLength !== undefined ? { snippetLength: choice.snippetLength } : {}
   if (choice.mode === 'bm25') return { retrieval: { embedder: BM25_ONLY, ...snippet } }
   const embedderId = await defaultEmbedderId()
+  if (choice.model !== undefined && choice.model !== embedderId) {
+    throw new Error(`This memory ranks with the model ${choice.model}, and this app ships ${embedderId}: update the app on one of the devices.`)
+  }
   const vector = choice.vectorWeight
   return { embedderId, retrieval: { ...snippet, ...(vector !== undefined ? { weights: { text: 1 - vector, vector } } : {}) } }
 }
@@ -58,7 +63,7 @@ export async function createMemory(name: string, visibility: Visibility, orgId?:
   return adopt(memory)
 }
 
-/** Keeps the app's own full connection to a memory it just made. */
+/** Keeps the app's own full connection to a memory it just made (created, joined or imported). */
 async function adopt(memory: Awaited<ReturnType<EngineClient['createMemory']>>): Promise<MemoryInfo> {
   const info = await memory.info
   const conn = await memory.connect({ agent: AGENT, tier: 'full' })
@@ -185,15 +190,12 @@ export async function watchSync(memoryId: string, listener: (view: SyncView) => 
  * With a join code's retrieval config the copy ranks exactly as the other devices do.
  */
 export async function joinMemory(memoryId: string, name: string, serverUrl: string, token: string, retrieval?: JoinCode['retrieval']): Promise<MemoryInfo> {
-  let options: { embedderId?: string; retrieval?: Partial<RetrievalConfig> }
-  if (!retrieval) options = { embedderId: await defaultEmbedderId() }
-  else if (retrieval.embedder === BM25_ONLY) options = { retrieval: { embedder: BM25_ONLY, snippetLength: retrieval.snippetLength } }
-  else {
-    const shipped = await defaultEmbedderId()
-    if (retrieval.embedder !== shipped) throw new Error(`This memory ranks with the model ${retrieval.embedder}, and this app ships ${shipped}: update the app on one of the devices.`)
-    options = { embedderId: shipped, retrieval: { weights: retrieval.weights, snippetLength: retrieval.snippetLength } }
-  }
-  const info = await adopt(await engine().createMemory({ id: memoryId.trim(), name, visibility: 'private', ...options }))
+  const choice: RetrievalChoice = !retrieval
+    ? { mode: 'hybrid' }
+    : retrieval.embedder === BM25_ONLY
+      ? { mode: 'bm25', snippetLength: retrieval.snippetLength }
+      : { mode: 'hybrid', model: retrieval.embedder, vectorWeight: retrieval.weights.vector, snippetLength: retrieval.snippetLength }
+  const info = await adopt(await engine().createMemory({ id: memoryId.trim(), name, visibility: 'private', ...(await retrievalOptions(choice)) }))
   await syncWith(info.id, serverUrl, token)
   return info
 }
@@ -229,11 +231,5 @@ export async function importBackupFile(file: File): Promise<MemoryInfo> {
   } catch {
     throw new Error(`"${file.name}" is not a JSON file; choose a .cairn.json backup.`)
   }
-  const memory = await engine().importBackup(parsed)
-  const info = await memory.info
-  const conn = await memory.connect({ agent: AGENT, tier: 'full' })
-  const token = await conn.token
-  if (token) localStorage.setItem(tokenKey(info.id), token)
-  connections.set(info.id, Promise.resolve(conn as unknown as AppConnection))
-  return info
+  return adopt(await engine().importBackup(parsed))
 }

@@ -78,23 +78,20 @@ export async function importMemory(backup: unknown, options: ImportOptions): Pro
     for (const f of b.files) {
       await memory.engine.storeFile({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
     }
+    if (b.rejectedProposals.length) {
+      // the engine reads proposals at open, so they are written here and the memory reopened below
+      const now = new Date().toISOString()
+      const rows: MergeProposal[] = b.rejectedProposals.map((p) => ({
+        id: p.id, kind: 'merge', pair: p.pair, names: p.pair, canonical: p.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: now,
+      }))
+      await stored(() => memory.engine.db.proposals.bulkPut(rows))
+    }
   } catch (err) {
     // a storage failure part-way must not leave half a memory listed beside the others
     await discard(memory, deps)
     throw err
   }
   if (b.rejectedProposals.length) {
-    // the engine reads proposals at open, so they are written first and the memory reopened
-    const now = new Date().toISOString()
-    const rows: MergeProposal[] = b.rejectedProposals.map((p) => ({
-      id: p.id, kind: 'merge', pair: p.pair, names: p.pair, canonical: p.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: now,
-    }))
-    try {
-      await stored(() => memory.engine.db.proposals.bulkPut(rows))
-    } catch (err) {
-      await discard(memory, deps)
-      throw err
-    }
     const id = memory.info.id
     await memory.close()
     memory = await Memory.open(id, { ...deps, ...(embedder && r.embedder !== BM25_ONLY ? { embedder } : {}) })

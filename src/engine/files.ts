@@ -3,7 +3,7 @@ import { isValidFilePath, LIMITS, own } from '../core/contract'
 import { MemoryError } from '../core/errors'
 import type { AppendixFile } from '../core/types'
 import type { MemoryDB } from '../store/db'
-import { storageError } from '../store/storage-error'
+import { stored } from '../store/storage-error'
 import { sha256Hex } from './tokens'
 
 /** Larger sources belong outside the memory; this keeps a synced document small enough to merge. */
@@ -66,13 +66,11 @@ export async function storeFileRecord(db: MemoryDB, file: FileInput, createdBy: 
     createdAt: now,
     sha256: await sha256Hex(file.data),
   }
-  try {
-    await db.transaction('rw', [db.files, db.fileBytes], async () => {
+  await stored(() =>
+    db.transaction('rw', [db.files, db.fileBytes], async () => {
       await db.files.add(record)
       await db.fileBytes.put({ path: file.path, data: file.data })
-    })
-  } catch (err) {
-    throw storageError(err)
-  }
+    }),
+  )
   return record
 }

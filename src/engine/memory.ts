@@ -206,8 +206,8 @@ export class MemoryEngine {
       const next = Graph.derive([...this.graph.allObservations(), ...fresh], new Map([...this.graph.aliasMap(), ...aliases.map((a) => [a.variant, a.canonical] as const)]))
       const db = this.db
       const journal = [...fresh.map((o) => this.journalRow(observationJournalKey(o.slug))), ...(aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : [])]
-      try {
-        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta, db.unmirrored], async () => {
+      await stored(() =>
+        db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
           await db.observations.bulkPut(fresh)
           await db.aliases.bulkPut(aliases)
@@ -216,10 +216,8 @@ export class MemoryEngine {
           await db.relationships.clear()
           await db.entities.bulkPut([...next.entities.values()])
           await db.relationships.bulkPut([...next.relationships.values()])
-        })
-      } catch (err) {
-        throw storageError(err)
-      }
+        }),
+      )
       for (const o of fresh) this.graph.apply(o.slug, o)
       const delta = this.graph.setAliases(next.aliasMap())
       this.version++
@@ -299,17 +297,15 @@ export class MemoryEngine {
       return known ? { ...known, status: 'rejected' } : { id: r.id, kind: 'merge', pair: r.pair, names: [...r.pair], canonical: r.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: r.at || now }
     })
     const db = this.db
-    try {
-      await db.transaction('rw', [db.files, db.fileBytes, db.proposals], async () => {
+    await stored(() =>
+      db.transaction('rw', [db.files, db.fileBytes, db.proposals], async () => {
         for (const { file, bytes } of files) {
           await db.files.put(file)
           await db.fileBytes.put({ path: file.path, data: bytes })
         }
         if (proposals.length) await db.proposals.bulkPut(proposals)
-      })
-    } catch (err) {
-      throw storageError(err)
-    }
+      }),
+    )
     for (const { file } of files) this.files.set(file.path, file)
     for (const p of proposals) this.proposals.set(p.id, p)
   }
@@ -492,17 +488,15 @@ export class MemoryEngine {
     beforeCommit?.(delta)
     const db = this.db
     const journal = [this.journalRow(observationJournalKey(slug))]
-    try {
-      await db.transaction('rw', [db.observations, db.entities, db.relationships, db.meta, db.unmirrored], async () => {
+    await stored(() =>
+      db.transaction('rw', [db.observations, db.entities, db.relationships, db.meta, db.unmirrored], async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         if (next) await db.observations.put(next)
         else await db.observations.delete(slug)
         await persistDelta(db, delta)
         await db.unmirrored.bulkPut(journal)
-      })
-    } catch (err) {
-      throw storageError(err)
-    }
+      }),
+    )
     this.graph.applyPreviewed(slug, next, delta)
     this.version++
     this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, unmirrored: journal })
@@ -518,18 +512,16 @@ export class MemoryEngine {
     const rows: Alias[] = [...aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now }))
     const db = this.db
     const journal = [this.journalRow(ALIASES_JOURNAL_KEY)]
-    try {
-      await db.transaction('rw', [db.aliases, db.entities, db.relationships, db.proposals, db.meta, db.unmirrored], async () => {
+    await stored(() =>
+      db.transaction('rw', [db.aliases, db.entities, db.relationships, db.proposals, db.meta, db.unmirrored], async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         await db.aliases.clear()
         await db.aliases.bulkPut(rows)
         await db.proposals.bulkPut(proposals)
         await persistDelta(db, delta)
         await db.unmirrored.bulkPut(journal)
-      })
-    } catch (err) {
-      throw storageError(err)
-    }
+      }),
+    )
     this.graph.setAliases(aliases)
     this.version++
     this.emit({ aliases: rows, unmirrored: journal })

@@ -41,9 +41,7 @@ const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>
 const KEYS_REPORTED = 20
 
 function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Uint8Array && b instanceof Uint8Array) {
-    return a.byteLength === b.byteLength && a.every((x, i) => x === b[i])
-  }
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return sameBytes(a, b)
   try {
     return JSON.stringify(a) === JSON.stringify(b)
   } catch {
