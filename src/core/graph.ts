@@ -353,6 +353,15 @@ export class Graph {
     return n
   }
 
+  /** Keys (after aliases) of the live entities an observation names. */
+  entitiesOf(slug: string): string[] {
+    const c = this.contributions.get(slug)
+    if (!c) return []
+    const out: string[] = []
+    for (const k of c.entities) if (this.entities.has(k)) out.push(k)
+    return out
+  }
+
   /** Live edges touching an entity, heaviest first (ties by key). */
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []

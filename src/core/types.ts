@@ -212,6 +212,8 @@ export interface RecallRequest {
   to?: string
   entity?: string
   limits?: Partial<RecallLimits>
+  /** Structural recall only: the `nextCursor` of the previous page. */
+  cursor?: string
 }
 
 export interface RecalledEntity {
@@ -258,6 +260,8 @@ export interface RecallResult {
   relationships: RecalledRelationship[]
   observations: Snippet[]
   truncation: Truncation | null
+  /** Structural recall: where the next page starts, when observations were left after this one. */
+  nextCursor?: string
 }
 
 export interface Neighborhood {

@@ -1,13 +1,15 @@
 // Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph } from '../core/graph'
-import { BM25_ONLY, type Connection, type Entity, type MemoryInfo, type Relationship, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import { BM25_ONLY, type Connection, type Entity, type MemoryInfo, type Observation, type Relationship, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
+import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
-import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY } from './memory'
+import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
+import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory'
 import { ConnectionHandle } from './connection'
 import { MemorySync, type SyncOptions } from './memory-sync'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
@@ -98,8 +100,10 @@ export class Memory {
     }
     const db = new MemoryDB(info.id, opts)
     await stored(() => db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }]))
-    const index = await createEntityIndex(indexOptions(info, opts.embedder))
-    return new Memory(new MemoryEngine(info, db, new Graph(), index, { proposals: [], files: [], version: 0 }), new Map())
+    const embedder = queryOnce(opts.embedder)
+    const index = await createEntityIndex(indexOptions(info, embedder))
+    const notes = await createNoteIndex(noteIndexOptions(info, embedder))
+    return new Memory(new MemoryEngine(info, db, new Graph(), index, notes, { proposals: [], files: [], version: 0 }), new Map())
   }
 
   static async open(id: string, opts: OpenMemoryOptions = {}): Promise<Memory> {
@@ -108,10 +112,11 @@ export class Memory {
     registry.close()
     if (!info) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
     checkRetrieval(info, opts.embedder)
+    const embedder = queryOnce(opts.embedder)
     const db = new MemoryDB(id, opts)
-    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow] = await db.transaction(
+    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow, savedNotes] = await db.transaction(
       'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta],
-      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY)]),
+      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY), db.meta.get(NOTE_INDEX_SNAPSHOT_KEY)]),
     )
     const version = typeof versionRow?.value === 'number' ? versionRow.value : 0
     // observations are the truth: the graph is always re-derived from them
@@ -120,7 +125,7 @@ export class Memory {
     let index: EntityIndex
     const snap = saved?.value as { version: number; snapshot: unknown } | undefined
     // an unreadable snapshot costs a rebuild, never the memory
-    const restored = snap ? await restoreEntityIndex(snap.snapshot as never, indexOptions(info, opts.embedder)).catch(() => undefined) : undefined
+    const restored = snap ? await restoreEntityIndex(snap.snapshot as never, indexOptions(info, embedder)).catch(() => undefined) : undefined
     if (restored) {
       // The snapshot may predate the last commits (the page closed before saving it, or another
       // tab saved it): bring it up to the graph. Only entities whose text changed are re-embedded.
@@ -129,10 +134,11 @@ export class Memory {
       await restored.upsert([...graph.entities.values()].map(entityDoc))
       index = restored
     } else {
-      index = await createEntityIndex(indexOptions(info, opts.embedder))
+      index = await createEntityIndex(indexOptions(info, embedder))
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }
-    return new Memory(new MemoryEngine(info, db, graph, index, { proposals, files, version }), new Map(connections.map((c) => [c.id, c])))
+    const notes = await openNoteIndex(savedNotes?.value as { snapshot: unknown } | undefined, observations, noteIndexOptions(info, embedder))
+    return new Memory(new MemoryEngine(info, db, graph, index, notes, { proposals, files, version }), new Map(connections.map((c) => [c.id, c])))
   }
 
   /** Creates a connection for an agent; the token is returned once and stored only hashed. */
@@ -208,8 +214,29 @@ export class Memory {
   }
 }
 
+/** Both indexes embed a recall's query: one embedder that remembers recent queries serves both. */
+function queryOnce(embedder: Embedder | undefined): Embedder | undefined {
+  return embedder && rememberRecentTexts(embedder)
+}
+
 function indexOptions(info: MemoryInfo, embedder: Embedder | undefined): Parameters<typeof createEntityIndex>[0] {
   return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder, weights: info.retrieval.weights } : {}
+}
+
+function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Parameters<typeof createNoteIndex>[0] {
+  return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder } : {}
+}
+
+/** The saved note index brought up to the observations, or a new one when there is none or it is unreadable. */
+async function openNoteIndex(saved: { snapshot: unknown } | undefined, observations: Observation[], opts: Parameters<typeof createNoteIndex>[0]): Promise<NoteIndex> {
+  const restored = saved ? await restoreNoteIndex(saved.snapshot as never, opts).catch(() => undefined) : undefined
+  const notes = restored ?? (await createNoteIndex(opts))
+  const live = new Set(observations.map((o) => o.slug))
+  const gone = notes.keys().filter((slug) => !live.has(slug))
+  if (gone.length) await notes.remove(gone)
+  // only notes whose text changed since the snapshot are embedded again
+  await notes.upsert(observations.map(noteDoc))
+  return notes
 }
 
 function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void {

@@ -47,11 +47,39 @@ describe('semantic recall', () => {
     expect(r.entities[0]!.name).toBe('Charles Babbage')
   })
 
-  it('observations come back because an entity ranked, not because their text matched', async () => {
-    const { conn } = await seeded()
+  it('a note whose text matches brings in the entities it names, and comes back through them', async () => {
+    const { conn, long } = await seeded()
     const r = await conn.recall({ query: 'Menabrea translated article' })
-    expect(r.entities).toEqual([])
-    expect(r.observations).toEqual([])
+    const names = r.entities.map((e) => e.name)
+    expect(names).toEqual(expect.arrayContaining(['Ada Lovelace', 'Analytical Engine']))
+    expect(r.observations[0]!.slug).toBe(long)
+    for (const o of r.observations) {
+      expect(o.entities.length).toBeGreaterThan(0)
+      for (const n of o.entities) expect(names).toContain(n)
+    }
+  })
+
+  it('descriptions lead: an entity matched by its description ranks above one reached through a note', async () => {
+    const { conn } = await seeded()
+    const r = await conn.recall({ query: 'polymath Menabrea' })
+    const names = r.entities.map((e) => e.name)
+    expect(names[0]).toBe('Charles Babbage')
+    expect(names.indexOf('Ada Lovelace')).toBeGreaterThan(0)
+  })
+
+  it('among the notes of one entity, the one that answers the query comes first, not the newest', async () => {
+    const f = await fixture()
+    const owner = { name: 'Priya', type: 'person', description: 'The person this memory belongs to' }
+    const slugs: string[] = []
+    for (let i = 0; i < 40; i++) {
+      const topic = i === 7 ? 'Priya adopted a rescue greyhound named Biscuit' : `Priya reviewed quarterly budget item ${i}`
+      slugs.push((await f.conn.write({ title: topic, content: `${topic}.`, observedAt: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(), entities: [owner] })).slug)
+    }
+    const r = await f.conn.recall({ query: 'What is the name of her dog?', limits: { observations: 3 } })
+    expect(r.entities[0]!.name).toBe('Priya')
+    expect(r.observations.map((o) => o.slug)).toContain(slugs[7])
+    const plain = await f.conn.recall({ query: 'greyhound', limits: { observations: 1 } })
+    expect(plain.observations[0]!.slug).toBe(slugs[7])
   })
 
   it('narrows by category, tag and time', async () => {
