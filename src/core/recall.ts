@@ -293,7 +293,7 @@ function newestFirst(a: Observation, b: Observation): number {
 function allowedObservations(graph: Graph, f: RecallFilter): Set<string> | undefined {
   if (!hasObservationFilter(f)) return undefined
   let entityKey: string | undefined
-  if (f.entity) entityKey = graph.resolve(normalizeName(f.entity))
+  if (f.entity) entityKey = graph.resolveName(f.entity)
   const out = new Set<string>()
   const pool = entityKey !== undefined ? (graph.entities.get(entityKey)?.observations ?? []).map((s) => graph.getObservation(s) as Observation) : graph.allObservations()
   for (const o of pool) if (o && observationMatches(o, f, entityKey, graph)) out.add(o.slug)

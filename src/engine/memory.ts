@@ -98,14 +98,14 @@ export class MemoryEngine {
 
   write(input: unknown, createdBy: string): Promise<WriteResult> {
     return this.enqueue(async () => {
-      const valid = validateObservationInput(input)
+      const valid = validateObservationInput(input, (name) => this.graph.entities.has(this.graph.resolveName(name)))
       checkEndpoints(valid.entities, valid.relationships, (k) => this.graph.resolve(k), (k) => this.graph.entities.has(k), 'write')
       const now = this.clock()
       const slug = makeSlug(valid.title, (s) => this.graph.getObservation(s) !== undefined, () => randomId(6))
       const { warnings: w, ...fields } = valid
       const observation: Observation = { slug, ...fields, observedAt: fields.observedAt ?? now, createdBy, createdAt: now, updatedAt: now }
       const warnings = [...w, ...this.unknownFileWarnings(observation.files)]
-      const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolve(normalizeName(n))))
+      const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolveName(n)))
       const possibleDuplicates = findPossibleDuplicates(newNames, this.variants)
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
@@ -176,7 +176,7 @@ export class MemoryEngine {
       const opts = (options ?? {}) as { canonical?: unknown }
       let canonical = proposal.canonical
       if (opts.canonical !== undefined) {
-        const wanted = typeof opts.canonical === 'string' ? this.graph.resolve(normalizeName(opts.canonical)) : ''
+        const wanted = typeof opts.canonical === 'string' ? this.graph.resolveName(opts.canonical) : ''
         if (!proposal.pair.includes(wanted)) {
           throw new MemoryError('invalid_request', `canonical must be one of the proposal's names: ${proposal.names.join(' or ')}`, { id: proposal.id, names: proposal.names })
         }
@@ -384,7 +384,7 @@ export class MemoryEngine {
   inspect(name: unknown): EntityDetail {
     this.assertOpen()
     if (typeof name !== 'string' || !normalizeName(name)) throw new MemoryError('invalid_request', 'inspect takes an entity name')
-    const key = this.graph.resolve(normalizeName(name))
+    const key = this.graph.resolveName(name)
     const entity = this.graph.entities.get(key)
     if (!entity) throw new MemoryError('not_found', `no entity named "${name}"; recall with a query to find similar names`, { name })
     const edges = this.graph.edgesOf(key)
@@ -554,9 +554,9 @@ export class MemoryEngine {
   }
 }
 
-/** What the search index sees of an entity. */
+/** What the search index sees of an entity: every description it was given can match. */
 export function entityDoc(e: Entity): EntityDoc {
-  return { key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }
+  return { key: e.key, name: e.name, type: e.type, description: [e.description, ...e.descriptions].join('\n'), queries: e.queries }
 }
 
 /** What the note index sees of an observation. */

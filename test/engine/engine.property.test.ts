@@ -6,9 +6,9 @@ import { Graph, graphFingerprint } from '../../src/core/graph'
 import type { Entity, Relationship } from '../../src/core/types'
 import { fixture } from './fixture'
 
-const NAMES = ['Jane Doe', 'Dr. Jane Doe', 'ACME Corp', 'Acme Corporation', 'IBM', 'International Business Machines', 'Paris']
+const NAMES = ['Jane Doe', 'Dr. Jane Doe', 'ACME Corp', 'Acme Corporation', 'IBM', 'International Business Machines', 'Paris', 'C++', 'C#', 'C']
 
-const entity = fc.record({ name: fc.constantFrom(...NAMES), type: fc.constantFrom('person', 'organization'), description: fc.constantFrom('a company that makes things', 'a person who knows things', 'a city') })
+const entity = fc.record({ name: fc.constantFrom(...NAMES), type: fc.constantFrom('person', 'organization'), description: fc.constantFrom('a company that makes things', 'A company that makes things.', 'a person who knows things', 'a city', '') })
 type Step =
   | { op: 'write'; entities: Array<{ name: string; type: string; description: string }>; link: boolean }
   | { op: 'update'; pick: number; entities: Array<{ name: string; type: string; description: string }>; remove: boolean }
