@@ -136,3 +136,24 @@ describe('payload caps', () => {
     expect(tiny.truncation!.observations).toBeGreaterThan(0)
   })
 })
+
+describe('structural recall pages', () => {
+  it('returns every observation the filters select, newest first, a page at a time, and says truthfully what is left', async () => {
+    const f = await fixture()
+    const written: string[] = []
+    for (let i = 0; i < 20; i++) {
+      const r = await f.conn.write({ title: `note ${i}`, content: `note ${i}`, observedAt: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(), entities: [{ name: `Entity ${i}`, type: 'thing', description: `thing number ${i}` }] })
+      written.push(r.slug)
+    }
+    const first = await f.conn.recall({ limits: { observations: 12 } })
+    expect(first.observations.map((o) => o.slug)).toEqual([...written].reverse().slice(0, 12))
+    expect(first.truncation?.observations).toBe(8)
+    expect(first.entities.map((e) => e.name).sort()).toEqual(first.observations.map((o) => o.title.replace('note', 'Entity')).sort())
+    const second = await f.conn.recall({ limits: { observations: 12 }, cursor: first.nextCursor })
+    expect(second.observations.map((o) => o.slug)).toEqual([...written].reverse().slice(12))
+    expect(second.nextCursor).toBeUndefined()
+    expect(second.truncation?.observations ?? 0).toBe(0)
+    await expect(f.conn.recall({ cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'invalid_request' })
+    await expect(f.conn.recall({ query: 'thing', cursor: first.nextCursor })).rejects.toMatchObject({ code: 'invalid_request' })
+  })
+})
