@@ -319,17 +319,15 @@ class HybridNoteIndex implements NoteIndex {
 
   /** BM25 hits, normalized so the best is 1, best first and ties by slug. */
   private textHits(term: string, k: number): Scored[] {
-    let fetch = k + 1
-    let hits: Scored[]
-    for (;;) {
-      const result = oramaSearch(this.db, { term: bm25Text(term), properties: ['text'], limit: fetch })
-      if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
-      hits = result.hits.filter((h) => h.score > 0).map((h) => ({ key: h.id, score: h.score }))
-      if (hits.length < fetch || hits[k - 1]!.score !== hits[hits.length - 1]!.score) break
-      fetch *= 4
-    }
-    const best = hits[0]?.score ?? 1
-    return hits.map((h) => ({ key: h.key, score: round(h.score / best) })).sort(compareRanked).slice(0, k)
+    // Orama scores every matching note whatever the limit, and breaks ties by insertion order,
+    // which differs between devices: take every match at once and cut ties by slug here
+    const result = oramaSearch(this.db, { term: bm25Text(term), properties: ['text'], limit: this.entries.length })
+    if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
+    const hits = result.hits
+    let best = 0
+    for (const h of hits) if (h.score > best) best = h.score
+    if (best <= 0) return []
+    return topK(hits.length, k, (i) => round(hits[i]!.score / best), (i) => hits[i]!.id)
   }
 
   private exclusive(task: () => Promise<void>): Promise<void> {
