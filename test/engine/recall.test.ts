@@ -157,3 +157,18 @@ describe('structural recall pages', () => {
     await expect(f.conn.recall({ query: 'thing', cursor: first.nextCursor })).rejects.toMatchObject({ code: 'invalid_request' })
   })
 })
+
+describe('time in a question', () => {
+  it('prefers notes from the period a question names, and the oldest when it asks for the first', async () => {
+    const f = await fixture()
+    const trip = (year: number) => f.conn.write({ title: `Trip ${year}`, content: 'Jo went hiking in the Alps with her sister.', observedAt: `${year}-06-15T00:00:00.000Z`, entities: [{ name: 'Jo', type: 'person', description: 'a hiker' }] })
+    const a = await trip(2021)
+    const b = await trip(2022)
+    const c = await trip(2023)
+    const top = async (query: string) => (await f.conn.recall({ query, limits: { observations: 1 } })).observations[0]!.slug
+    expect(await top('Where did Jo go hiking in June 2022?')).toBe(b.slug)
+    expect(await top('Where did Jo go hiking in 2021?')).toBe(a.slug)
+    expect(await top('Where did Jo go hiking the first time?')).toBe(a.slug)
+    expect(await top('Where did Jo go hiking?')).toBe(c.slug)
+  })
+})
