@@ -54,6 +54,9 @@ export interface NoteIndexSnapshot {
   /** The words whose vectors the soft match uses, and those vectors in the same order. */
   words: string[]
   wordVectors: Float32Array
+  /** Each note's word rows, concatenated in `docs` order, and how many each has: restoring tokenizes nothing. */
+  noteWords: Int32Array
+  noteWordCounts: Uint16Array
 }
 
 /**
@@ -235,18 +238,20 @@ class HybridNoteIndex implements NoteIndex {
       format: NOTE_INDEX_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, analysis: NOTE_TEXT_ANALYSIS,
       docs: this.entries.map((e) => ({ ...e.doc })), text: JSON.stringify(oramaSave(this.db)), vectors,
       words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims),
+      noteWords: concatRows(this.entries.map((e) => e.words)), noteWordCounts: Uint16Array.from(this.entries, (e) => e.words.length),
     }
   }
 
   load(snapshot: NoteIndexSnapshot): void {
     const dims = snapshot.dimensions
     if (this.embedder) snapshot.words.forEach((w, i) => this.addWord(w, snapshot.wordVectors.subarray(i * dims, (i + 1) * dims)))
+    let at = 0
     snapshot.docs.forEach((raw, slot) => {
       const doc = { slug: checkDoc(raw).slug, text: raw.text }
       if (this.slotOf.has(doc.slug)) throw corrupt(`slug "${doc.slug}" appears twice`)
-      const words = contentWords(doc.text)
-      // a word the table lacks (an older snapshot) only loses its soft match until the note changes
-      this.entries.push({ doc, words: this.rowsOfWords(words.filter((x) => this.wordRow.has(x))) })
+      const n = snapshot.noteWordCounts[slot]!
+      const words = this.embedder ? snapshot.noteWords.slice(at, (at += n)) : new Int32Array(0)
+      this.entries.push({ doc, words })
       this.slotOf.set(doc.slug, slot)
       this.vectors?.set(slot, [snapshot.vectors.subarray(slot * dims, (slot + 1) * dims)])
     })
@@ -339,6 +344,16 @@ class HybridNoteIndex implements NoteIndex {
   }
 }
 
+function concatRows(rows: Int32Array[]): Int32Array {
+  const out = new Int32Array(rows.reduce((n, r) => n + r.length, 0))
+  let at = 0
+  for (const r of rows) {
+    out.set(r, at)
+    at += r.length
+  }
+  return out
+}
+
 function toHit(s: Scored): NoteHit {
   return { slug: s.key, score: s.score }
 }
@@ -356,6 +371,9 @@ function checkSnapshot(s: NoteIndexSnapshot): void {
   if (s?.format !== NOTE_INDEX_FORMAT) throw corrupt(`unknown format ${String(s?.format)}`)
   if (!Array.isArray(s.docs) || !(s.vectors instanceof Float32Array) || !Array.isArray(s.words) || !(s.wordVectors instanceof Float32Array)) throw corrupt('missing notes or vectors')
   if (s.vectors.length !== (s.embedder ? s.docs.length * s.dimensions : 0) || s.wordVectors.length !== (s.embedder ? s.words.length * s.dimensions : 0)) throw corrupt('vector counts do not match the notes')
+  if (!(s.noteWords instanceof Int32Array) || !(s.noteWordCounts instanceof Uint16Array) || s.noteWordCounts.length !== s.docs.length) throw corrupt('missing the notes\' words')
+  const rows = s.noteWordCounts.reduce((n, c) => n + c, 0)
+  if (rows !== s.noteWords.length || s.noteWords.some((r) => r < 0 || r >= s.words.length)) throw corrupt('the notes\' words do not match the word table')
 }
 
 function corrupt(why: string): MemoryError {
