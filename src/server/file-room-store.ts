@@ -26,6 +26,8 @@ interface RoomState {
   queued: Uint8Array[]
   drainScheduled: boolean
   records: number
+  /** Why the last batch could not be written; flushes until the next batch report it. */
+  failed: Error | null
 }
 
 function encodeRecord(update: Uint8Array): Buffer {
@@ -83,7 +85,7 @@ export class FileRoomStore implements RoomStore {
   private state(room: string): RoomState {
     let s = this.rooms.get(room)
     if (!s) {
-      s = { chain: Promise.resolve(), queued: [], drainScheduled: false, records: 0 }
+      s = { chain: Promise.resolve(), queued: [], drainScheduled: false, records: 0, failed: null }
       this.rooms.set(room, s)
     }
     return s
@@ -133,10 +135,12 @@ export class FileRoomStore implements RoomStore {
       const batch = s.queued
       s.queued = []
       if (batch.length === 0) return
+      s.failed = null
       await writeDurably(this.pathOf(room), Buffer.concat(batch.map(encodeRecord)), 'a')
       s.records += batch.length
       if (s.records >= this.compactAfter) await this.compactNow(room)
     }).catch((err: unknown) => {
+      s.failed = err as Error
       console.error(JSON.stringify({ at: new Date().toISOString(), level: 'error', event: 'room_write_failed', room, error: (err as Error).message }))
     })
   }
@@ -164,9 +168,13 @@ export class FileRoomStore implements RoomStore {
     return this.run(room, () => this.compactNow(room))
   }
 
+  /** Waits for the appends made so far; rejects when a batch among them could not be written. */
   async flush(room?: string): Promise<void> {
     const rooms = room === undefined ? [...this.rooms.keys()] : [room]
-    await Promise.all(rooms.map((r) => this.run(r, async () => undefined)))
+    await Promise.all(rooms.map((r) => this.run(r, async () => {
+      const failed = this.state(r).failed
+      if (failed) throw new MemoryError('storage_failed', `room "${r}" could not be written: ${failed.message}`)
+    })))
   }
 
   /** Deletes a room's history; used when a memory is deleted. */

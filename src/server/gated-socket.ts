@@ -1,8 +1,11 @@
 // Stands between a client's WebSocket and @y/websocket-server's room handling: it looks like
 // the socket to the room code, but lets a message through only after the connection's tier
-// allows it. Sync step 1 (a state vector) and awareness always pass; every update (sync
-// step 2 or update) is checked against the room first, and a refused one never reaches the
-// room: the client gets a refusal frame instead.
+// allows it. Sync step 1 (a state vector) passes; awareness is dropped (a memory has no
+// presence to share, and relaying it let one socket fill every peer's memory); every update
+// (sync step 2 or update) is checked against the room first, put on disk, and only then
+// reaches the room and its peers. A refused one never reaches the room: the client gets a
+// refusal frame instead. Messages of one socket are handled one at a time, in order, within
+// a budget of bytes and refusals per minute.
 import { EventEmitter } from 'node:events'
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
@@ -10,14 +13,25 @@ import type { WebSocket } from 'ws'
 import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import type { Connection } from '../core/types'
+import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
-import { checkUpdate } from './update-policy'
+import { checkUpdate, trackInFlight } from './update-policy'
 
 const MESSAGE_SYNC = 0
-const MESSAGE_AWARENESS = 1
-/** An update that keeps waiting for missing history is dropped beyond this size. */
-const MAX_HELD_BYTES = 16 * 1024 * 1024
+/** Updates that arrive before the sync step 2 they build on wait, up to this size and age. */
+const MAX_HELD_BYTES = 4 * 1024 * 1024
+const MAX_HELD_MS = 10_000
+
+export interface Budget {
+  /** Bytes of updates a socket may send per window. */
+  bytes: number
+  /** Refused updates a socket may send per window. */
+  refusals: number
+  windowMs: number
+}
+
+export const DEFAULT_BUDGET: Budget = { bytes: 256 * 1024 * 1024, refusals: 30, windowMs: 60_000 }
 
 export interface GateContext {
   connection: Connection
@@ -28,7 +42,19 @@ export interface GateContext {
   /** Re-checked on every update, so a revoke that has not closed the socket yet still bites. */
   isRevoked: () => boolean
   onRevokedUpdate: () => void
+  /** The connection a Yjs client id of this room belongs to. */
+  ownerOf: (client: number) => string | undefined
+  /** Binds client ids to this connection at once; resolves when that is durable. */
+  bindClients: (clients: number[]) => Promise<void>
+  /** Puts an accepted update on disk before anyone receives it; null to let the room store it after. */
+  persist: ((update: Uint8Array) => Promise<void>) | null
+  budget: Budget
+  /** Called when the socket went over budget or storage failed; the socket is closed. */
+  onClose: (code: number, reason: string) => void
 }
+
+/** Client ids one socket may start: a device session uses one, its other tabs a few more. */
+const CLAIMS_PER_SOCKET = 16
 
 function encodeUpdateMessage(update: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder()
@@ -39,9 +65,16 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
 
 export class GatedSocket extends EventEmitter {
   private queue: Uint8Array[] | null = []
+  /** Messages waiting while an earlier one of this socket is being checked and stored. */
+  private readonly pending: Uint8Array[] = []
+  private busy = false
   /** Updates that depend on history the room lacks, merged, waiting for the rest. */
-  private held: Uint8Array | null = null
+  private held: { update: Uint8Array; since: number } | null = null
   private sawStep2 = false
+  private claims = 0
+  private window = { start: 0, bytes: 0, refusals: 0 }
+  /** Set when the server gave up on this socket (over budget, storage failed): later messages are dropped. */
+  private closed = false
   binaryType = 'arraybuffer'
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
@@ -50,8 +83,9 @@ export class GatedSocket extends EventEmitter {
     ws.on('message', (data: ArrayBuffer | Buffer) => {
       const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       if (this.queue) this.queue.push(bytes)
-      else this.receive(bytes)
+      else this.enqueue(bytes)
     })
+    // Messages that arrived before the close are still handled: the client sent them.
     ws.on('close', () => this.emit('close'))
     ws.on('pong', () => this.emit('pong'))
   }
@@ -60,7 +94,7 @@ export class GatedSocket extends EventEmitter {
   start(): void {
     const queued = this.queue ?? []
     this.queue = null
-    for (const m of queued) this.receive(m)
+    for (const m of queued) this.enqueue(m)
   }
 
   get readyState(): number {
@@ -84,52 +118,113 @@ export class GatedSocket extends EventEmitter {
     this.emit('message', message.buffer.slice(message.byteOffset, message.byteOffset + message.byteLength))
   }
 
-  private receive(message: Uint8Array): void {
+  private enqueue(message: Uint8Array): void {
+    if (this.closed) return
+    this.pending.push(message)
+    if (!this.busy) void this.drain()
+  }
+
+  private async drain(): Promise<void> {
+    this.busy = true
     try {
-      const decoder = decoding.createDecoder(message)
-      const type = decoding.readVarUint(decoder)
-      if (type === MESSAGE_AWARENESS) return this.forward(message)
-      if (type !== MESSAGE_SYNC) return
-      const step = decoding.readVarUint(decoder)
-      if (step === syncProtocol.messageYjsSyncStep1) return this.forward(message)
-      if (step !== syncProtocol.messageYjsSyncStep2 && step !== syncProtocol.messageYjsUpdate) return
-      const update = decoding.readVarUint8Array(decoder)
-      if (step === syncProtocol.messageYjsSyncStep2) this.sawStep2 = true
-      this.receiveUpdate(update)
-    } catch {
-      this.refuse({ code: 'malformed', message: 'the message could not be decoded', keys: {} })
+      while (this.pending.length && !this.closed) await this.receive(this.pending.shift()!)
+    } finally {
+      this.busy = false
     }
   }
 
-  private receiveUpdate(update: Uint8Array): void {
+  /** Counts against the socket's budget; false (and the socket closed) once it is spent. */
+  private spend(bytes: number, refusals: number): boolean {
+    const now = Date.now()
+    if (now - this.window.start > this.ctx.budget.windowMs) this.window = { start: now, bytes: 0, refusals: 0 }
+    this.window.bytes += bytes
+    this.window.refusals += refusals
+    if (this.window.bytes <= this.ctx.budget.bytes && this.window.refusals <= this.ctx.budget.refusals) return true
+    const { connection, room, log } = this.ctx
+    log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, bytes: this.window.bytes, refusals: this.window.refusals })
+    this.refuse({ code: 'over_budget', message: 'this connection sent more changes or refused changes than the server takes per minute; it reconnects shortly', keys: {} }, false)
+    this.closed = true
+    this.pending.length = 0
+    this.ctx.onClose(CLOSE.overBudget, 'over budget: too many bytes or refused updates per minute')
+    return false
+  }
+
+  private async receive(message: Uint8Array): Promise<void> {
+    let step: number
+    let update: Uint8Array
+    try {
+      const decoder = decoding.createDecoder(message)
+      const type = decoding.readVarUint(decoder)
+      if (type !== MESSAGE_SYNC) return
+      step = decoding.readVarUint(decoder)
+      if (step === syncProtocol.messageYjsSyncStep1) return this.forward(message)
+      if (step !== syncProtocol.messageYjsSyncStep2 && step !== syncProtocol.messageYjsUpdate) return
+      update = decoding.readVarUint8Array(decoder)
+    } catch {
+      this.refuse({ code: 'malformed', message: 'the message could not be decoded', keys: {} })
+      return
+    }
+    if (!this.spend(update.byteLength, 0)) return
+    if (step === syncProtocol.messageYjsSyncStep2) this.sawStep2 = true
+    await this.receiveUpdate(update)
+  }
+
+  private async receiveUpdate(update: Uint8Array): Promise<void> {
     if (this.ctx.isRevoked()) return this.ctx.onRevokedUpdate()
-    const { tier } = this.ctx.connection
+    const { connection, room: roomName, log } = this.ctx
     const room = this.ctx.roomDoc()
     if (!room) return
-    const combined = this.held ? Y.mergeUpdates([this.held, update]) : update
-    const verdict = checkUpdate(tier, room, combined)
+    if (this.held && Date.now() - this.held.since > MAX_HELD_MS) this.held = null
+    const combined = this.held ? Y.mergeUpdates([this.held.update, update]) : update
+    const verdict = checkUpdate(connection.tier, room, combined, {
+      connectionId: connection.id,
+      ownerOf: this.ctx.ownerOf,
+      claimsLeft: CLAIMS_PER_SOCKET - this.claims,
+    })
     if (verdict.ok) {
       this.held = null
-      if (!verdict.noop) this.forward(encodeUpdateMessage(combined))
+      if (verdict.noop) return
+      const claims = verdict.claims ?? []
+      this.claims += claims.length
+      // The copy now holds this update; the room gets it once it is on disk.
+      const done = trackInFlight(room)
+      try {
+        const bound = claims.length ? this.ctx.bindClients(claims) : undefined
+        const integrated = verdict.update ?? combined
+        await Promise.all([bound, this.ctx.persist?.(integrated)])
+        // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.
+        this.forward(encodeUpdateMessage(integrated))
+      } catch (err) {
+        log('error', 'update_not_stored', { room: roomName, connection: connection.id, error: (err as Error).message })
+        this.closed = true
+        this.pending.length = 0
+        this.ctx.onClose(CLOSE.unavailable, 'the update could not be stored; try again later')
+      } finally {
+        done()
+      }
       return
     }
     if (verdict.incomplete) {
       // Right after connecting, an update may arrive before the sync step 2 it builds on;
-      // it waits for it. After step 2 the missing part is something the server refused.
-      this.held = combined.byteLength <= MAX_HELD_BYTES ? combined : null
-      if (this.sawStep2) {
-        this.refuse({ code: 'incomplete', message: 'this change builds on earlier changes of this device that the server refused, so it was not synced either', keys: {} })
+      // it waits for it. After step 2 the missing part is something the server refused or
+      // never got, and waiting would make every later message pay for it.
+      if (!this.sawStep2 && combined.byteLength <= MAX_HELD_BYTES) {
+        this.held = { update: combined, since: this.held?.since ?? Date.now() }
+        return
       }
+      this.held = null
+      this.refuse({ code: 'incomplete', message: 'this change builds on earlier changes of this device that the server refused, so it was not synced either', keys: {} })
       return
     }
     this.held = null
     this.refuse({ code: verdict.code, message: verdict.message, keys: verdict.keys })
   }
 
-  private refuse(r: Pick<Refusal, 'code' | 'message' | 'keys'>): void {
+  private refuse(r: Pick<Refusal, 'code' | 'message' | 'keys'>, counts = true): void {
     const { connection, room, log } = this.ctx
     const refusal: Refusal = { v: 1, ...r, tier: connection.tier, at: new Date().toISOString() }
     log('warn', 'update_refused', { room, connection: connection.id, agent: connection.agent, tier: connection.tier, code: r.code, keys: r.keys })
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(encodeRefusal(refusal), { binary: true })
+    if (counts) this.spend(0, 1)
   }
 }

@@ -12,7 +12,8 @@ import * as Y from 'yjs'
 import type { Connection, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
-import { GatedSocket } from './gated-socket'
+import { ClientOwners } from './client-owners'
+import { DEFAULT_BUDGET, GatedSocket, type Budget } from './gated-socket'
 import { jsonLineLog, type SyncLog } from './log'
 import type { RoomStore } from './room-store'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
@@ -34,6 +35,13 @@ export interface SyncServerOptions {
   log?: SyncLog
   /** Largest WebSocket message accepted, in bytes (a first sync carries a whole memory). */
   maxMessageBytes?: number
+  /**
+   * Put every accepted update on disk (group commit) before peers receive it; default true.
+   * False relays first and stores after, as the room store gets to it (the bench compares both).
+   */
+  persistBeforeBroadcast?: boolean
+  /** Per-socket limits on update bytes and refused updates per window. */
+  budget?: Budget
 }
 
 export interface SyncServer {
@@ -83,6 +91,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const log = options.log ?? jsonLineLog
   const store: RoomStore = options.store ?? new FileRoomStore(options.dataDir)
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
+  const owners = new ClientOwners(options.dataDir)
+  const persistFirst = options.persistBeforeBroadcast !== false
   const id = `s${nextInstance++}`
   const docName = (room: string) => `${id}/${room}`
 
@@ -98,7 +108,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       preloaded.delete(room)
       if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
       doc.on('update', (update: Uint8Array, origin: unknown) => {
-        if (origin !== STORE_ORIGIN) store.append(room, update)
+        // A socket's updates were stored before they reached the room.
+        if (origin !== STORE_ORIGIN && !(persistFirst && origin instanceof GatedSocket)) store.append(room, update)
       })
       // Updates that clients of other servers sent reach this room's clients through the store.
       const unsubscribe = store.subscribe?.(room, (update) => Y.applyUpdate(doc, update, STORE_ORIGIN))
@@ -133,7 +144,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     while (!docs.has(docName(room)) && !preloaded.has(room)) {
       let p = loading.get(room)
       if (!p) {
-        p = store.load(room).then((state) => {
+        p = Promise.all([store.load(room), owners.load(room)]).then(([state]) => {
           preloaded.set(room, state)
         }).finally(() => loading.delete(room))
         loading.set(room, p)
@@ -153,7 +164,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   async function onConnection(ws: WebSocket, req: IncomingMessage): Promise<void> {
     ws.on('error', (err) => log('warn', 'socket_error', { error: err.message }))
     const url = new URL(req.url ?? '/', 'http://localhost')
-    const room = decodeURIComponent(url.pathname.slice(1))
+    let room = ''
+    try {
+      room = decodeURIComponent(url.pathname.slice(1))
+    } catch {
+      // a bad percent-encoding is the client's mistake, not a transient failure
+    }
     if (!ROOM_NAME.test(room)) {
       ws.close(CLOSE.badRequest, 'the path must be /<memory id>')
       return
@@ -179,6 +195,14 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       roomDoc: () => docs.get(docName(room)),
       isRevoked: () => options.authorize === undefined && registry.isRevoked(connection.id),
       onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
+      ownerOf: (client) => owners.ownerOf(room, client),
+      bindClients: (clients) => owners.bind(room, clients, connection.id),
+      persist: persistFirst ? (update) => {
+        store.append(room, update)
+        return store.flush(room)
+      } : null,
+      budget: options.budget ?? DEFAULT_BUDGET,
+      onClose: (code, reason) => ws.close(code, reason),
     })
     try {
       await ensureLoaded(room)
