@@ -124,13 +124,23 @@ export class GatedSocket extends EventEmitter {
     if (!this.busy) void this.drain()
   }
 
-  private async drain(): Promise<void> {
+  private drained: Promise<void> = Promise.resolve()
+
+  private drain(): Promise<void> {
     this.busy = true
-    try {
-      while (this.pending.length && !this.closed) await this.receive(this.pending.shift()!)
-    } finally {
-      this.busy = false
-    }
+    this.drained = (async () => {
+      try {
+        while (this.pending.length && !this.closed) await this.receive(this.pending.shift()!)
+      } finally {
+        this.busy = false
+      }
+    })()
+    return this.drained
+  }
+
+  /** Resolves once every message received so far was handled (a closing server waits for it). */
+  async idle(): Promise<void> {
+    while (this.busy) await this.drained
   }
 
   /** Counts against the socket's budget; false (and the socket closed) once it is spent. */

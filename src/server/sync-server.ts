@@ -100,6 +100,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const loading = new Map<string, Promise<void>>()
   const unloading = new Set<Promise<void>>()
   const sockets = new Map<string, Set<WebSocket>>()
+  const gates = new Set<GatedSocket>()
 
   const unsubscribes = new Map<string, () => void>()
   instances.set(id, {
@@ -188,11 +189,14 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       set.delete(ws)
       if (set.size === 0) sockets.delete(connection.id)
     })
+    let roomDoc: WSSharedDoc | undefined
     const gate = new GatedSocket(ws, {
       connection,
       room,
       log,
-      roomDoc: () => docs.get(docName(room)),
+      // The document the socket was set up with: after the last socket closes the room is
+      // unloaded, and messages this one sent before closing still go through it (and to disk).
+      roomDoc: () => roomDoc,
       isRevoked: () => options.authorize === undefined && registry.isRevoked(connection.id),
       onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
       ownerOf: (client) => owners.ownerOf(room, client),
@@ -204,6 +208,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       budget: options.budget ?? DEFAULT_BUDGET,
       onClose: (code, reason) => ws.close(code, reason),
     })
+    gates.add(gate)
+    ws.on('close', () => {
+      void gate.idle().then(() => gates.delete(gate))
+    })
     try {
       await ensureLoaded(room)
     } catch (err) {
@@ -213,6 +221,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     }
     if (ws.readyState !== ws.OPEN) return
     setupWSConnection(gate as unknown as WebSocket, req, { docName: docName(room), gc: true })
+    roomDoc = docs.get(docName(room))
     gate.start()
     log('info', 'connected', { room, connection: connection.id, agent: connection.agent, tier: connection.tier })
   }
@@ -279,6 +288,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       })
       ws.close(CLOSE.goingAway, 'server shutting down')
     })))
+    // what the clients sent before the close is still checked and stored
+    await Promise.all([...gates].map((g) => g.idle()))
     await Promise.all([...unloading])
     for (const unsubscribe of unsubscribes.values()) unsubscribe()
     unsubscribes.clear()

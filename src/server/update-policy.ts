@@ -130,10 +130,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 const OWN_EVERYTHING: Sender = { connectionId: 'local', ownerOf: () => 'local', claimsLeft: Infinity }
 
 export function checkUpdate(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender = OWN_EVERYTHING): UpdateVerdict {
-  const verdict = judge(tier, room, update, sender)
-  // an incomplete update left structs waiting in the copy that the room will not have
-  if (!verdict.ok && verdict.incomplete) discardReplica(room)
-  return verdict
+  return judge(tier, room, update, sender)
 }
 
 function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): UpdateVerdict {
@@ -141,7 +138,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   const scratch = replica.doc
   // Judged against the copy: it holds the accepted updates still on their way to the room.
   const screened = screenUpdate(scratch, update, { tier, ...sender })
-  if (!screened.ok) return { ok: false, incomplete: false, code: screened.code, message: screened.message, keys: screened.keys }
+  if (!screened.ok) return screened.incomplete ? { ok: false, incomplete: true } : { ok: false, incomplete: false, code: screened.code, message: screened.message, keys: screened.keys }
 
   const vectorBefore = Y.encodeStateVector(scratch)
   const pendingBefore = pendingOf(scratch)
@@ -162,7 +159,11 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
     replica.collecting = null
   }
   const pendingAfter = pendingOf(scratch)
-  if (pendingAfter !== '' && pendingAfter !== pendingBefore) return { ok: false, incomplete: true }
+  if (pendingAfter !== '' && pendingAfter !== pendingBefore) {
+    // the screen missed a dependency: the copy now holds waiting structs the room will not have
+    discardReplica(room)
+    return { ok: false, incomplete: true }
+  }
   // new structs, or a key that changed: re-sent history and re-deleted items change nothing
   const changed = !sameBytes(vectorBefore, Y.encodeStateVector(scratch)) || [...changes.values()].some((m) => m.size > 0)
   if (!changed) return { ok: true, noop: true }

@@ -11,7 +11,9 @@ import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, chec
 
 export type ScreenVerdict =
   | { ok: true; claims: number[] }
-  | { ok: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
+  /** The update builds on history the room lacks: judged (and applied) only once that arrives. */
+  | { ok: false; incomplete: true }
+  | { ok: false; incomplete?: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
 
 export interface ScreenContext {
   tier: Tier
@@ -119,6 +121,24 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     let list = byClient.get(s.id.client)
     if (!list) byClient.set(s.id.client, (list = []))
     list.push(s)
+  }
+
+  // Whether `id` is in the room or in this update: anything else is history the room lacks.
+  const present = (id: Y.ID) => id.clock < Y.getState(room.store, id.client) || structAt(room, byClient, id) !== null
+  for (const s of decoded.structs) {
+    if (s instanceof Y.Skip && s.id.clock + s.length > Y.getState(room.store, s.id.client)) return { ok: false, incomplete: true }
+    if (!(s instanceof Y.Item) || s.id.clock + s.length <= Y.getState(room.store, s.id.client)) continue
+    const parent = s.parent as unknown
+    if ((s.origin && !present(s.origin)) || (s.rightOrigin && !present(s.rightOrigin)) || (parent instanceof Y.ID && !present(parent))) return { ok: false, incomplete: true }
+  }
+  for (const [client, structs] of byClient) {
+    if (structs[0]!.id.clock > Y.getState(room.store, client)) return { ok: false, incomplete: true }
+  }
+  for (const [client, ranges] of decoded.ds.clients) {
+    const list = byClient.get(client)
+    const last = list?.[list.length - 1]
+    const reach = Math.max(Y.getState(room.store, client), last ? last.id.clock + last.length : 0)
+    if (ranges.some(({ clock, len }) => clock + len > reach)) return { ok: false, incomplete: true }
   }
 
   const claims: number[] = []
