@@ -89,7 +89,7 @@ setPersistence({
 export async function startSyncServer(options: SyncServerOptions): Promise<SyncServer> {
   const host = options.host ?? '127.0.0.1'
   const log = options.log ?? jsonLineLog
-  const store: RoomStore = options.store ?? new FileRoomStore(options.dataDir)
+  const store: RoomStore = options.store ?? new FileRoomStore(options.dataDir, { log })
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
   const owners = new ClientOwners(options.dataDir)
   const persistFirst = options.persistBeforeBroadcast !== false
