@@ -65,9 +65,12 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
 
 export class GatedSocket extends EventEmitter {
   private queue: Uint8Array[] | null = []
-  /** Messages waiting while an earlier one of this socket is being checked and stored. */
-  private readonly pending: Uint8Array[] = []
-  private busy = false
+  /**
+   * Accepted updates reach the room in the order they arrived, each once it is on disk.
+   * Checking does not wait for disk: the room copy already holds the accepted ones, so the
+   * next update is judged at once and its append joins the same group commit.
+   */
+  private delivered: Promise<void> = Promise.resolve()
   /** Updates that depend on history the room lacks, merged, waiting for the rest. */
   private held: { update: Uint8Array; since: number } | null = null
   private sawStep2 = false
@@ -75,6 +78,7 @@ export class GatedSocket extends EventEmitter {
   private window = { start: 0, bytes: 0, refusals: 0 }
   /** Set when the server gave up on this socket (over budget, storage failed): later messages are dropped. */
   private closed = false
+  private storeFailed = false
   binaryType = 'arraybuffer'
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
@@ -119,28 +123,16 @@ export class GatedSocket extends EventEmitter {
   }
 
   private enqueue(message: Uint8Array): void {
-    if (this.closed) return
-    this.pending.push(message)
-    if (!this.busy) void this.drain()
+    if (!this.closed) this.receive(message)
   }
 
-  private drained: Promise<void> = Promise.resolve()
-
-  private drain(): Promise<void> {
-    this.busy = true
-    this.drained = (async () => {
-      try {
-        while (this.pending.length && !this.closed) await this.receive(this.pending.shift()!)
-      } finally {
-        this.busy = false
-      }
-    })()
-    return this.drained
-  }
-
-  /** Resolves once every message received so far was handled (a closing server waits for it). */
+  /** Resolves once every update received so far reached the room or was given up (a closing server waits for it). */
   async idle(): Promise<void> {
-    while (this.busy) await this.drained
+    let seen: Promise<void> | undefined
+    while (seen !== this.delivered) {
+      seen = this.delivered
+      await seen
+    }
   }
 
   /** Counts against the socket's budget; false (and the socket closed) once it is spent. */
@@ -154,12 +146,11 @@ export class GatedSocket extends EventEmitter {
     log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, bytes: this.window.bytes, refusals: this.window.refusals })
     this.refuse({ code: 'over_budget', message: 'this connection sent more changes or refused changes than the server takes per minute; it reconnects shortly', keys: {} }, false)
     this.closed = true
-    this.pending.length = 0
     this.ctx.onClose(CLOSE.overBudget, 'over budget: too many bytes or refused updates per minute')
     return false
   }
 
-  private async receive(message: Uint8Array): Promise<void> {
+  private receive(message: Uint8Array): void {
     let step: number
     let update: Uint8Array
     try {
@@ -176,10 +167,10 @@ export class GatedSocket extends EventEmitter {
     }
     if (!this.spend(update.byteLength, 0)) return
     if (step === syncProtocol.messageYjsSyncStep2) this.sawStep2 = true
-    await this.receiveUpdate(update)
+    this.receiveUpdate(update)
   }
 
-  private async receiveUpdate(update: Uint8Array): Promise<void> {
+  private receiveUpdate(update: Uint8Array): void {
     if (this.ctx.isRevoked()) return this.ctx.onRevokedUpdate()
     const { connection, room: roomName, log } = this.ctx
     const room = this.ctx.roomDoc()
@@ -196,22 +187,21 @@ export class GatedSocket extends EventEmitter {
       if (verdict.noop) return
       const claims = verdict.claims ?? []
       this.claims += claims.length
+      const integrated = verdict.update ?? combined
       // The copy now holds this update; the room gets it once it is on disk.
       const done = trackInFlight(room)
-      try {
-        const bound = claims.length ? this.ctx.bindClients(claims) : undefined
-        const integrated = verdict.update ?? combined
-        await Promise.all([bound, this.ctx.persist?.(integrated)])
+      const stored = Promise.all([claims.length ? this.ctx.bindClients(claims) : undefined, this.ctx.persist?.(integrated)])
+      this.delivered = this.delivered.then(() => stored).then(() => {
+        if (this.storeFailed) return
         // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.
         this.forward(encodeUpdateMessage(integrated))
-      } catch (err) {
+      }, (err: unknown) => {
         log('error', 'update_not_stored', { room: roomName, connection: connection.id, error: (err as Error).message })
+        // later updates of this socket may build on this one: none of them reaches the room
+        this.storeFailed = true
         this.closed = true
-        this.pending.length = 0
         this.ctx.onClose(CLOSE.unavailable, 'the update could not be stored; try again later')
-      } finally {
-        done()
-      }
+      }).finally(done)
       return
     }
     if (verdict.incomplete) {

@@ -18,7 +18,7 @@ afterEach(async () => {
   await h.cleanup()
 })
 
-describe.each<Tier>(['read_write', 'full'])('a %s token cannot extend another device\'s client id', (tier) => {
+describe.each<Tier>(['read_write', 'full'])('a %s token cannot extend another device\'s client id', { timeout: 20_000 }, (tier) => {
   it('GC ranges and forged items over the victim\'s next clocks are refused; its offline note reaches everyone, across a restart', async () => {
     const victimDoc = createMemoryDoc()
     const victim = h.client('mem-1', h.token('mem-1', 'read_write', 'victim').token, victimDoc)
