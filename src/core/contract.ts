@@ -108,12 +108,15 @@ function confidence(value: unknown, issues: Issue[]): number | undefined {
 
 function filePath(value: unknown, path: string, issues: Issue[]): string {
   const p = text(value, path, issues, { required: true, max: LIMITS.pathChars })
-  if (p && !isValidFilePath(p)) issues.push({ path, message: `"${p}" is not a valid appendix path (relative, "/"-separated, no "." or ".." parts)` })
+  if (p && !isValidFilePath(p)) issues.push({ path, message: `"${p}" is not a valid appendix path (relative, "/"-separated, no "." or ".." parts, no control or bidirectional characters)` })
   return p
 }
 
+/** Control characters, and the bidirectional marks that make a path display as another (U+202E). */
+const UNSAFE_PATH_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+
 export function isValidFilePath(p: string): boolean {
-  if (p.startsWith('/') || p.endsWith('/') || p.includes('\\') || p.includes('\u0000')) return false
+  if (p.startsWith('/') || p.endsWith('/') || p.includes('\\') || UNSAFE_PATH_CHARS.test(p)) return false
   return p.split('/').every((part) => part.length > 0 && part !== '.' && part !== '..')
 }
 

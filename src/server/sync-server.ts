@@ -197,7 +197,16 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       // The document the socket was set up with: after the last socket closes the room is
       // unloaded, and messages this one sent before closing still go through it (and to disk).
       roomDoc: () => roomDoc,
-      isRevoked: () => options.authorize === undefined && registry.isRevoked(connection.id),
+      // A revoke by the CLI is in the file before it returns; the watcher may not have fired yet.
+      isRevoked: () => {
+        if (options.authorize !== undefined) return false
+        try {
+          registry.reloadIfChanged()
+        } catch (err) {
+          log('error', 'token_reload_failed', { error: (err as Error).message })
+        }
+        return registry.isRevoked(connection.id)
+      },
       onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
       ownerOf: (client) => owners.ownerOf(room, client),
       bindClients: (clients) => owners.bind(room, clients, connection.id),

@@ -48,6 +48,8 @@ function isConnection(value: unknown): value is Connection {
 
 export class TokenRegistry {
   private connections: Connection[] = []
+  /** The file's identity when last read, so `reloadIfChanged` costs a stat when nothing changed. */
+  private seen = ''
   private readonly revokeListeners = new Set<(connection: Connection) => void>()
 
   constructor(readonly file: string) {
@@ -55,7 +57,17 @@ export class TokenRegistry {
     this.connections = this.readFile()
   }
 
+  private stamp(): string {
+    try {
+      const st = statSync(this.file)
+      return `${st.ino}:${st.size}:${st.mtimeMs}`
+    } catch {
+      return 'missing'
+    }
+  }
+
   private readFile(): Connection[] {
+    this.seen = this.stamp()
     let text: string
     try {
       text = readFileSync(this.file, 'utf8')
@@ -125,6 +137,11 @@ export class TokenRegistry {
         // already gone: nothing to release
       }
     }
+  }
+
+  /** Re-reads the file when it changed since it was last read (a stat, otherwise). */
+  reloadIfChanged(): void {
+    if (this.stamp() !== this.seen) this.reload()
   }
 
   /** Re-reads the file (another process may have changed it) and reports newly revoked connections. */
