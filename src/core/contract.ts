@@ -233,8 +233,24 @@ export function validateObservationInput(input: unknown): ValidObservation {
   const entities = entityList(own(input, 'entities'), issues)
   const relationships = relationshipList(own(input, 'relationships'), issues)
   const files = (stringListRaw(own(input, 'files'), 'files', issues) ?? []).map((f, i) => filePath(f, `files[${i}]`, issues))
+  checkStoredLengths({ category, tags, entities, relationships }, issues)
   if (issues.length) fail(issues, 'write')
   return { title, content, category, tags: [...new Set(tags)], observedAt, confidence: conf, source, entities, relationships, files: [...new Set(files)], warnings }
+}
+
+/**
+ * Limits hold for what is stored, which is normalized: case folding and NFKC can lengthen a
+ * value that passed on input ("İ" lowercases to two characters, U+FDFA expands to 18), and
+ * every device's sync check judges the stored value.
+ */
+function checkStoredLengths(v: { category?: string; tags?: string[]; entities: AuthoredEntity[]; relationships: AuthoredRelationship[] }, issues: Issue[]): void {
+  const over = (value: string, path: string, max: number) => {
+    if (value.length > max) issues.push({ path, message: `is ${value.length} characters once normalized (case folding, NFKC); the limit is ${max}` })
+  }
+  if (v.category !== undefined) over(v.category, 'category', LIMITS.categoryChars)
+  v.tags?.forEach((t, i) => over(t, `tags[${i}]`, LIMITS.tagChars))
+  v.entities.forEach((e, i) => over(e.type, `entities[${i}].type`, LIMITS.typeChars))
+  v.relationships.forEach((r, i) => over(r.type, `relationships[${i}].type`, LIMITS.typeChars))
 }
 
 function stringListRaw(value: unknown, path: string, issues: Issue[]): unknown[] | undefined {
@@ -299,6 +315,7 @@ export function validatePatch(patch: unknown): ValidPatch {
         removeRelationships.push(relationshipKey(normalizeName(s), normalizeType(t), normalizeName(g)))
       })
   }
+  checkStoredLengths({ category: fields.category, tags: fields.tags, entities, relationships }, issues)
   if (issues.length) fail(issues, 'update')
   return { fields, entities, relationships, removeEntities, removeRelationships, warnings }
 }

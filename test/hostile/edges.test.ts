@@ -36,6 +36,30 @@ describe('the library', () => {
   })
 })
 
+describe('limits after normalizing', () => {
+  it('refuses a write whose tag or type outgrows its limit once case-folded or NFKC-normalized; nothing is committed and the memory still syncs after a reopen', async () => {
+    const indexedDB = new IDBFactory()
+    const memory = await createMemory({ name: 'normalized', indexedDB, IDBKeyRange })
+    opened.push(memory)
+    await memory.sync({ crossTab: false })
+    const conn = await memory.connect({ agent: 'a', tier: 'full' })
+    const entity = { name: 'Ada Lovelace', type: 'person', description: 'Mathematician' }
+    const attempts = [
+      { title: 'Tags', content: 'x', entities: [entity], tags: ['\u0130'.repeat(64)] },
+      { title: 'Type', content: 'x', entities: [{ ...entity, type: '\uFDFA'.repeat(64) }] },
+    ]
+    for (const input of attempts) await expect(conn.write(input)).rejects.toMatchObject({ code: 'invalid_write' })
+    expect((await conn.recall({})).observations).toEqual([])
+    const id = memory.info.id
+    opened.splice(opened.indexOf(memory), 1)
+    await memory.close()
+    const { openMemory } = await import('../../src/index')
+    const again = await openMemory(id, { indexedDB, IDBKeyRange })
+    opened.push(again)
+    await (await again.sync({ crossTab: false })).settled()
+  })
+})
+
 describe('the sync server', () => {
   it('closes a path with a bad percent-encoding as a bad request (final), not as unavailable (retried)', async () => {
     const ws = new WebSocket(`${h.server.url}/%E0%A4%A?token=x`)
