@@ -5,7 +5,7 @@
 // (sync step 2 or update) is checked against the room first, put on disk, and only then
 // reaches the room and its peers. A refused one never reaches the room: the client gets a
 // refusal frame instead. Messages of one socket are handled one at a time, in order, within
-// a budget of bytes and refusals per minute.
+// a budget of bytes and refusals per minute shared by every socket of the same connection.
 import { EventEmitter } from 'node:events'
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
@@ -24,14 +24,27 @@ const MAX_HELD_BYTES = 4 * 1024 * 1024
 const MAX_HELD_MS = 10_000
 
 export interface Budget {
-  /** Bytes of updates a socket may send per window. */
+  /** Bytes of updates a connection may send per window, over all its sockets. */
   bytes: number
-  /** Refused updates a socket may send per window. */
+  /** Refused updates a connection may send per window; a large update that changes nothing counts as one. */
   refusals: number
   windowMs: number
 }
 
 export const DEFAULT_BUDGET: Budget = { bytes: 256 * 1024 * 1024, refusals: 30, windowMs: 60_000 }
+
+/** What a connection spent in the current window; the server keeps one per connection. */
+export interface BudgetWindow {
+  start: number
+  bytes: number
+  refusals: number
+}
+
+/**
+ * A resent update costs a full decode even though it changes nothing: one this large counts
+ * against the refusal budget (a client sends one such state at most per connect).
+ */
+const LARGE_NOOP_BYTES = 64 * 1024
 
 export interface GateContext {
   connection: Connection
@@ -49,6 +62,8 @@ export interface GateContext {
   /** Puts an accepted update on disk before anyone receives it; null to let the room store it after. */
   persist: ((update: Uint8Array) => Promise<void>) | null
   budget: Budget
+  /** This connection's spending, shared by its sockets. */
+  window: BudgetWindow
   /** Called when the socket went over budget or storage failed; the socket is closed. */
   onClose: (code: number, reason: string) => void
 }
@@ -75,7 +90,6 @@ export class GatedSocket extends EventEmitter {
   private held: { update: Uint8Array; since: number } | null = null
   private sawStep2 = false
   private claims = 0
-  private window = { start: 0, bytes: 0, refusals: 0 }
   /** Set when the server gave up on this socket (over budget, storage failed): later messages are dropped. */
   private closed = false
   private storeFailed = false
@@ -138,12 +152,13 @@ export class GatedSocket extends EventEmitter {
   /** Counts against the socket's budget; false (and the socket closed) once it is spent. */
   private spend(bytes: number, refusals: number): boolean {
     const now = Date.now()
-    if (now - this.window.start > this.ctx.budget.windowMs) this.window = { start: now, bytes: 0, refusals: 0 }
-    this.window.bytes += bytes
-    this.window.refusals += refusals
-    if (this.window.bytes <= this.ctx.budget.bytes && this.window.refusals <= this.ctx.budget.refusals) return true
+    const w = this.ctx.window
+    if (now - w.start > this.ctx.budget.windowMs) Object.assign(w, { start: now, bytes: 0, refusals: 0 })
+    w.bytes += bytes
+    w.refusals += refusals
+    if (w.bytes <= this.ctx.budget.bytes && w.refusals <= this.ctx.budget.refusals) return true
     const { connection, room, log } = this.ctx
-    log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, bytes: this.window.bytes, refusals: this.window.refusals })
+    log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, bytes: w.bytes, refusals: w.refusals })
     this.refuse({ code: 'over_budget', message: 'this connection sent more changes or refused changes than the server takes per minute; it reconnects shortly', keys: {} }, false)
     this.closed = true
     this.ctx.onClose(CLOSE.overBudget, 'over budget: too many bytes or refused updates per minute')
@@ -184,7 +199,10 @@ export class GatedSocket extends EventEmitter {
     })
     if (verdict.ok) {
       this.held = null
-      if (verdict.noop) return
+      if (verdict.noop) {
+        if (combined.byteLength > LARGE_NOOP_BYTES) this.spend(0, 1)
+        return
+      }
       const claims = verdict.claims ?? []
       this.claims += claims.length
       const integrated = verdict.update ?? combined

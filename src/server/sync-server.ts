@@ -13,7 +13,7 @@ import type { Connection, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
 import { ClientOwners } from './client-owners'
-import { DEFAULT_BUDGET, GatedSocket, type Budget } from './gated-socket'
+import { DEFAULT_BUDGET, GatedSocket, type Budget, type BudgetWindow } from './gated-socket'
 import { jsonLineLog, type SyncLog } from './log'
 import type { RoomStore } from './room-store'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
@@ -40,7 +40,7 @@ export interface SyncServerOptions {
    * False relays first and stores after, as the room store gets to it (the bench compares both).
    */
   persistBeforeBroadcast?: boolean
-  /** Per-socket limits on update bytes and refused updates per window. */
+  /** Per-connection limits on update bytes and refused updates per window. */
   budget?: Budget
 }
 
@@ -101,6 +101,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const unloading = new Set<Promise<void>>()
   const sockets = new Map<string, Set<WebSocket>>()
   const gates = new Set<GatedSocket>()
+  // Budgets are per connection, so opening more sockets with one token buys nothing.
+  const windows = new Map<string, BudgetWindow>()
 
   const unsubscribes = new Map<string, () => void>()
   instances.set(id, {
@@ -215,6 +217,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
         return store.flush(room)
       } : null,
       budget: options.budget ?? DEFAULT_BUDGET,
+      window: windows.get(connection.id) ?? windows.set(connection.id, { start: 0, bytes: 0, refusals: 0 }).get(connection.id)!,
       onClose: (code, reason) => ws.close(code, reason),
     })
     gates.add(gate)

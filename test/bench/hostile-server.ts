@@ -45,7 +45,7 @@ function note(slug: string, contentChars = 200) {
 
 async function seed(server: ServerHandle, observations: number): Promise<void> {
   const writer = client(server, await server.addToken(ROOM, 'read_write', 'seed'))
-  await writer.whenSynced()
+  await writer.whenSynced(120_000)
   for (let i = 0; i < observations; i += 500) {
     applyMemoryWrites(writer.provider.doc, { observations: { put: Array.from({ length: Math.min(500, observations - i) }, (_, k) => note(`seed-${i + k}`)) } })
   }
@@ -68,7 +68,7 @@ async function measured(server: ServerHandle, scenario: string, run: () => Promi
 async function readFlood(server: ServerHandle, sockets: number, perSocket: number) {
   const clients = await Promise.all(Array.from({ length: sockets }, async (_, i) => {
     const c = client(server, await server.addToken(ROOM, 'read', `flood-${i}`))
-    await c.whenSynced()
+    await c.whenSynced(120_000)
     return c
   }))
   let bytes = 0
@@ -89,7 +89,7 @@ async function readFlood(server: ServerHandle, sockets: number, perSocket: numbe
 async function largestValid(server: ServerHandle, updates: number, perUpdate: number) {
   const writer = client(server, await server.addToken(ROOM, 'read_write', 'large'))
   const watcher = client(server, await server.addToken(ROOM, 'read', 'large-watcher'))
-  await Promise.all([writer.whenSynced(), watcher.whenSynced()])
+  await Promise.all([writer.whenSynced(120_000), watcher.whenSynced(120_000)])
   let bytes = 0
   const start = readMemoryDoc(watcher.provider.doc).observations.size
   for (let u = 0; u < updates; u++) {
@@ -108,7 +108,7 @@ async function largestValid(server: ServerHandle, updates: number, perUpdate: nu
 async function deliveries(server: ServerHandle, writes: number): Promise<number[]> {
   const writer = client(server, await server.addToken(ROOM, 'read_write', 'latency'))
   const watcher = client(server, await server.addToken(ROOM, 'read', 'latency-watcher'))
-  await Promise.all([writer.whenSynced(), watcher.whenSynced()])
+  await Promise.all([writer.whenSynced(120_000), watcher.whenSynced(120_000)])
   const times: number[] = []
   const observations = watcher.provider.doc.getMap('observations')
   for (let i = 0; i < writes; i++) {
@@ -145,7 +145,7 @@ export async function benchHostileServer(quick: boolean): Promise<{ load: Hostil
     try {
       await seed(server, seedSize)
       if (persistBeforeBroadcast) {
-        load.push(await measured(server, `read flood: ${quick ? 5 : 20} read sockets x 40 refused 2 kB notes, room of ${seedSize}`, () => readFlood(server, quick ? 5 : 20, 40)))
+        load.push(await measured(server, `read flood: ${quick ? 5 : 10} read sockets x 40 refused 2 kB notes, room of ${seedSize}`, () => readFlood(server, quick ? 5 : 10, 40)))
         load.push(await measured(server, `read_write: ${quick ? 5 : 20} updates of 50 notes at the 20,000-char limit`, () => largestValid(server, quick ? 5 : 20, 50)))
       }
       const times = await deliveries(server, quick ? 50 : 300)

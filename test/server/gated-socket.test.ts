@@ -34,7 +34,7 @@ function gate(tier: Tier, room: Y.Doc) {
   const ws = new FakeSocket()
   const connection: Connection = { id: 'conn_t', memoryId: 'm', agent: 'a', tier, tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null }
   const g = new GatedSocket(ws as unknown as WebSocket, { connection, room: 'm', log: () => {}, roomDoc: () => room, isRevoked: () => false, onRevokedUpdate: () => {},
-    ownerOf: () => undefined, bindClients: async () => undefined, persist: null, budget: DEFAULT_BUDGET, onClose: () => {},
+    ownerOf: () => undefined, bindClients: async () => undefined, persist: null, budget: DEFAULT_BUDGET, window: { start: 0, bytes: 0, refusals: 0 }, onClose: () => {},
   })
   const forwarded: Uint8Array[] = []
   g.on('message', (m: ArrayBuffer) => forwarded.push(new Uint8Array(m)))
