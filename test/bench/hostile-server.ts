@@ -55,7 +55,9 @@ async function seed(server: ServerHandle, observations: number): Promise<void> {
   watcher.destroy()
 }
 
-async function measured(server: ServerHandle, scenario: string, run: () => Promise<{ updates: number; bytes: number; refusals: number }>): Promise<HostileRow> {
+/** Connects first (a new client's first sync is not what is measured), then measures `run`. */
+async function measured(server: ServerHandle, scenario: string, prepare: () => Promise<() => Promise<{ updates: number; bytes: number; refusals: number }>>): Promise<HostileRow> {
+  const run = await prepare()
   await server.reset()
   const t = performance.now()
   const r = await run()
@@ -71,18 +73,20 @@ async function readFlood(server: ServerHandle, sockets: number, perSocket: numbe
     await c.whenSynced(120_000)
     return c
   }))
-  let bytes = 0
-  for (let k = 0; k < perSocket; k++) {
-    for (const [i, c] of clients.entries()) {
-      const before = Y.encodeStateVector(c.provider.doc)
-      putObservation(c.provider.doc, note(`flood-${i}-${k}`, 2_000))
-      bytes += Y.encodeStateAsUpdate(c.provider.doc, before).byteLength
+  return async () => {
+    let bytes = 0
+    for (let k = 0; k < perSocket; k++) {
+      for (const [i, c] of clients.entries()) {
+        const before = Y.encodeStateVector(c.provider.doc)
+        putObservation(c.provider.doc, note(`flood-${i}-${k}`, 2_000))
+        bytes += Y.encodeStateAsUpdate(c.provider.doc, before).byteLength
+      }
     }
+    await waitFor('every flooder refused or closed', () => clients.every((c) => c.status.refusals.length > 0 && (c.status.refusals.some((r) => r.code === 'over_budget') || c.status.refusals.length >= perSocket)), 60_000)
+    const refusals = clients.reduce((n, c) => n + c.status.refusals.length, 0)
+    for (const c of clients) c.destroy()
+    return { updates: sockets * perSocket, bytes, refusals }
   }
-  await waitFor('every flooder refused or closed', () => clients.every((c) => c.status.refusals.length > 0 && (c.status.refusals.some((r) => r.code === 'over_budget') || c.status.refusals.length >= perSocket)), 60_000)
-  const refusals = clients.reduce((n, c) => n + c.status.refusals.length, 0)
-  for (const c of clients) c.destroy()
-  return { updates: sockets * perSocket, bytes, refusals }
 }
 
 /** A read_write token sending updates of `perUpdate` observations at the content limit, back to back. */
@@ -90,18 +94,20 @@ async function largestValid(server: ServerHandle, updates: number, perUpdate: nu
   const writer = client(server, await server.addToken(ROOM, 'read_write', 'large'))
   const watcher = client(server, await server.addToken(ROOM, 'read', 'large-watcher'))
   await Promise.all([writer.whenSynced(120_000), watcher.whenSynced(120_000)])
-  let bytes = 0
-  const start = readMemoryDoc(watcher.provider.doc).observations.size
-  for (let u = 0; u < updates; u++) {
-    const before = Y.encodeStateVector(writer.provider.doc)
-    applyMemoryWrites(writer.provider.doc, { observations: { put: Array.from({ length: perUpdate }, (_, k) => note(`large-${u}-${k}`, LIMITS.contentHardChars)) } })
-    bytes += Y.encodeStateAsUpdate(writer.provider.doc, before).byteLength
+  return async () => {
+    let bytes = 0
+    const start = readMemoryDoc(watcher.provider.doc).observations.size
+    for (let u = 0; u < updates; u++) {
+      const before = Y.encodeStateVector(writer.provider.doc)
+      applyMemoryWrites(writer.provider.doc, { observations: { put: Array.from({ length: perUpdate }, (_, k) => note(`large-${u}-${k}`, LIMITS.contentHardChars)) } })
+      bytes += Y.encodeStateAsUpdate(writer.provider.doc, before).byteLength
+    }
+    await waitFor('the large updates on the watcher', () => readMemoryDoc(watcher.provider.doc).observations.size >= start + updates * perUpdate, 120_000)
+    const refusals = writer.status.refusals.length
+    writer.destroy()
+    watcher.destroy()
+    return { updates, bytes, refusals }
   }
-  await waitFor('the large updates on the watcher', () => readMemoryDoc(watcher.provider.doc).observations.size >= start + updates * perUpdate, 120_000)
-  const refusals = writer.status.refusals.length
-  writer.destroy()
-  watcher.destroy()
-  return { updates, bytes, refusals }
 }
 
 /** One small write at a time, timed from the writer's transaction to the watcher's copy. */
