@@ -108,12 +108,15 @@ function confidence(value: unknown, issues: Issue[]): number | undefined {
 
 function filePath(value: unknown, path: string, issues: Issue[]): string {
   const p = text(value, path, issues, { required: true, max: LIMITS.pathChars })
-  if (p && !isValidFilePath(p)) issues.push({ path, message: `"${p}" is not a valid appendix path (relative, "/"-separated, no "." or ".." parts)` })
+  if (p && !isValidFilePath(p)) issues.push({ path, message: `"${p}" is not a valid appendix path (relative, "/"-separated, no "." or ".." parts, no control or bidirectional characters)` })
   return p
 }
 
+/** Control characters, and the bidirectional marks that make a path display as another (U+202E). */
+const UNSAFE_PATH_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+
 export function isValidFilePath(p: string): boolean {
-  if (p.startsWith('/') || p.endsWith('/') || p.includes('\\') || p.includes('\u0000')) return false
+  if (p.startsWith('/') || p.endsWith('/') || p.includes('\\') || UNSAFE_PATH_CHARS.test(p)) return false
   return p.split('/').every((part) => part.length > 0 && part !== '.' && part !== '..')
 }
 
@@ -235,8 +238,24 @@ export function validateObservationInput(input: unknown, entityExists?: (name: s
   if (entityExists) issues.push(...undescribedNewEntities(entities, entityExists))
   const relationships = relationshipList(own(input, 'relationships'), issues)
   const files = (stringListRaw(own(input, 'files'), 'files', issues) ?? []).map((f, i) => filePath(f, `files[${i}]`, issues))
+  checkStoredLengths({ category, tags, entities, relationships }, issues)
   if (issues.length) fail(issues, 'write')
   return { title, content, category, tags: [...new Set(tags)], observedAt, confidence: conf, source, entities, relationships, files: [...new Set(files)], warnings }
+}
+
+/**
+ * Limits hold for what is stored, which is normalized: case folding and NFKC can lengthen a
+ * value that passed on input ("İ" lowercases to two characters, U+FDFA expands to 18), and
+ * every device's sync check judges the stored value.
+ */
+function checkStoredLengths(v: { category?: string; tags?: string[]; entities: AuthoredEntity[]; relationships: AuthoredRelationship[] }, issues: Issue[]): void {
+  const over = (value: string, path: string, max: number) => {
+    if (value.length > max) issues.push({ path, message: `is ${value.length} characters once normalized (case folding, NFKC); the limit is ${max}` })
+  }
+  if (v.category !== undefined) over(v.category, 'category', LIMITS.categoryChars)
+  v.tags?.forEach((t, i) => over(t, `tags[${i}]`, LIMITS.tagChars))
+  v.entities.forEach((e, i) => over(e.type, `entities[${i}].type`, LIMITS.typeChars))
+  v.relationships.forEach((r, i) => over(r.type, `relationships[${i}].type`, LIMITS.typeChars))
 }
 
 function stringListRaw(value: unknown, path: string, issues: Issue[]): unknown[] | undefined {
@@ -301,6 +320,7 @@ export function validatePatch(patch: unknown): ValidPatch {
         removeRelationships.push(relationshipKey(normalizeName(s), normalizeType(t), normalizeName(g)))
       })
   }
+  checkStoredLengths({ category: fields.category, tags: fields.tags, entities, relationships }, issues)
   if (issues.length) fail(issues, 'update')
   return { fields, entities, relationships, removeEntities, removeRelationships, warnings }
 }

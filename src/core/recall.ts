@@ -56,6 +56,7 @@ export function parseRecallRequest(raw: unknown): RecallFilter {
     if (typeof rawLimits !== 'object' || Array.isArray(rawLimits)) issues.push({ path: 'limits', message: 'must be an object' })
     else
       for (const [k, v] of Object.entries(rawLimits as Record<string, unknown>)) {
+        // own keys only: `toString` is `in` every object
         if (!Object.hasOwn(DEFAULT_LIMITS, k)) issues.push({ path: `limits.${k}`, message: 'unknown limit; allowed: entities, relationships, observations, bytes' })
         else if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) issues.push({ path: `limits.${k}`, message: 'must be a whole number ≥ 0' })
         else limits[k as keyof RecallLimits] = Math.min(v, MAX_LIMITS[k as keyof RecallLimits])

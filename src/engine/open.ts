@@ -12,6 +12,7 @@ import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/not
 import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory'
 import { ConnectionHandle } from './connection'
 import { MemorySync, type SyncOptions } from './memory-sync'
+import { revocationChannel, type RevocationChannel } from './revocations'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
 export { BM25_ONLY } from '../core/types'
@@ -62,10 +63,26 @@ function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: E
 export class Memory {
   private syncing: Promise<MemorySync> | undefined
 
+  private readonly revocations: RevocationChannel
+
   private constructor(
     readonly engine: MemoryEngine,
     private connections: Map<string, Connection>,
-  ) {}
+  ) {
+    this.revocations = revocationChannel(engine.info.id, (id, revokedAt) => {
+      const c = this.connections.get(id)
+      if (c && !c.revokedAt) this.connections.set(id, { ...c, revokedAt })
+    })
+  }
+
+  /** Takes in connections other instances of this memory created or revoked since it opened. */
+  private async refreshConnections(): Promise<void> {
+    const rows = await stored(() => this.engine.db.connections.toArray())
+    for (const row of rows) {
+      const known = this.connections.get(row.id)
+      if (!known || (row.revokedAt && !known.revokedAt)) this.connections.set(row.id, row)
+    }
+  }
 
   get info(): MemoryInfo {
     return structuredClone(this.engine.info)
@@ -164,6 +181,8 @@ export class Memory {
   /** Reattaches an agent that kept its token. */
   async connectWithToken(token: string): Promise<ConnectionHandle> {
     const hash = typeof token === 'string' ? await sha256Hex(token) : ''
+    // another tab may have made or revoked this connection: the database has the last word
+    await this.refreshConnections()
     for (const c of this.connections.values()) {
       if (constantTimeEqual(c.tokenHash, hash)) {
         if (c.revokedAt) break
@@ -179,11 +198,13 @@ export class Memory {
 
   /** Revocation takes effect at once, also on connection handles already in use. */
   async revoke(connectionId: string): Promise<void> {
+    if (!this.connections.has(connectionId)) await this.refreshConnections()
     const c = this.connections.get(connectionId)
     if (!c) throw new MemoryError('not_found', `no connection "${connectionId}"`)
     const revoked = { ...c, revokedAt: new Date().toISOString() }
     await stored(() => this.engine.db.connections.put(revoked))
     this.connections.set(c.id, revoked)
+    this.revocations.announce(c.id, revoked.revokedAt)
   }
 
   /** Persists the search index so the next open neither re-embeds nor rebuilds. */
@@ -208,6 +229,7 @@ export class Memory {
   }
 
   async close(): Promise<void> {
+    this.revocations.close()
     if (this.syncing) await (await this.syncing.catch(() => null))?.stop()
     await this.saveIndex().catch(() => undefined)
     this.engine.close()

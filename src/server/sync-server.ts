@@ -12,7 +12,8 @@ import * as Y from 'yjs'
 import type { Connection, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
-import { GatedSocket } from './gated-socket'
+import { ClientOwners } from './client-owners'
+import { DEFAULT_BUDGET, GatedSocket, type Budget, type BudgetWindow } from './gated-socket'
 import { jsonLineLog, type SyncLog } from './log'
 import type { RoomStore } from './room-store'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
@@ -34,6 +35,13 @@ export interface SyncServerOptions {
   log?: SyncLog
   /** Largest WebSocket message accepted, in bytes (a first sync carries a whole memory). */
   maxMessageBytes?: number
+  /**
+   * Put every accepted update on disk (group commit) before peers receive it; default true.
+   * False relays first and stores after, as the room store gets to it (the bench compares both).
+   */
+  persistBeforeBroadcast?: boolean
+  /** Per-connection limits on update bytes and refused updates per window. */
+  budget?: Budget
 }
 
 export interface SyncServer {
@@ -81,8 +89,10 @@ setPersistence({
 export async function startSyncServer(options: SyncServerOptions): Promise<SyncServer> {
   const host = options.host ?? '127.0.0.1'
   const log = options.log ?? jsonLineLog
-  const store: RoomStore = options.store ?? new FileRoomStore(options.dataDir)
+  const store: RoomStore = options.store ?? new FileRoomStore(options.dataDir, { log })
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
+  const owners = new ClientOwners(options.dataDir)
+  const persistFirst = options.persistBeforeBroadcast !== false
   const id = `s${nextInstance++}`
   const docName = (room: string) => `${id}/${room}`
 
@@ -90,6 +100,9 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const loading = new Map<string, Promise<void>>()
   const unloading = new Set<Promise<void>>()
   const sockets = new Map<string, Set<WebSocket>>()
+  const gates = new Set<GatedSocket>()
+  // Budgets are per connection, so opening more sockets with one token buys nothing.
+  const windows = new Map<string, BudgetWindow>()
 
   const unsubscribes = new Map<string, () => void>()
   instances.set(id, {
@@ -98,7 +111,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       preloaded.delete(room)
       if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
       doc.on('update', (update: Uint8Array, origin: unknown) => {
-        if (origin !== STORE_ORIGIN) store.append(room, update)
+        // A socket's updates were stored before they reached the room.
+        if (origin !== STORE_ORIGIN && !(persistFirst && origin instanceof GatedSocket)) store.append(room, update)
       })
       // Updates that clients of other servers sent reach this room's clients through the store.
       const unsubscribe = store.subscribe?.(room, (update) => Y.applyUpdate(doc, update, STORE_ORIGIN))
@@ -133,7 +147,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     while (!docs.has(docName(room)) && !preloaded.has(room)) {
       let p = loading.get(room)
       if (!p) {
-        p = store.load(room).then((state) => {
+        p = Promise.all([store.load(room), owners.load(room)]).then(([state]) => {
           preloaded.set(room, state)
         }).finally(() => loading.delete(room))
         loading.set(room, p)
@@ -153,7 +167,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   async function onConnection(ws: WebSocket, req: IncomingMessage): Promise<void> {
     ws.on('error', (err) => log('warn', 'socket_error', { error: err.message }))
     const url = new URL(req.url ?? '/', 'http://localhost')
-    const room = decodeURIComponent(url.pathname.slice(1))
+    let room = ''
+    try {
+      room = decodeURIComponent(url.pathname.slice(1))
+    } catch {
+      // a bad percent-encoding is the client's mistake, not a transient failure
+    }
     if (!ROOM_NAME.test(room)) {
       ws.close(CLOSE.badRequest, 'the path must be /<memory id>')
       return
@@ -172,13 +191,38 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       set.delete(ws)
       if (set.size === 0) sockets.delete(connection.id)
     })
+    let roomDoc: WSSharedDoc | undefined
     const gate = new GatedSocket(ws, {
       connection,
       room,
       log,
-      roomDoc: () => docs.get(docName(room)),
-      isRevoked: () => options.authorize === undefined && registry.isRevoked(connection.id),
+      // The document the socket was set up with: after the last socket closes the room is
+      // unloaded, and messages this one sent before closing still go through it (and to disk).
+      roomDoc: () => roomDoc,
+      // A revoke by the CLI is in the file before it returns; the watcher may not have fired yet.
+      isRevoked: () => {
+        if (options.authorize !== undefined) return false
+        try {
+          registry.reloadIfChanged()
+        } catch (err) {
+          log('error', 'token_reload_failed', { error: (err as Error).message })
+        }
+        return registry.isRevoked(connection.id)
+      },
       onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
+      ownerOf: (client) => owners.ownerOf(room, client),
+      bindClients: (clients) => owners.bind(room, clients, connection.id),
+      persist: persistFirst ? (update) => {
+        store.append(room, update)
+        return store.flush(room)
+      } : null,
+      budget: options.budget ?? DEFAULT_BUDGET,
+      window: windows.get(connection.id) ?? windows.set(connection.id, { start: 0, bytes: 0, refusals: 0 }).get(connection.id)!,
+      onClose: (code, reason) => ws.close(code, reason),
+    })
+    gates.add(gate)
+    ws.on('close', () => {
+      void gate.idle().then(() => gates.delete(gate))
     })
     try {
       await ensureLoaded(room)
@@ -189,6 +233,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     }
     if (ws.readyState !== ws.OPEN) return
     setupWSConnection(gate as unknown as WebSocket, req, { docName: docName(room), gc: true })
+    roomDoc = docs.get(docName(room))
     gate.start()
     log('info', 'connected', { room, connection: connection.id, agent: connection.agent, tier: connection.tier })
   }
@@ -255,6 +300,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       })
       ws.close(CLOSE.goingAway, 'server shutting down')
     })))
+    // what the clients sent before the close is still checked and stored
+    await Promise.all([...gates].map((g) => g.idle()))
     await Promise.all([...unloading])
     for (const unsubscribe of unsubscribes.values()) unsubscribe()
     unsubscribes.clear()

@@ -78,6 +78,16 @@ async function main(): Promise<void> {
     const { latencyMs, server } = syncLoad
     console.table([{ seconds: syncLoad.durationMs / 1000, writes: syncLoad.writes, offlineWrites: syncLoad.offlineWrites, writesPerSecond: syncLoad.updatesPerSecond, deliveriesPerSecond: syncLoad.deliveriesPerSecond, latencyP50Ms: latencyMs.p50, latencyP95Ms: latencyMs.p95, convergeMs: syncLoad.convergeMs, persisted: syncLoad.persisted, refusals: syncLoad.refusals, serverPeakRssMiB: server.peakRssMiB, serverLoopDelayP99Ms: server.loopDelayMs.p99, problems: syncLoad.problems.length }])
   }
+  const hostile = await optional('hostile server', async () => {
+    const { benchHostileServer } = await import('./hostile-server')
+    return benchHostileServer(quick)
+  })
+  results.hostileServer = hostile
+  console.log('\nSync server under authenticated hostile load (server in its own process; event-loop delay over the run, ms) and the cost of storing each update before relaying it (writer to watcher, one small write at a time)')
+  if ('load' in hostile) {
+    console.table(hostile.load)
+    console.table(hostile.persist)
+  }
   const rederive = await optional('re-derive', async () => {
     const { benchRederive } = await import('./rederive')
     const held = quick ? [100, 1_000] : [100, 1_000, 10_000]
