@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { createMemory, recall } from './ui'
+import { createMemory, openFullForm, openMemoryMenu, recall } from './ui'
 
 describe('memory backup in the app', () => {
   let harness: Harness
@@ -20,7 +20,8 @@ describe('memory backup in the app', () => {
     const page = await harness.openApp('/')
     await createMemory(page, 'Field notes')
     await page.getByLabel('Title').fill('Harbour survey')
-    await page.getByLabel('Content').fill('Tomasz Wierzbicki surveyed the old harbour wall in spring.')
+    await page.getByLabel('Note', { exact: true }).fill('Tomasz Wierzbicki surveyed the old harbour wall in spring.')
+    await openFullForm(page)
     const row = page.getByTestId('entity-row').first()
     await row.getByLabel('Name').fill('Tomasz Wierzbicki')
     await row.getByLabel('Type').fill('person')
@@ -29,6 +30,7 @@ describe('memory backup in the app', () => {
     const slug = (await page.getByTestId('written-slug').textContent())?.trim() ?? ''
     expect(slug).not.toBe('')
 
+    await openMemoryMenu(page)
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-backup').click()])
     expect(download.suggestedFilename()).toBe('Field-notes.cairn.json')
     const path = await download.path()

@@ -3,12 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { createMemory } from './ui'
+import { createMemory, openFullForm } from './ui'
 
 async function capture(page: Page, title: string, entities: Array<[string, string]>, rel?: [string, string, string]): Promise<void> {
   await page.getByRole('link', { name: 'Capture' }).click()
   await page.getByLabel('Title').fill(title)
-  await page.getByLabel('Content').fill(`${title}.`)
+  await page.getByLabel('Note', { exact: true }).fill(`${title}.`)
+  await openFullForm(page)
   const rows = page.getByTestId('entity-row')
   for (const [i, [name, description]] of entities.entries()) {
     if ((await rows.count()) <= i) await page.getByRole('button', { name: 'Add entity' }).click()
