@@ -7,12 +7,17 @@ import type { Embedder } from '../search/embedder'
 import { installErrorTransfer } from './wire'
 import type { SyncView } from './memory-sync'
 import { exportMemory, importMemory, type MemoryBackup } from './backup'
+import { deleteMemory, renameMemory } from './memory-admin'
 
 export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
 
 /** A memory as the page sees it: every method async, connections returned as proxies. */
 export class HostedMemory {
   constructor(private readonly memory: Memory) {}
+  /** For the host alone (never crosses the boundary as data): the memory to close before deleting it. */
+  memoryForAdmin(): Memory {
+    return this.memory
+  }
   /** A getter as in-process, so `await memory.info` reads the same on both sides of the boundary. */
   get info(): MemoryInfo {
     return this.memory.info
@@ -51,6 +56,9 @@ export class HostedMemory {
   async exportBackup(): Promise<MemoryBackup> {
     return exportMemory(this.memory)
   }
+  async rename(name: string): Promise<MemoryInfo> {
+    return renameMemory(this.memory, name)
+  }
   async close(): Promise<void> {
     await this.memory.close()
   }
@@ -62,6 +70,8 @@ export interface EngineHost {
   listMemories(): Promise<MemoryInfo[]>
   /** Rebuilds a backup (parsed JSON) as a new memory with the backup's retrieval config. */
   importBackup(backup: unknown): Promise<HostedMemory & Comlink.ProxyMarked>
+  /** Removes this device's copy of a memory: its database and its place in the list. */
+  deleteMemory(id: string): Promise<void>
 }
 
 export function createEngineHost(loadEmbedder: EmbedderLoader = async () => undefined): EngineHost {
@@ -96,6 +106,12 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
       return Comlink.proxy(await hosted)
     },
     listMemories: () => listMemories(),
+    async deleteMemory(id) {
+      const hosted = open.get(id)
+      open.delete(id)
+      const memory = hosted ? await hosted.then((h) => h.memoryForAdmin(), () => undefined) : undefined
+      await deleteMemory(id, memory)
+    },
     async importBackup(backup) {
       const retrieval = (backup as { info?: { retrieval?: { embedder?: unknown } } } | null)?.info?.retrieval
       const embedderId = typeof retrieval?.embedder === 'string' && retrieval.embedder !== 'bm25-only' ? retrieval.embedder : undefined
