@@ -14,10 +14,6 @@ export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
 /** A memory as the page sees it: every method async, connections returned as proxies. */
 export class HostedMemory {
   constructor(private readonly memory: Memory) {}
-  /** For the host alone (never crosses the boundary as data): the memory to close before deleting it. */
-  memoryForAdmin(): Memory {
-    return this.memory
-  }
   /** A getter as in-process, so `await memory.info` reads the same on both sides of the boundary. */
   get info(): MemoryInfo {
     return this.memory.info
@@ -77,6 +73,8 @@ export interface EngineHost {
 export function createEngineHost(loadEmbedder: EmbedderLoader = async () => undefined): EngineHost {
   // promises, so two screens opening one memory at once share one open
   const open = new Map<string, Promise<HostedMemory>>()
+  /** The memories behind `open`, so a delete can close one before removing its database. */
+  const memories = new Map<string, Memory>()
   const load = async (id: string): Promise<HostedMemory> => {
     const info = (await listMemories()).find((m) => m.id === id)
     const embedder = info && info.retrieval.embedder !== 'bm25-only' ? await loadEmbedder(info.retrieval.embedder) : undefined
@@ -84,6 +82,7 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
     const memory = await Memory.open(id, options)
     // every open memory keeps its sync document, so other tabs see its writes
     await memory.sync()
+    memories.set(id, memory)
     return new HostedMemory(memory)
   }
   return {
@@ -94,6 +93,7 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
       await memory.sync()
       const hosted = new HostedMemory(memory)
       open.set(memory.info.id, Promise.resolve(hosted))
+      memories.set(memory.info.id, memory)
       return Comlink.proxy(hosted)
     },
     async openMemory(id) {
@@ -107,9 +107,11 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
     },
     listMemories: () => listMemories(),
     async deleteMemory(id) {
-      const hosted = open.get(id)
+      // an open still in progress finishes first, so its database is closed before it is deleted
+      await open.get(id)?.catch(() => undefined)
+      const memory = memories.get(id)
       open.delete(id)
-      const memory = hosted ? await hosted.then((h) => h.memoryForAdmin(), () => undefined) : undefined
+      memories.delete(id)
       await deleteMemory(id, memory)
     },
     async importBackup(backup) {
@@ -120,6 +122,7 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
       await memory.sync()
       const hosted = new HostedMemory(memory)
       open.set(memory.info.id, Promise.resolve(hosted))
+      memories.set(memory.info.id, memory)
       return Comlink.proxy(hosted)
     },
   }
