@@ -58,6 +58,28 @@ describe('graph view', () => {
     await harness.screenshot(page, 'graph-view')
   })
 
+  it('fits the canvas on screen under a legend, and draws the same layout on every load', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 })
+    const view = page.getByTestId('graph-view')
+    const settled = async () => {
+      await expect.poll(() => view.getAttribute('data-node-count')).toBe('4')
+      await expect.poll(() => page.getByText('Arranging the graph…').count()).toBe(0)
+      // sigma draws on the next frames
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+    }
+    await settled()
+    const box = (await view.boundingBox())!
+    expect(box.y + box.height).toBeLessThanOrEqual(800)
+    expect(box.height).toBeGreaterThan(320)
+    expect(await page.getByTestId('graph-legend').textContent()).toContain('best connected')
+    const first = await view.screenshot()
+    await page.getByRole('link', { name: 'Recall', exact: true }).click()
+    await page.getByRole('link', { name: 'Graph', exact: true }).click()
+    await settled()
+    expect((await view.screenshot()).equals(first)).toBe(true)
+    await harness.screenshot(page, 'graph-desktop')
+  })
+
   it('recenters from the keyboard and opens an entity with a node click', async () => {
     await page.getByLabel('Center on entity').fill('Dana Ruiz')
     await page.getByLabel('Center on entity').press('Enter')
