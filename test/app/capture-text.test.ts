@@ -102,3 +102,27 @@ describe('readDraft', () => {
     expect(titleFrom('word '.repeat(40)).length).toBeLessThanOrEqual(81)
   })
 })
+
+describe('fieldProblems', () => {
+  it('places each issue of a rejected write at its row, in plain words, all of them', async () => {
+    const { fieldProblems } = await import('../../src/app/capture/field-errors')
+    const { MemoryError } = await import('../../src/core/errors')
+    const error = new MemoryError('invalid_write', 'write rejected: …', {
+      issues: [
+        { path: 'entities[1].description', message: 'entity "Leo Brandt" needs a non-empty description: it is what recall matches against' },
+        { path: 'relationships[0].target', message: '"Nobody" is neither an entity of this observation nor an existing one' },
+        { path: 'content', message: 'is required' },
+        { path: 'confidence', message: 'must be a number from 0 to 1' },
+        { path: 'entities[5].name', message: 'entity "X" is listed twice in this observation' },
+      ],
+    })
+    expect(fieldProblems(error, ['link:ines', 'link:leo brandt'], ['pair:a'])).toEqual([
+      { field: 'entity:link:leo brandt.description', message: 'Entity "Leo Brandt" needs a non-empty description: it is what recall matches against' },
+      { field: 'relationship:pair:a', message: '"Nobody" is neither an entity of this observation nor an existing one' },
+      { field: 'content', message: 'The note is required' },
+      { field: 'confidence', message: 'Confidence must be a number from 0 to 1' },
+      { field: 'form', message: 'Entity "X" is listed twice in this observation' },
+    ])
+    expect(fieldProblems(new Error('offline'), [], [])).toEqual([{ field: 'form', message: 'offline' }])
+  })
+})

@@ -103,12 +103,22 @@ describe('Cairn app on a phone, with a screen reader’s checks and the keyboard
       await page.getByRole('button', { name: ready }).waitFor()
       await check(link.toLowerCase())
     }
+    await page.getByRole('link', { name: 'Notes', exact: true }).click()
+    await page.getByTestId('notes-count').waitFor()
+    await check('notes')
+    await harness.screenshot(page, 'phone-notes')
+    // capture with link offers, a new entity's fields and relationship offers on screen
+    await page.getByRole('link', { name: 'Capture', exact: true }).click()
+    await page.getByLabel('Note', { exact: true }).fill('Lena Park met [[Omar Haddad]] at the Harbor Clinic after the Night Market.')
+    await page.getByTestId('relationship-offer').first().waitFor()
+    await check('capture')
+    await harness.screenshot(page, 'phone-capture-offers')
     await page.getByRole('link', { name: 'Graph', exact: true }).click()
     await page.locator('canvas').first().waitFor()
     await check('graph')
     await harness.screenshot(page, 'phone-graph')
-    expect(findings).toEqual({ recall: [], entity: [], consolidate: [], files: [], connections: [], graph: [] })
-    expect(widths).toEqual({ recall: 0, entity: 0, consolidate: 0, files: 0, connections: 0, graph: 0 })
+    expect(findings).toEqual({ recall: [], entity: [], consolidate: [], files: [], connections: [], notes: [], capture: [], graph: [] })
+    expect(widths).toEqual({ recall: 0, entity: 0, consolidate: 0, files: 0, connections: 0, notes: 0, capture: 0, graph: 0 })
   })
 
   it('logs no page errors', () => {

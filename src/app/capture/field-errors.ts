@@ -33,9 +33,12 @@ export function fieldProblems(error: unknown, entityOrigins: string[], relations
       const origin = relationshipOrigins[Number(rel[1])]
       if (origin) return { field: `relationship:${origin}`, message: capital(message) }
     }
-    if (path === 'title' || path === 'content') return { field: path, message: capital(message) }
+    if (path === 'title') return { field: path, message: `The title ${message}` }
+    if (path === 'content') return { field: path, message: `The note ${message}` }
     const top = path.split(/[.[]/)[0] ?? ''
     if (top in LABELS) return { field: top, message: `${LABELS[top]} ${message}` }
+    // an entity's or relationship's problem names it in its message; the index path is noise
+    if (entity || rel) return { field: 'form', message: capital(message) }
     return { field: 'form', message: capital(path ? `${path} ${message}` : message) }
   })
 }
