@@ -110,6 +110,8 @@ describe('Cairn app on a phone, with a screen reader’s checks and the keyboard
     // capture with link offers, a new entity's fields and relationship offers on screen
     await page.getByRole('link', { name: 'Capture', exact: true }).click()
     await page.getByLabel('Note', { exact: true }).fill('Lena Park met [[Omar Haddad]] at the Harbor Clinic after the Night Market.')
+    // the known names are offered until linked; linking them makes relationship offers
+    await page.getByLabel('Note', { exact: true }).press('Alt+l')
     await page.getByTestId('relationship-offer').first().waitFor()
     await check('capture')
     await harness.screenshot(page, 'phone-capture-offers')

@@ -41,7 +41,8 @@ describe('memory backup in the app', () => {
 
     const other = await harness.newIsolatedContext()
     const page2 = await other.openApp('/')
-    await expect.poll(() => page2.getByText('No memories yet').isVisible()).toBe(true)
+    // a fresh profile starts its engine worker cold, which takes a while on a busy machine
+    await expect.poll(() => page2.getByText('No memories yet').isVisible(), { timeout: 20_000 }).toBe(true)
     // a file that is not a backup is refused with the engine's reason, and nothing is created
     await page2.getByTestId('import-backup').setInputFiles({ name: 'bad.cairn.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"other"}') })
     await expect.poll(() => page2.getByRole('alert').textContent()).toContain('invalid_request')

@@ -165,7 +165,8 @@ describe.each(VIEWPORTS)('capture from text at $width x $height', ({ name, width
     await row.getByLabel('Description (required)').fill('walk-in clinic by the harbor, open at night')
     await note(page).fill('The clinic now opens at night.')
     await note(page).press('Control+Enter')
-    await page.getByTestId('write-result').waitFor()
+    // the confirmation of the note before is still there until this one replaces it
+    await expect.poll(() => page.getByTestId('write-result').textContent()).toContain('The clinic now opens at night')
     expect(await page.getByTestId('write-result').textContent()).toContain('Harbor Clinic')
   })
 
