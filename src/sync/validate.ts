@@ -38,10 +38,12 @@ function field(obj: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined
 }
 
-function str(value: unknown, at: string, max: number, opts: { nonEmpty?: boolean } = {}): string {
+function str(value: unknown, at: string, max: number, opts: { nonEmpty?: boolean; trimmed?: boolean } = {}): string {
   if (typeof value !== 'string') fail(`${at} must be a string`)
   if (value.length > max) fail(`${at} is ${value.length} characters; the limit is ${max}`)
   if (opts.nonEmpty && value.trim().length === 0) fail(`${at} must not be empty`)
+  // an author's write trims it: anything else came from no author
+  if (opts.trimmed && value !== value.trim()) fail(`${at} has surrounding spaces, which no write leaves`)
   return value
 }
 
@@ -90,7 +92,7 @@ function entity(value: unknown, at: string): AuthoredEntity {
     name: str(field(o, 'name'), `${at}.name`, LIMITS.nameChars, { nonEmpty: true }),
     type: str(field(o, 'type'), `${at}.type`, LIMITS.typeChars),
     // empty when the note names an entity described elsewhere
-    description: str(field(o, 'description'), `${at}.description`, LIMITS.descriptionChars),
+    description: str(field(o, 'description'), `${at}.description`, LIMITS.descriptionChars, { trimmed: true }),
     queries: list(field(o, 'queries'), `${at}.queries`, LIMITS.queries, (q, a) => str(q, a, LIMITS.queryChars)),
   }
 }

@@ -212,7 +212,8 @@ const ATTACKS: Record<string, (maps: Record<string, Y.Map<unknown>>, slugs: stri
     m.observations!.set('mismatch-1', valid('another-slug'))
     m.observations!.set('s'.repeat(700), valid('s'.repeat(700)))
   },
-  'entities without a description': (m) => {
+  // naming an entity with an empty description is a valid mention; these are not
+  'entities with a missing or blank description, or no name': (m) => {
     m.observations!.set('nodesc-1', valid('nodesc-1', { entities: [{ name: 'Nameless', type: 't', queries: [] } as never] }))
     m.observations!.set('nodesc-2', valid('nodesc-2', { entities: [{ name: 'Blank', type: 't', description: '   ', queries: [] }] }))
     m.observations!.set('nodesc-3', valid('nodesc-3', { entities: [{ name: '', type: 't', description: 'no name', queries: [] }] }))
