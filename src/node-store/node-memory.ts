@@ -1,0 +1,73 @@
+// One memory kept in a folder on disk for Node processes (the MCP server, scripts): opened with
+// the same id, connections and retrieval config at every start, every commit durable on its own.
+import { existsSync, renameSync } from 'node:fs'
+import { join } from 'node:path'
+import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
+import { MemoryError } from '../core/errors'
+import { Memory } from '../engine/open'
+import type { Embedder } from '../search/embedder'
+import { MemoryDB, RegistryDB } from '../store/db'
+import { openDurableIndexedDB, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
+import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
+
+export interface NodeMemoryOptions extends DurableStoreOptions {
+  /** Name of the memory when the folder is new. */
+  name?: string
+  /** The embedder of a new memory (hybrid recall), and the one an existing memory is opened with. */
+  embedder?: Embedder
+  /** Creates the memory BM25-only even when an embedder is given. */
+  bm25Only?: boolean
+}
+
+export interface NodeMemory {
+  memory: Memory
+  store: DurableIndexedDB
+  /** Saves the search index, syncs the log and releases the folder. */
+  close(): Promise<void>
+}
+
+const MEMORY_DB_PREFIX = 'cairn-memory-'
+
+/** Opens the memory kept in `dir`, or creates it there. */
+export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {}): Promise<NodeMemory> {
+  const store = await openDurableIndexedDB(
+    dir,
+    (name, deps) => (name === 'cairn' ? new RegistryDB(deps) : name.startsWith(MEMORY_DB_PREFIX) ? new MemoryDB(name.slice(MEMORY_DB_PREFIX.length), deps) : undefined),
+    options,
+  )
+  const deps = { indexedDB: store.indexedDB, IDBKeyRange: store.IDBKeyRange as unknown as typeof FakeKeyRange & typeof globalThis.IDBKeyRange }
+  try {
+    const registry = new RegistryDB(deps)
+    const known = await registry.memories.toArray()
+    registry.close()
+    if (known.length > 1) throw new MemoryError('storage_failed', `${dir} holds ${known.length} memories; a folder keeps one`, { dir })
+    let memory: Memory
+    if (known[0]) {
+      memory = await Memory.open(known[0].id, { ...deps, ...(options.embedder ? { embedder: options.embedder } : {}) })
+    } else {
+      memory = await Memory.create({
+        ...deps,
+        name: options.name ?? 'agent memory',
+        ...(options.embedder && !options.bm25Only ? { embedder: options.embedder } : {}),
+      })
+      // A folder written by the earlier whole-file snapshot is read once into the new store.
+      const legacy = join(dir, LEGACY_SNAPSHOT_FILE)
+      if (existsSync(legacy)) {
+        const saved = await loadLegacySnapshot(legacy)
+        await memory.engine.importObservations(saved.observations, saved.aliases)
+        renameSync(legacy, `${legacy}.imported`)
+      }
+    }
+    return {
+      memory,
+      store,
+      async close() {
+        await memory.close()
+        store.close()
+      },
+    }
+  } catch (e) {
+    store.close()
+    throw e
+  }
+}
