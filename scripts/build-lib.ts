@@ -21,7 +21,7 @@ const common: BuildOptions = {
   splitting: true,
   target: 'es2022',
   outdir: 'lib',
-  chunkNames: 'chunks/[name]-[hash]',
+  chunkNames: '[name]-[hash]',
   external,
   sourcemap: false,
   legalComments: 'linked',
@@ -38,7 +38,7 @@ await build({
   // the wasm backend alone, loading its runtime files from `wasmPaths` (see cairn-memory/vite)
   alias: { 'onnxruntime-web': 'onnxruntime-web/wasm' },
   conditions: ['onnxruntime-web-use-extern-wasm'],
-  chunkNames: 'chunks/browser-[name]-[hash]',
+  chunkNames: 'browser-[name]-[hash]',
 })
 
 await build({
@@ -46,7 +46,9 @@ await build({
   platform: 'node',
   entryPoints: { 'index.node': 'src/index.ts', node: 'src/node.ts', cli: 'src/cli/main.ts', vite: 'src/package/vite-plugin.ts' },
   external: [...external, 'vite'],
-  chunkNames: 'chunks/node-[name]-[hash]',
+  // @y/websocket-server imports y-leveldb (native leveldown) for a mode Cairn never enables
+  alias: { 'y-leveldb': './src/package/no-leveldb.ts' },
+  chunkNames: 'node-[name]-[hash]',
   // bundled CommonJS (ws) requires Node builtins
   banner: { js: "import { createRequire as __cairnRequire } from 'node:module'; const require = __cairnRequire(import.meta.url);" },
 })

@@ -6,7 +6,7 @@ import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
 import { MemoryError } from '../core/errors'
 import { Memory } from '../engine/open'
 import type { Embedder } from '../search/embedder'
-import { MemoryDB, RegistryDB } from '../store/db'
+import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { openDurableIndexedDB, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
 import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
 
@@ -17,6 +17,10 @@ export interface NodeMemoryOptions extends DurableStoreOptions {
   embedder?: Embedder
   /** Creates the memory BM25-only even when an embedder is given. */
   bm25Only?: boolean
+  /** Makes the memory of an empty folder (say, from a backup) instead of a new empty one. */
+  create?: (deps: IndexedDBFactory) => Promise<Memory>
+  /** Fails with not_found instead of creating a memory in an empty folder. */
+  mustExist?: boolean
 }
 
 export interface NodeMemory {
@@ -44,6 +48,10 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
     let memory: Memory
     if (known[0]) {
       memory = await Memory.open(known[0].id, { ...deps, ...(options.embedder ? { embedder: options.embedder } : {}) })
+    } else if (options.mustExist) {
+      throw new MemoryError('not_found', `${dir} holds no memory yet; write to it with cairn mcp or cairn import first`, { dir })
+    } else if (options.create) {
+      memory = await options.create(deps)
     } else {
       memory = await Memory.create({
         ...deps,
