@@ -40,6 +40,8 @@ export interface DurableStoreOptions {
   compactRatio?: number
   /** ...and over this many bytes (default 4 MiB). */
   compactMinBytes?: number
+  /** Tables whose rows are not kept (derived data the opener rebuilds from the rest). */
+  skipTables?: (db: string, table: string) => boolean
 }
 
 export interface DurableIndexedDB {
@@ -171,7 +173,7 @@ export async function openDurableIndexedDB(
 
   const addon = (db: Dexie): void => {
     if ((db as unknown as { _options?: { indexedDB?: unknown } })._options?.indexedDB !== factory) return
-    db.use({ stack: 'dbcore', name: 'cairn-durable-log', create: (down) => logging(down, db.name, append) })
+    db.use({ stack: 'dbcore', name: 'cairn-durable-log', create: (down) => logging(down, db.name, append, (t) => options.skipTables?.(db.name, t) ?? false) })
     const drop = db.delete.bind(db)
     db.delete = (async (...args: Parameters<Dexie['delete']>) => {
       await drop(...args)
@@ -197,7 +199,7 @@ export async function openDurableIndexedDB(
 }
 
 /** The middleware: collects each read-write transaction's mutations and logs them when it completes. */
-function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void): DBCore {
+function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void, skip: (table: string) => boolean): DBCore {
   const pending = new WeakMap<DBCoreTransaction, Op[]>()
   return {
     ...down,
@@ -216,6 +218,7 @@ function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void): 
     },
     table(name) {
       const table = down.table(name)
+      if (skip(name)) return table
       return {
         ...table,
         async mutate(req: DBCoreMutateRequest) {

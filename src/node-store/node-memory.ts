@@ -37,7 +37,12 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
   const store = await openDurableIndexedDB(
     dir,
     (name, deps) => (name === 'cairn' ? new RegistryDB(deps) : name.startsWith(MEMORY_DB_PREFIX) ? new MemoryDB(name.slice(MEMORY_DB_PREFIX.length), deps) : undefined),
-    options,
+    {
+      ...options,
+      // The engine only writes these rows (every open re-derives the graph from the observations),
+      // and an entity named in thousands of notes would log its whole row at each of them.
+      skipTables: (db, table) => db.startsWith(MEMORY_DB_PREFIX) && (table === 'entities' || table === 'relationships'),
+    },
   )
   const deps = { indexedDB: store.indexedDB, IDBKeyRange: store.IDBKeyRange as unknown as typeof FakeKeyRange & typeof globalThis.IDBKeyRange }
   try {
