@@ -42,6 +42,11 @@ export interface DurableStoreOptions {
   compactMinBytes?: number
   /** Tables whose rows are not kept (derived data the opener rebuilds from the rest). */
   skipTables?: (db: string, table: string) => boolean
+  /**
+   * Rows kept only at compaction and close, not at each commit: large caches that are rewritten
+   * often and that the opener can rebuild when a crash left an older one.
+   */
+  deferRow?: (db: string, table: string, key: unknown) => boolean
 }
 
 export interface DurableIndexedDB {
@@ -147,6 +152,7 @@ export async function openDurableIndexedDB(
   startLog()
 
   const compact = (): void => {
+    flushDeferred()
     writer.close()
     generation++
     const snap: Snapshot = {
@@ -164,11 +170,36 @@ export async function openDurableIndexedDB(
   const ratio = options.compactRatio ?? 2
   const minBytes = options.compactMinBytes ?? 4 * 1024 * 1024
 
+  // the latest value of each deferred row, written to the log at compaction and close
+  const deferred = new Map<string, { db: string; op: Op }>()
   const append = (record: LogRecord): void => {
+    if (!('drop' in record) && options.deferRow) {
+      const now: Op[] = []
+      for (const op of record.ops) {
+        if (!('put' in op)) {
+          now.push(op)
+          continue
+        }
+        const kept = op.put.filter(([key]) => !options.deferRow!(record.db, op.table, key))
+        for (const [key, bytes] of op.put) if (kept.length !== op.put.length && options.deferRow(record.db, op.table, key)) deferred.set(`${record.db}\u0000${op.table}\u0000${keyId(key)}`, { db: record.db, op: { table: op.table, put: [[key, bytes]] } })
+        if (kept.length) now.push({ table: op.table, put: kept })
+      }
+      if (!now.length) return
+      record = { db: record.db, ops: now }
+    }
     apply(state, record, factory)
     writer.append(serialize(record))
     records++
     if (writer.bytes > minBytes && writer.bytes > ratio * snapshotBytes) compact()
+  }
+  const flushDeferred = (): void => {
+    for (const { db, op } of deferred.values()) {
+      const record: LogRecord = { db, ops: [op] }
+      apply(state, record, factory)
+      writer.append(serialize(record))
+      records++
+    }
+    deferred.clear()
   }
 
   const addon = (db: Dexie): void => {
@@ -192,6 +223,7 @@ export async function openDurableIndexedDB(
     close() {
       const i = Dexie.addons.indexOf(addon)
       if (i >= 0) Dexie.addons.splice(i, 1)
+      flushDeferred()
       writer.close()
       lock.release()
     },

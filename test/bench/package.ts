@@ -38,6 +38,10 @@ export interface DurableRow {
   snapshotMB: number
   /** close, then open the folder and answer one recall (the model is loaded before the clock starts) */
   restartMs: number
+  /** of restartMs: reading the folder into the in-process IndexedDB */
+  restartStoreMs: number
+  /** of restartMs: the engine's open on it (read, derive, index) */
+  restartOpenMs: number
 }
 
 export interface ImportRow {
@@ -118,6 +122,8 @@ export async function benchDurable(sizes: number[], embedder?: Embedder): Promis
         logMB: mb(stats.logBytes),
         snapshotMB: mb(stats.snapshotBytes),
         restartMs,
+        restartStoreMs: again.timings.storeMs,
+        restartOpenMs: again.timings.memoryMs,
       })
     } finally {
       rmSync(dir, { recursive: true, force: true })

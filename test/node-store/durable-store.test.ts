@@ -49,6 +49,8 @@ describe('durable Node store', () => {
     expect((await again.recall({ query: 'Ada Lovelace' })).entities.map((e) => e.name)).toContain('Analytical Engine')
     expect((await again.inspect('Royal Society Inc.')).entity.name).toBe('Royal Society')
     expect(new TextDecoder().decode((await again.readFile('src/notes.txt')).data)).toBe('the source')
+    // the search index snapshot is kept at close, so this open restored it instead of rebuilding
+    expect(await second.memory.engine.db.meta.get('entityIndex')).toBeDefined()
     const statuses = second.memory.engine.listProposals().map((p) => [p.id, p.status])
     expect(statuses).toContainEqual([accept.id, 'accepted'])
     if (reject) expect(statuses).toContainEqual([reject.id, 'rejected'])
@@ -87,6 +89,8 @@ for (let i = 0; ; i++) {
     const reopened = await openNodeMemory(join(dir, 'store'))
     const conn = await reopened.memory.connect({ agent: 'r', tier: 'read' })
     for (const slug of acked) expect((await conn.getObservation(slug)).slug).toBe(slug)
+    // no index snapshot survived the kill (it is kept at close): open rebuilt the index from the notes
+    expect((await conn.recall({ query: 'Thing 20' })).entities.map((e) => e.name)).toContain('Thing 20')
     await reopened.close()
   }, 60_000)
 

@@ -1,15 +1,18 @@
 // The packed tarball, installed outside the repository: the library in plain Node (hybrid recall
 // with the shipped model), `npx <tarball> mcp` driven by the official SDK client with nothing but
 // JSON-RPC on stdout, import of a file the official MCP memory server wrote, and a backup that
-// goes through `cairn import` and `cairn export` with nothing lost.
-import { execFileSync } from 'node:child_process'
+// goes through `cairn import` and `cairn export` with nothing lost, and a Vite app built from it
+// that recalls in Chromium with the default embedder loaded.
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { packAndInstall, type Scratch } from './scratch'
+import { CHROMIUM_PATH } from '../e2e/harness'
+import { packAndInstall, repo, type Scratch } from './scratch'
 
 let s: Scratch
 beforeAll(() => {
@@ -198,4 +201,53 @@ await memory.close()
     expect(ibmPage).toContain('built → [[entities/System-360|System/360]]')
     expect(existsSync(join(vault, 'files', 'sources', 'ibm.txt'))).toBe(true)
   }, 60_000)
+
+  it('builds into a Vite app whose page recalls in Chromium with the default embedder (hybrid)', async () => {
+    const app = join(s.root, 'vite-app')
+    mkdirSync(join(app, 'src'), { recursive: true })
+    const vite = (JSON.parse(readFileSync(join(repo, 'node_modules/vite/package.json'), 'utf8')) as { version: string }).version
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'vite-app', private: true, type: 'module' }))
+    writeFileSync(join(app, 'index.html'), '<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="/src/main.js"></script></body></html>')
+    writeFileSync(join(app, 'vite.config.js'), "import { defineConfig } from 'vite'\nimport { cairnAssets } from 'cairn-memory/vite'\nexport default defineConfig({ plugins: [cairnAssets()], build: { target: 'es2022' } })\n")
+    writeFileSync(
+      join(app, 'src/main.js'),
+      `import { createMemory, createDefaultEmbedder } from 'cairn-memory'
+const out = document.getElementById('out')
+try {
+  const memory = await createMemory({ name: 'browser', embedder: await createDefaultEmbedder() })
+  const c = await memory.connect({ agent: 'page' })
+  await c.write({ title: 'Ada', content: 'Ada wrote the notes.', entities: [{ name: 'Ada Lovelace', type: 'person', description: 'Mathematician who wrote the first program' }] })
+  await c.write({ title: 'Bread', content: 'A recipe.', entities: [{ name: 'Sourdough', type: 'food', description: 'Bread leavened with wild yeast' }] })
+  const r = await c.recall({ query: 'computer programmer' })
+  out.textContent = JSON.stringify({ embedder: memory.info.retrieval.embedder, top: r.entities[0]?.name })
+} catch (e) {
+  out.textContent = 'error: ' + e.message
+}
+`,
+    )
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', s.tarball, `vite@${vite}`], { cwd: app, stdio: 'ignore' })
+    execFileSync(join(app, 'node_modules/.bin/vite'), ['build'], { cwd: app, stdio: 'ignore' })
+    expect(readdirSync(join(app, 'dist/ort')).sort()).toEqual(['NOTICE.md', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'])
+    const server = spawn(join(app, 'node_modules/.bin/vite'), ['preview', '--host', '127.0.0.1', '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'ignore'] })
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH })
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = ''
+        server.stdout.on('data', (c: Buffer) => {
+          // strip colors; vite prints "Local: http://127.0.0.1:PORT/"
+          text += c.toString().replace(/\u001b\[[0-9;]*m/g, '')
+          const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(text)
+          if (m) resolve(m[0])
+        })
+        server.once('exit', () => reject(new Error(`vite preview exited: ${text}`)))
+      })
+      const page = await browser.newPage()
+      await page.goto(url)
+      await page.waitForFunction(() => document.getElementById('out')!.textContent !== 'loading', null, { timeout: 60_000 })
+      expect(JSON.parse((await page.textContent('#out'))!)).toEqual({ embedder: 'cairn-glove-100d@1', top: 'Ada Lovelace' })
+    } finally {
+      await browser.close()
+      server.kill()
+    }
+  }, 180_000)
 })
