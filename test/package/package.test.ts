@@ -20,7 +20,7 @@ beforeAll(() => {
 }, 240_000)
 afterAll(() => {
   if (s) rmSync(s.root, { recursive: true, force: true })
-})
+}, 120_000)
 
 const node = (script: string, cwd: string): string => {
   const file = join(cwd, `script-${Math.random().toString(36).slice(2)}.mjs`)
