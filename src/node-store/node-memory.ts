@@ -8,7 +8,7 @@ import { INDEX_SNAPSHOT_KEY } from '../engine/memory'
 import { Memory } from '../engine/open'
 import type { Embedder } from '../search/embedder'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
-import { openDurableIndexedDB, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
+import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
 import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
 
 export interface NodeMemoryOptions extends DurableStoreOptions {
@@ -38,6 +38,9 @@ const MEMORY_DB_PREFIX = 'cairn-memory-'
 /** Opens the memory kept in `dir`, or creates it there. */
 export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {}): Promise<NodeMemory> {
   const t0 = performance.now()
+  if (options.mustExist && !existsSync(join(dir, SNAPSHOT_FILE)) && !existsSync(join(dir, LOG_FILE))) {
+    throw new MemoryError('not_found', `${dir} holds no memory; write to it with cairn mcp or cairn import first`, { dir })
+  }
   const store = await openDurableIndexedDB(
     dir,
     (name, deps) => (name === 'cairn' ? new RegistryDB(deps) : name.startsWith(MEMORY_DB_PREFIX) ? new MemoryDB(name.slice(MEMORY_DB_PREFIX.length), deps) : undefined),

@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { Memory } from '../../src/engine/open'
 import { importMcpMemory } from '../../src/interop/import'
 import { openNodeMemory } from '../../src/node-store/node-memory'
 import type { Embedder } from '../../src/search/embedder'
@@ -28,6 +30,8 @@ export interface PackageSizeRow {
 }
 
 export interface DurableRow {
+  /** `durable`: a folder on disk; `in-process`: the same engine on fake-indexeddb alone, the baseline of the same run */
+  store: 'durable' | 'in-process'
   ranking: 'bm25' | 'hybrid'
   observations: number
   /** write tool calls through dispatchTool on the durable store, over the last 1,000 writes (or all, if fewer) */
@@ -114,6 +118,7 @@ export async function benchDurable(sizes: number[], embedder?: Embedder): Promis
       if (again.memory.engine.committedGraph.allObservations().next().done || !recall.entities.length) throw new Error('the reopened store lost its observations')
       await again.close()
       rows.push({
+        store: 'durable',
         ranking: embedder ? 'hybrid' : 'bm25',
         observations: n,
         writeP50Ms: percentile(tail, 50),
@@ -128,8 +133,37 @@ export async function benchDurable(sizes: number[], embedder?: Embedder): Promis
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+    rows.push(await inProcessBaseline(n, embedder))
   }
   return rows
+}
+
+/** The same writes and reopen without the folder: what the engine costs on fake-indexeddb alone. */
+async function inProcessBaseline(n: number, embedder?: Embedder): Promise<DurableRow> {
+  const deps = { indexedDB: new IDBFactory(), IDBKeyRange }
+  const memory = await Memory.create({ name: `bench-${n}`, ...deps, ...(embedder ? { embedder } : {}) })
+  const conn = await memory.connect({ agent: 'bench', tier: 'full' })
+  const ms: number[] = []
+  for (let i = 0; i < n; i++) {
+    const args = observationFor(i, Math.max(10, n))
+    const t = performance.now()
+    const out = await dispatchTool(conn, 'write', args)
+    ms.push(performance.now() - t)
+    if (!out.ok) throw new Error(`write ${i} failed: ${out.error.message}`)
+  }
+  await memory.close()
+  const t0 = performance.now()
+  const again = await Memory.open(memory.info.id, { ...deps, ...(embedder ? { embedder } : {}) })
+  const openMs = Math.round(performance.now() - t0)
+  await (await again.connect({ agent: 'bench', tier: 'read' })).recall({ query: 'Entity 7' })
+  const restartMs = Math.round(performance.now() - t0)
+  await again.close()
+  const tail = ms.slice(-1_000)
+  return {
+    store: 'in-process', ranking: embedder ? 'hybrid' : 'bm25', observations: n,
+    writeP50Ms: percentile(tail, 50), writeP95Ms: percentile(tail, 95), writeMaxMs: Math.round(Math.max(...tail) * 10) / 10,
+    logMB: 0, snapshotMB: 0, restartMs, restartStoreMs: 0, restartOpenMs: openMs,
+  }
 }
 
 /** An MCP memory server file as its saveGraph writes it: entities with two observations each, one relation per entity. */

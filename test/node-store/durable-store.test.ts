@@ -161,6 +161,12 @@ for (let i = 0; ; i++) {
     expect(readFileSync(join(bad, 'memory.json'), 'utf8')).toBe('{not json')
   })
 
+  it('refuses to read a folder that holds no memory, creating nothing there', async () => {
+    const dir = join(scratch(), 'none')
+    await expect(openNodeMemory(dir, { mustExist: true })).rejects.toMatchObject({ code: 'not_found' })
+    expect(existsSync(dir)).toBe(false)
+  })
+
   it('serves the MCP provider from the folder', async () => {
     const dir = scratch()
     const p = localMemoryProvider({ dir })
