@@ -1,7 +1,7 @@
 // The on-disk format of the durable Node store: a snapshot file and an append-only log whose
 // records are [u32 length][u32 crc32][body]. A torn or corrupt tail (a crash mid-append) ends
 // the readable log; everything before it is kept.
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
 
 const HEADER = 8
@@ -81,16 +81,31 @@ export class LogWriter {
     this.bytes += record.byteLength
     this.dirty = true
     if (this.syncDelayMs <= 0) return this.sync()
-    // one fdatasync per batch of writes, not per write
+    // one fdatasync per batch of writes, not per write, on libuv's pool so writes keep flowing meanwhile
     this.timer ??= setTimeout(() => {
       this.timer = undefined
-      this.sync()
+      this.syncInBackground()
     }, this.syncDelayMs)
     this.timer.unref?.()
   }
 
+  private syncing = false
+
+  private syncInBackground(): void {
+    if (this.syncing || !this.dirty || this.closed) return
+    this.syncing = true
+    this.dirty = false
+    fdatasync(this.fd, () => {
+      this.syncing = false
+      // appends that came in meanwhile get the next batch (an error here resurfaces on the next sync)
+      if (this.dirty && !this.closed && !this.timer) this.syncInBackground()
+    })
+  }
+
+  private closed = false
+
   sync(): void {
-    if (!this.dirty) return
+    if (!this.dirty && !this.syncing) return
     this.dirty = false
     fdatasyncSync(this.fd)
   }
@@ -98,7 +113,9 @@ export class LogWriter {
   close(): void {
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
-    this.sync()
+    // a background sync may still be running: this one covers everything appended, then the file closes
+    fdatasyncSync(this.fd)
+    this.closed = true
     closeSync(this.fd)
   }
 }
