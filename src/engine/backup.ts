@@ -108,7 +108,7 @@ async function discard(memory: Memory, deps: ImportOptions): Promise<void> {
   registry.close()
 }
 
-interface ParsedBackup {
+export interface ParsedBackup {
   info: MemoryBackup['info']
   observations: Observation[]
   aliases: Alias[]
@@ -124,7 +124,8 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const isStr = (v: unknown): v is string => typeof v === 'string'
 const SLUG = /^[a-z0-9][a-z0-9-]{0,200}$/
 
-async function parseBackup(raw: unknown): Promise<ParsedBackup> {
+/** Checks a backup in full (every observation against the write contract, every file against its hash) before anything is written. */
+export async function parseBackup(raw: unknown): Promise<ParsedBackup> {
   if (!isObj(raw)) refuse('expected a JSON object')
   if (raw.format !== BACKUP_FORMAT) refuse(`format is ${JSON.stringify(raw.format ?? null)}, expected "${BACKUP_FORMAT}"`, { format: raw.format ?? null })
   const info = raw.info

@@ -2,7 +2,9 @@
 // without touching the server.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { Memory } from '../engine/open'
-import { persistToDirectory } from './snapshot-file'
+import type { Embedder } from '../search/embedder'
+import type { DurableStoreOptions } from '../node-store/durable-indexeddb'
+import { openNodeMemory } from '../node-store/node-memory'
 
 export interface MemoryProvider {
   memory(): Promise<Memory>
@@ -10,19 +12,15 @@ export interface MemoryProvider {
 }
 
 /**
- * A Node replica on an in-process IndexedDB. With `dir`, its observations and merges are kept
- * in `dir/memory.json` across restarts; without, they live as long as the process.
+ * A Node memory on an in-process IndexedDB. With `dir`, it is the durable store kept in that
+ * folder (same id, connections and contents at every start); without, it lives as long as the process.
  */
-export function localMemoryProvider(opts: { name?: string; dir?: string } = {}): MemoryProvider {
-  let opened: Promise<{ memory: Memory; stop(): Promise<void> }> | undefined
-  const open = async (): Promise<{ memory: Memory; stop(): Promise<void> }> => {
-    const memory = await Memory.create({ name: opts.name ?? 'agent memory', indexedDB: new IDBFactory(), IDBKeyRange })
-    if (!opts.dir) return { memory, stop: async () => undefined }
-    const persisted = await persistToDirectory(memory, opts.dir).catch(async (e: unknown) => {
-      await memory.close()
-      throw e
-    })
-    return { memory, stop: () => persisted.stop() }
+export function localMemoryProvider(opts: { name?: string; dir?: string; embedder?: Embedder; store?: DurableStoreOptions } = {}): MemoryProvider {
+  let opened: Promise<{ memory: Memory; close(): Promise<void> }> | undefined
+  const open = async (): Promise<{ memory: Memory; close(): Promise<void> }> => {
+    if (opts.dir) return openNodeMemory(opts.dir, { ...opts.store, ...(opts.name ? { name: opts.name } : {}), ...(opts.embedder ? { embedder: opts.embedder } : {}) })
+    const memory = await Memory.create({ name: opts.name ?? 'agent memory', indexedDB: new IDBFactory(), IDBKeyRange, ...(opts.embedder ? { embedder: opts.embedder } : {}) })
+    return { memory, close: () => memory.close() }
   }
   return {
     async memory() {
@@ -31,9 +29,8 @@ export function localMemoryProvider(opts: { name?: string; dir?: string } = {}):
     },
     async close() {
       if (!opened) return
-      const { memory, stop } = await opened
-      await stop()
-      await memory.close()
+      const o = await opened.catch(() => undefined)
+      await o?.close()
     },
   }
 }

@@ -5,28 +5,37 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, isInitializeRequest, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { isMemoryError } from '../core/errors'
 import type { ConnectionHandle } from '../engine/connection'
+import type { Memory } from '../engine/open'
 import { toolListing } from '../tools/definitions'
 import { dispatchTool } from '../tools/dispatch'
+import { toolAnnotations } from './annotations'
 import type { MemoryProvider } from './provider'
+import { listResources, readResource, RESOURCE_TEMPLATES } from './resources'
 
 export const SERVER_INFO = { name: 'cairn', version: '0.1.0' }
 
 const INSTRUCTIONS =
   'Cairn is a graph memory. Use recall before answering from memory and write after learning something worth keeping: short observations whose entities carry descriptions and are joined by relationships. Errors come back as JSON { code, message, details } with isError set; fix the named fields and retry.'
 
-/** An MCP server whose every tool call runs through `conn`. */
-export function createMcpServer(conn: ConnectionHandle): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
-  const tools = toolListing()
+/**
+ * An MCP server whose every tool call and resource read runs through `conn`. With `memory` (the
+ * memory `conn` belongs to) it also lists the memory's observations and entities as resources.
+ */
+export function createMcpServer(conn: ConnectionHandle, memory?: Memory): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS })
+  const tools = toolListing().map((t) => ({ ...t, annotations: toolAnnotations(t.name) }))
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const outcome = await dispatchTool(conn, req.params.name, req.params.arguments ?? {})
     const body = outcome.ok ? outcome.result : { error: outcome.error }
     return { content: [{ type: 'text' as const, text: JSON.stringify(body) }], isError: !outcome.ok }
   })
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }))
+  server.setRequestHandler(ListResourcesRequestSchema, (req) => (memory ? listResources(memory, req.params?.cursor) : { resources: [] }))
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(conn, req.params.uri))
   return server
 }
 
@@ -98,8 +107,10 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
     }
     if (req.method !== 'POST') return reply(res, 400, 'invalid_request', 'start a session with an initialize request')
     let conn: ConnectionHandle
+    let memory: Memory
     try {
-      conn = await (await opts.provider.memory()).connectWithToken(token)
+      memory = await opts.provider.memory()
+      conn = await memory.connectWithToken(token)
     } catch (e) {
       return reply(res, 403, isMemoryError(e) ? e.code : 'forbidden', e instanceof Error ? e.message : 'token refused')
     }
@@ -114,7 +125,7 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId)
     }
-    await createMcpServer(conn).connect(transport)
+    await createMcpServer(conn, memory).connect(transport)
     await transport.handleRequest(req, res, body)
   }
 

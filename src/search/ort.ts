@@ -1,6 +1,7 @@
 // The one place that configures onnxruntime-web (wasm backend) before any session is created.
 
 import * as ort from 'onnxruntime-web'
+import { ASSET_DIRS, PACKAGE_ROOT } from '../package-root'
 
 export interface OrtSettings {
   /** Where `ort-wasm-simd-threaded.{mjs,wasm}` are served (a URL prefix ending in `/`, or per-file URLs). */
@@ -27,8 +28,14 @@ function defaultWasmPaths(): string {
     // Under Node the runtime loads its wasm from the package directory on disk; the
     // builtin is fetched at run time so browser bundles never see `node:module`.
     const { createRequire } = process.getBuiltinModule('node:module')
-    const entry = createRequire(import.meta.url).resolve('onnxruntime-web')
-    return entry.slice(0, Math.max(entry.lastIndexOf('/'), entry.lastIndexOf('\\')) + 1)
+    try {
+      const entry = createRequire(import.meta.url).resolve('onnxruntime-web')
+      return entry.slice(0, Math.max(entry.lastIndexOf('/'), entry.lastIndexOf('\\')) + 1)
+    } catch {
+      // The installed package bundles the runtime's JS and ships its wasm files beside it.
+      const { fileURLToPath } = process.getBuiltinModule('node:url')
+      return fileURLToPath(new URL(ASSET_DIRS.ort[0], PACKAGE_ROOT))
+    }
   }
   const base = (import.meta as ImportMeta & { env?: { BASE_URL?: string } }).env?.BASE_URL ?? '/'
   return `${base}ort/`

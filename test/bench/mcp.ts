@@ -103,6 +103,17 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
+async function exited(pid: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 const cliArgs = (dir: string, extra: string[]): string[] => ['--import', 'tsx', CLI, '--dir', dir, '--tier', 'read', '--agent', 'bench', ...extra]
 
 export interface McpBenchOptions {
@@ -173,6 +184,8 @@ export async function benchMcp(sizes: number[], options: McpBenchOptions = {}): 
           rows.push(sized({ transport: 'stdio', entities: base.entities, p50Ms: percentile(run.ms, 50), p95Ms: percentile(run.ms, 95), payloadP50Bytes: percentile(run.bytes, 50), startMs }, base.p50Ms))
         } finally {
           await stdioClient.close().catch(() => undefined)
+          // the next server opens the same folder, which one process holds at a time
+          if (stdio.pid !== null) await exited(stdio.pid)
         }
 
         // Streamable HTTP: the server runs as its own process on a free loopback port.

@@ -157,6 +157,18 @@ async function main(): Promise<void> {
   results.mcp = mcp
   console.log('\nAgent tool calls: recall round trip through the MCP server (official SDK client; stdio and Streamable HTTP on 127.0.0.1) vs dispatchTool in-process')
   console.table(mcp)
+  const pkg = await optional('package', async () => {
+    const { benchDurable, benchMcpImport, benchPackageSize } = await import('./package')
+    const embedder = await defaultEmbedder()
+    return { size: benchPackageSize(), durable: await benchDurable(quick ? [1_000] : [10_000], embedder), mcpImport: await benchMcpImport(quick ? [1_000] : [10_000], embedder) }
+  })
+  results.package = pkg
+  console.log('\nThe package: tarball and a browser project\'s install (MB); MCP writes and restart on the durable Node store (hybrid); importing an MCP memory server file')
+  if ('size' in pkg) {
+    console.table([pkg.size])
+    console.table(pkg.durable)
+    console.table(pkg.mcpImport)
+  }
   results.failedSections = failed
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/bench.json', JSON.stringify(results, null, 2))

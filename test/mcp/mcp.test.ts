@@ -31,7 +31,7 @@ function httpTransport(url: string, token: string): StreamableHTTPClientTranspor
 describe('MCP server', () => {
   it('runs an agent session over stdio (npm run mcp)', async () => {
     const c = client()
-    await c.connect(new StdioClientTransport({ command: 'npx', args: ['tsx', 'src/mcp/cli.ts', '--tier', 'full', '--agent', 'stdio-test'], cwd: process.cwd(), env: getDefaultEnvironment(), stderr: 'pipe' }))
+    await c.connect(new StdioClientTransport({ command: 'npx', args: ['tsx', 'src/mcp/cli.ts', '--ephemeral', '--bm25', '--tier', 'full', '--agent', 'stdio-test'], cwd: process.cwd(), env: getDefaultEnvironment(), stderr: 'pipe' }))
     expect(c.getServerVersion()?.name).toBe('cairn')
     await agentSession(c)
   }, 30_000)

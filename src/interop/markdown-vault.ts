@@ -1,0 +1,97 @@
+// Writes a memory as an Obsidian-compatible vault: a note per observation with its fields as
+// front matter, a page per entity with its description and [[links]] to its neighbors and
+// notes, and the appendix files as they were stored.
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { normalizeName } from '../core/normalize'
+import type { Observation } from '../core/types'
+import type { Memory } from '../engine/open'
+
+export interface VaultReport {
+  notes: number
+  entities: number
+  files: number
+}
+
+const UNSAFE = /[\\/:*?"<>|#^[\]\u0000-\u001f]/g
+
+/** YAML front matter: JSON strings and arrays are YAML flow scalars, so every value is written as JSON. */
+function frontMatter(fields: Record<string, unknown>): string {
+  const lines = Object.entries(fields)
+    .filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0))
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+  return `---\n${lines.join('\n')}\n---\n`
+}
+
+/** Link text may not hold the characters that end or split a wikilink. */
+const label = (text: string): string => text.replace(/[|[\]]/g, ' ').replace(/\s+/g, ' ').trim()
+
+export async function writeMarkdownVault(memory: Memory, dir: string): Promise<VaultReport> {
+  const engine = memory.engine
+  const graph = engine.committedGraph
+  const entities = [...graph.entities.values()].sort((a, b) => a.name.localeCompare(b.name))
+  // one file per entity; names that differ only where a file system cannot tell get a number
+  const fileOf = new Map<string, string>()
+  const used = new Set<string>()
+  for (const e of entities) {
+    const base = e.name.replace(UNSAFE, '-').replace(/^\.+/, '_').trim().slice(0, 120) || 'entity'
+    let name = base
+    for (let n = 2; used.has(name.toLowerCase()); n++) name = `${base} (${n})`
+    used.add(name.toLowerCase())
+    fileOf.set(e.key, name)
+  }
+  const entityLink = (nameOrKey: string): string => {
+    // authored names resolve through their normalized key and any merge since
+    const e = graph.entities.get(graph.resolve(normalizeName(nameOrKey)))
+    return e ? `[[entities/${fileOf.get(e.key)}|${label(e.name)}]]` : label(nameOrKey)
+  }
+  const noteLink = (o: Pick<Observation, 'slug' | 'title'>): string => `[[notes/${o.slug}|${label(o.title)}]]`
+
+  await mkdir(join(dir, 'notes'), { recursive: true })
+  await mkdir(join(dir, 'entities'), { recursive: true })
+  const observations = [...graph.allObservations()].sort((a, b) => a.slug.localeCompare(b.slug))
+  for (const o of observations) {
+    const body = [
+      frontMatter({
+        slug: o.slug, title: o.title, category: o.category, tags: o.tags, observed: o.observedAt, confidence: o.confidence, source: o.source,
+        created: o.createdAt, updated: o.updatedAt, created_by: o.createdBy, entities: o.entities.map((e) => e.name), files: o.files,
+      }),
+      `# ${o.title}\n\n${o.content}\n`,
+      o.entities.length ? `\n## Entities\n\n${o.entities.map((e) => `- ${entityLink(e.name)} (${e.type}): ${e.description}`).join('\n')}\n` : '',
+      o.relationships.length ? `\n## Relationships\n\n${o.relationships.map((r) => `- ${entityLink(r.source)} → ${r.type} → ${entityLink(r.target)}${r.description ? `: ${r.description}` : ''}`).join('\n')}\n` : '',
+      o.files.length ? `\n## Files\n\n${o.files.map((f) => `- [[files/${f}]]`).join('\n')}\n` : '',
+    ].join('')
+    await writeFile(join(dir, 'notes', `${o.slug}.md`), body)
+  }
+  for (const e of entities) {
+    const detail = engine.inspect(e.key)
+    const body = [
+      frontMatter({ name: e.name, type: e.type, degree: e.degree, aliases: detail.aliases, queries: e.queries }),
+      `# ${e.name}\n\n${e.description}\n`,
+      detail.outgoing.length || detail.incoming.length
+        ? `\n## Relationships\n\n${[
+            ...detail.outgoing.map((r) => `- ${r.type} → ${entityLink(r.target)}${r.weight !== 1 ? ` (weight ${r.weight})` : ''}${r.description ? `: ${r.description}` : ''}`),
+            ...detail.incoming.map((r) => `- ${entityLink(r.source)} → ${r.type} → this${r.description ? `: ${r.description}` : ''}`),
+          ].join('\n')}\n`
+        : '',
+      `\n## Observations\n\n${detail.observations.map((o) => `- ${noteLink(o)} (${o.observedAt.slice(0, 10)})`).join('\n')}\n`,
+    ].join('')
+    await writeFile(join(dir, 'entities', `${fileOf.get(e.key)}.md`), body)
+  }
+  const files = engine.listFiles()
+  for (const f of files) {
+    const target = join(dir, 'files', f.path)
+    await mkdir(dirname(target), { recursive: true })
+    await writeFile(target, (await engine.readFile(f.path)).data)
+  }
+  const info = memory.info
+  await writeFile(
+    join(dir, 'index.md'),
+    `${frontMatter({ memory: info.id, name: info.name, exported: new Date().toISOString() })}# ${info.name}\n\n${observations.length} notes in notes/, ${entities.length} entities in entities/, ${files.length} files in files/.\n\n## Entities by degree\n\n${[...entities]
+      .sort((a, b) => b.degree - a.degree)
+      .slice(0, 50)
+      .map((e) => `- ${entityLink(e.key)} (${e.degree})`)
+      .join('\n')}\n`,
+  )
+  return { notes: observations.length, entities: entities.length, files: files.length }
+}

@@ -1,0 +1,97 @@
+// `cairn mcp`: serves one memory to an agent over stdio (the default) or Streamable HTTP. The
+// memory lives in a durable folder (`--dir`, default ~/.cairn/memory), in the process only
+// (`--ephemeral`), or is a replica of a memory on a sync server. Only JSON-RPC goes to stdout
+// in stdio mode; everything meant for a person goes to stderr.
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { DEFAULT_TIER, isTier } from '../core/access'
+import { BM25_ONLY } from '../core/types'
+import { createDefaultEmbedder } from '../search/default-embedder'
+import type { Embedder } from '../search/embedder'
+import { localMemoryProvider, syncedMemoryProvider } from './provider'
+import { createMcpServer, startHttpMcpServer } from './server'
+
+export const MCP_USAGE = `usage: cairn mcp [options]
+
+Serves a Cairn memory to an MCP client. stdio by default: stdout carries JSON-RPC only.
+
+  --dir PATH            folder the memory is kept in (default $CAIRN_DIR or ~/.cairn/memory)
+  --ephemeral           keep the memory in this process only
+  --name NAME           name of a new memory (default "agent memory")
+  --bm25                create a new memory that ranks by words alone (no embedding model)
+  --agent NAME          agent name of the connection (default mcp-agent)
+  --tier TIER           read | read_write | full (default read_write)
+  --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only);
+                        a connection token is printed to stderr once, send it as a Bearer token
+  --server ws://HOST:PORT --memory ID --sync-token TOKEN
+                        a replica of a memory on a Cairn sync server (shared with the app)
+  -h, --help            this text`
+
+export function defaultDataDir(): string {
+  return process.env.CAIRN_DIR ? resolve(process.env.CAIRN_DIR) : join(homedir(), '.cairn', 'memory')
+}
+
+class UsageError extends Error {}
+
+/** Runs the command; resolves once the server is up (it keeps the process alive). */
+export async function runMcpCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      http: { type: 'string' },
+      agent: { type: 'string', default: 'mcp-agent' },
+      tier: { type: 'string', default: DEFAULT_TIER },
+      name: { type: 'string' },
+      dir: { type: 'string' },
+      ephemeral: { type: 'boolean' },
+      bm25: { type: 'boolean' },
+      server: { type: 'string' },
+      memory: { type: 'string' },
+      'sync-token': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) return void process.stdout.write(`${MCP_USAGE}\n`)
+  if (!isTier(values.tier)) throw new UsageError(`--tier must be read, read_write or full, not "${values.tier}"`)
+  if (values.server && (!values.memory || !values['sync-token'])) throw new UsageError('--server needs --memory and --sync-token')
+  if (values.ephemeral && values.dir) throw new UsageError('--ephemeral and --dir exclude each other')
+  const http = values.http === undefined ? undefined : /^(127\.0\.0\.1|localhost):(\d{1,5})$/.exec(values.http)
+  if (http === null) throw new UsageError('--http takes a loopback HOST:PORT such as 127.0.0.1:8765')
+
+  const name = values.name ? { name: values.name } : {}
+  let embedder: Embedder | undefined
+  let provider
+  if (values.server) {
+    provider = syncedMemoryProvider({ serverUrl: values.server, memoryId: values.memory!, syncToken: values['sync-token']!, ...name })
+  } else {
+    embedder = values.bm25 ? undefined : await createDefaultEmbedder()
+    const dir = values.ephemeral ? undefined : resolve(values.dir ?? defaultDataDir())
+    provider = localMemoryProvider({ ...name, ...(dir ? { dir } : {}), ...(embedder ? { embedder } : {}) })
+  }
+  const memory = await provider.memory()
+  const conn = await memory.connect({ agent: values.agent, tier: values.tier })
+  const shutdown = async (): Promise<void> => {
+    await provider.close().catch((e: unknown) => process.stderr.write(`cairn mcp: closing failed: ${(e as Error).message}\n`))
+    await embedder?.dispose?.().catch(() => undefined)
+    process.exit(0)
+  }
+  process.once('SIGINT', () => void shutdown())
+  process.once('SIGTERM', () => void shutdown())
+  const where = values.server ? `replica of ${values.server}` : values.ephemeral ? 'in this process only' : resolve(values.dir ?? defaultDataDir())
+  const ranking = memory.info.retrieval.embedder === BM25_ONLY ? 'words' : `words and ${memory.info.retrieval.embedder}`
+
+  if (!http) {
+    await createMcpServer(conn, memory).connect(new StdioServerTransport())
+    process.stdin.once('end', () => void shutdown())
+    process.stderr.write(`cairn mcp: stdio, memory "${memory.info.name}" (${memory.info.id}, ${where}, ranked by ${ranking}), agent ${conn.agent} (${conn.tier})\n`)
+    return
+  }
+  const server = await startHttpMcpServer({ provider, host: '127.0.0.1', port: Number(http[2]) })
+  process.stderr.write(`cairn mcp: ${server.url}, memory "${memory.info.name}" (${memory.info.id}, ${where})\ntoken (${conn.tier}, shown once): ${conn.token}\n`)
+}
+
+export function isUsageError(e: unknown): boolean {
+  return e instanceof UsageError
+}

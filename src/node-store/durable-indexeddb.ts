@@ -1,0 +1,340 @@
+// A durable IndexedDB for Node: an in-process IndexedDB (fake-indexeddb) whose every committed
+// transaction is appended to a checksummed log on disk, and reloaded from that log at start.
+// It sits below Cairn's Dexie databases as middleware, so every table is kept as the engine
+// wrote it: observations, aliases, files, connections, proposals, the index snapshot and the
+// memory's registry row (its id).
+import { mkdirSync, openSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { deserialize, serialize } from 'node:v8'
+import Dexie, { type DBCore, type DBCoreKeyRange, type DBCoreMutateRequest, type DBCoreTransaction, type Table as DexieTable } from 'dexie'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { MemoryError } from '../core/errors'
+import { decodeRecords, LogWriter, readIfExists, writeAtomically } from './record-log'
+
+export const SNAPSHOT_FILE = 'store.snapshot'
+export const LOG_FILE = 'store.log'
+const FORMAT = 'cairn-node-store@1'
+
+/** One row as it was written: its key and its structured-clone bytes. */
+type Row = { key: unknown; bytes: Buffer }
+type TableRows = Map<string, Row>
+type DatabaseRows = Map<string, TableRows>
+
+type Op =
+  | { table: string; put: Array<[unknown, Buffer]> }
+  | { table: string; del: unknown[] }
+  | { table: string; range: DBCoreKeyRange }
+type LogRecord = { db: string; ops: Op[] } | { db: string; drop: true }
+
+interface Snapshot {
+  format: typeof FORMAT
+  /** Which log the snapshot is followed by; a log of another generation is older than the snapshot. */
+  generation: number
+  databases: Array<[string, Array<[string, Array<[unknown, Buffer]>]>]>
+}
+
+export interface DurableStoreOptions {
+  /** Batch window of fdatasync; 0 syncs every commit. Appends reach the OS at once either way. */
+  syncDelayMs?: number
+  /** Rewrite the snapshot once the log is this many times its size (default 2)... */
+  compactRatio?: number
+  /** ...and over this many bytes (default 4 MiB). */
+  compactMinBytes?: number
+  /** Tables whose rows are not kept (derived data the opener rebuilds from the rest). */
+  skipTables?: (db: string, table: string) => boolean
+  /**
+   * Rows kept only at compaction and close, not at each commit: large caches that are rewritten
+   * often and that the opener can rebuild when a crash left an older one.
+   */
+  deferRow?: (db: string, table: string, key: unknown) => boolean
+}
+
+export interface DurableIndexedDB {
+  readonly indexedDB: IDBFactory
+  readonly IDBKeyRange: typeof IDBKeyRange
+  /** Names of the databases the store holds. */
+  databases(): string[]
+  /** Makes every appended commit durable on disk now. */
+  sync(): void
+  /** Folds the log into a fresh snapshot. */
+  compact(): void
+  stats(): { logBytes: number; snapshotBytes: number; records: number }
+  close(): void
+}
+
+const keyId = (key: unknown): string => (typeof key === 'string' ? `s${key}` : typeof key === 'number' ? `n${key}` : `j${JSON.stringify(key)}`)
+
+/**
+ * Opens the store in `dir` and loads what it holds into a fresh in-process IndexedDB. The caller
+ * reopens its databases through `indexedDB`/`IDBKeyRange` (schemas come from the code that opens
+ * them); every change they commit from then on is in the log before the commit's promise resolves.
+ */
+export async function openDurableIndexedDB(
+  dir: string,
+  schemas: (dbName: string, deps: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }) => Dexie | undefined,
+  options: DurableStoreOptions = {},
+): Promise<DurableIndexedDB> {
+  mkdirSync(dir, { recursive: true })
+  const lock = takeLock(dir)
+  const factory = new IDBFactory()
+  const deps = { indexedDB: factory as unknown as IDBFactory, IDBKeyRange }
+  const state = new Map<string, DatabaseRows>()
+  let generation = 0
+  let snapshotBytes = 0
+  let records = 0
+
+  const snapPath = join(dir, SNAPSHOT_FILE)
+  const logPath = join(dir, LOG_FILE)
+  const snapBytes = readIfExists(snapPath)
+  if (snapBytes) {
+    let snap: Snapshot
+    try {
+      snap = deserialize(snapBytes) as Snapshot
+    } catch {
+      snap = undefined as never
+    }
+    if (snap?.format !== FORMAT) {
+      lock.release()
+      throw new MemoryError('storage_failed', `${snapPath} is not a Cairn store snapshot; move the folder aside to start empty`, { path: snapPath })
+    }
+    generation = snap.generation
+    snapshotBytes = snapBytes.byteLength
+    for (const [db, tables] of snap.databases) {
+      state.set(db, new Map(tables.map(([t, rows]) => [t, new Map(rows.map(([key, bytes]) => [keyId(key), { key, bytes: Buffer.from(bytes) }]))])))
+    }
+  }
+  // The log's first record names its generation; a log left from before the last snapshot is already in it.
+  const logBytes = readIfExists(logPath)
+  let goodLength = 0
+  if (logBytes) {
+    const decoded = decodeRecords(logBytes)
+    const [head, ...rest] = decoded.records
+    const headGen = head ? (deserialize(head) as { generation?: number }).generation : undefined
+    if (headGen === generation) {
+      goodLength = decoded.goodLength
+      for (const body of rest) {
+        apply(state, deserialize(body) as LogRecord, factory)
+        records++
+      }
+    }
+  }
+
+  // Fill the in-process IndexedDB before the middleware listens, so loading is not logged again.
+  for (const [name, tables] of state) {
+    const db = schemas(name, deps)
+    if (!db) continue
+    await db.transaction('rw', db.tables, async () => {
+      for (const table of db.tables as DexieTable[]) {
+        const rows = [...(tables.get(table.name)?.values() ?? [])]
+        if (!rows.length) continue
+        const values = rows.map((r) => deserialize(r.bytes))
+        if (table.schema.primKey.keyPath) await table.bulkPut(values)
+        else await table.bulkPut(values, rows.map((r) => r.key as never))
+      }
+    })
+    db.close()
+  }
+
+  let writer: LogWriter
+  const startLog = (): void => {
+    const head = serialize({ generation })
+    if (goodLength === 0) {
+      rmSync(logPath, { force: true })
+      writer = new LogWriter(openSync(logPath, 'a'), 0, options.syncDelayMs ?? 20)
+      writer.append(head)
+      writer.sync()
+    } else {
+      // cut off a torn tail so new records follow the last good one
+      truncateSync(logPath, goodLength)
+      writer = new LogWriter(openSync(logPath, 'a'), goodLength, options.syncDelayMs ?? 20)
+    }
+  }
+  startLog()
+
+  const compact = (): void => {
+    flushDeferred()
+    writer.close()
+    generation++
+    const snap: Snapshot = {
+      format: FORMAT,
+      generation,
+      databases: [...state].map(([db, tables]) => [db, [...tables].map(([t, rows]) => [t, [...rows.values()].map((r) => [r.key, r.bytes] as [unknown, Buffer])])]),
+    }
+    const bytes = serialize(snap)
+    writeAtomically(snapPath, bytes)
+    snapshotBytes = bytes.byteLength
+    records = 0
+    goodLength = 0
+    startLog()
+  }
+  const ratio = options.compactRatio ?? 2
+  const minBytes = options.compactMinBytes ?? 4 * 1024 * 1024
+
+  // the latest value of each deferred row, written to the log at compaction and close
+  const deferred = new Map<string, { db: string; op: Op }>()
+  const append = (record: LogRecord): void => {
+    if (!('drop' in record) && options.deferRow) {
+      const now: Op[] = []
+      for (const op of record.ops) {
+        if (!('put' in op)) {
+          now.push(op)
+          continue
+        }
+        const kept = op.put.filter(([key]) => !options.deferRow!(record.db, op.table, key))
+        for (const [key, bytes] of op.put) if (kept.length !== op.put.length && options.deferRow(record.db, op.table, key)) deferred.set(`${record.db}\u0000${op.table}\u0000${keyId(key)}`, { db: record.db, op: { table: op.table, put: [[key, bytes]] } })
+        if (kept.length) now.push({ table: op.table, put: kept })
+      }
+      if (!now.length) return
+      record = { db: record.db, ops: now }
+    }
+    apply(state, record, factory)
+    writer.append(serialize(record))
+    records++
+    if (writer.bytes > minBytes && writer.bytes > ratio * snapshotBytes) compact()
+  }
+  const flushDeferred = (): void => {
+    for (const { db, op } of deferred.values()) {
+      const record: LogRecord = { db, ops: [op] }
+      apply(state, record, factory)
+      writer.append(serialize(record))
+      records++
+    }
+    deferred.clear()
+  }
+
+  const addon = (db: Dexie): void => {
+    if ((db as unknown as { _options?: { indexedDB?: unknown } })._options?.indexedDB !== factory) return
+    db.use({ stack: 'dbcore', name: 'cairn-durable-log', create: (down) => logging(down, db.name, append, (t) => options.skipTables?.(db.name, t) ?? false) })
+    const drop = db.delete.bind(db)
+    db.delete = (async (...args: Parameters<Dexie['delete']>) => {
+      await drop(...args)
+      append({ db: db.name, drop: true })
+    }) as never
+  }
+  Dexie.addons.push(addon)
+
+  return {
+    indexedDB: deps.indexedDB,
+    IDBKeyRange,
+    databases: () => [...state.keys()],
+    sync: () => writer.sync(),
+    compact,
+    stats: () => ({ logBytes: writer.bytes, snapshotBytes, records }),
+    close() {
+      const i = Dexie.addons.indexOf(addon)
+      if (i >= 0) Dexie.addons.splice(i, 1)
+      flushDeferred()
+      writer.close()
+      lock.release()
+    },
+  }
+}
+
+/** The middleware: collects each read-write transaction's mutations and logs them when it completes. */
+function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void, skip: (table: string) => boolean): DBCore {
+  const pending = new WeakMap<DBCoreTransaction, Op[]>()
+  return {
+    ...down,
+    transaction(stores, mode, options) {
+      const trans = down.transaction(stores, mode, options)
+      if (mode === 'readwrite') {
+        const ops: Op[] = []
+        pending.set(trans, ops)
+        const idb = trans as unknown as EventTarget
+        // Runs inside the complete event, before the commit's promise settles, so an acknowledged write is on disk.
+        idb.addEventListener('complete', () => {
+          if (ops.length) append({ db: dbName, ops })
+        })
+      }
+      return trans
+    },
+    table(name) {
+      const table = down.table(name)
+      if (skip(name)) return table
+      return {
+        ...table,
+        async mutate(req: DBCoreMutateRequest) {
+          const res = await table.mutate(req)
+          const ops = pending.get(req.trans)
+          if (!ops) return res
+          if (req.type === 'add' || req.type === 'put') {
+            const keys = res.results ?? []
+            const put: Array<[unknown, Buffer]> = []
+            req.values.forEach((value, i) => {
+              if (!res.failures[i]) put.push([keys[i], serialize(value)])
+            })
+            if (put.length) ops.push({ table: name, put })
+          } else if (req.type === 'delete') {
+            ops.push({ table: name, del: [...req.keys] })
+          } else {
+            ops.push({ table: name, range: { type: req.range.type, lower: req.range.lower, upper: req.range.upper, lowerOpen: req.range.lowerOpen ?? false, upperOpen: req.range.upperOpen ?? false } })
+          }
+          return res
+        },
+      }
+    },
+  }
+}
+
+function apply(state: Map<string, DatabaseRows>, record: LogRecord, factory: IDBFactory): void {
+  if ('drop' in record) return void state.delete(record.db)
+  let db = state.get(record.db)
+  if (!db) state.set(record.db, (db = new Map()))
+  for (const op of record.ops) {
+    let rows = db.get(op.table)
+    if (!rows) db.set(op.table, (rows = new Map()))
+    if ('put' in op) for (const [key, bytes] of op.put) rows.set(keyId(key), { key, bytes })
+    else if ('del' in op) for (const key of op.del) rows.delete(keyId(key))
+    else {
+      const r = op.range
+      // DBCoreRangeType: 1 equal, 2 range, 3 any, 4 never
+      if (r.type === 3) rows.clear()
+      else if (r.type === 1) rows.delete(keyId(r.lower))
+      else if (r.type === 2) {
+        for (const [id, row] of rows) if (inRange(factory, row.key, r)) rows.delete(id)
+      }
+    }
+  }
+}
+
+function inRange(factory: IDBFactory, key: unknown, r: DBCoreKeyRange): boolean {
+  const cmp = (a: unknown, b: unknown): number => factory.cmp(a, b)
+  if (r.lower !== undefined && r.lower !== null) {
+    const c = cmp(key, r.lower)
+    if (c < 0 || (c === 0 && r.lowerOpen)) return false
+  }
+  if (r.upper !== undefined && r.upper !== null) {
+    const c = cmp(key, r.upper)
+    if (c > 0 || (c === 0 && r.upperOpen)) return false
+  }
+  return true
+}
+
+/** One process per store: a second one would append to the same log from another copy. */
+function takeLock(dir: string): { release(): void } {
+  const path = join(dir, 'LOCK')
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx' })
+      return { release: () => void rmSync(path, { force: true }) }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new MemoryError('storage_failed', `cannot lock ${dir}: ${(e as Error).message}`, { dir })
+      const pid = Number(readFileSync(path, 'utf8'))
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+        throw new MemoryError('conflict', `the store in ${dir} is in use by process ${pid}; stop it or use another --dir`, { dir, pid })
+      }
+      // the process that held it is gone (it crashed): take it over
+      unlinkSync(path)
+    }
+  }
+  throw new MemoryError('storage_failed', `cannot lock ${dir}`, { dir })
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

@@ -1,0 +1,101 @@
+// One memory kept in a folder on disk for Node processes (the MCP server, scripts): opened with
+// the same id, connections and retrieval config at every start, every commit durable on its own.
+import { existsSync, renameSync } from 'node:fs'
+import { join } from 'node:path'
+import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
+import { MemoryError } from '../core/errors'
+import { INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY } from '../engine/memory'
+import { Memory } from '../engine/open'
+import type { Embedder } from '../search/embedder'
+import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
+import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
+import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
+
+/** Meta rows the durable store keeps at close and compaction only. */
+const DEFERRED_META = new Set([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY])
+
+export interface NodeMemoryOptions extends DurableStoreOptions {
+  /** Name of the memory when the folder is new. */
+  name?: string
+  /** The embedder of a new memory (hybrid recall), and the one an existing memory is opened with. */
+  embedder?: Embedder
+  /** Creates the memory BM25-only even when an embedder is given. */
+  bm25Only?: boolean
+  /** Makes the memory of an empty folder (say, from a backup) instead of a new empty one. */
+  create?: (deps: IndexedDBFactory) => Promise<Memory>
+  /** Fails with not_found instead of creating a memory in an empty folder. */
+  mustExist?: boolean
+}
+
+export interface NodeMemory {
+  memory: Memory
+  store: DurableIndexedDB
+  /** How long opening took: reading the folder into the in-process IndexedDB, then opening the memory on it. */
+  timings: { storeMs: number; memoryMs: number }
+  /** Saves the search index, syncs the log and releases the folder. */
+  close(): Promise<void>
+}
+
+const MEMORY_DB_PREFIX = 'cairn-memory-'
+
+/** Opens the memory kept in `dir`, or creates it there. */
+export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {}): Promise<NodeMemory> {
+  const t0 = performance.now()
+  if (options.mustExist && !existsSync(join(dir, SNAPSHOT_FILE)) && !existsSync(join(dir, LOG_FILE))) {
+    throw new MemoryError('not_found', `${dir} holds no memory; write to it with cairn mcp or cairn import first`, { dir })
+  }
+  const store = await openDurableIndexedDB(
+    dir,
+    (name, deps) => (name === 'cairn' ? new RegistryDB(deps) : name.startsWith(MEMORY_DB_PREFIX) ? new MemoryDB(name.slice(MEMORY_DB_PREFIX.length), deps) : undefined),
+    {
+      ...options,
+      // The engine only writes these rows (every open re-derives the graph from the observations),
+      // and an entity named in thousands of notes would log its whole row at each of them.
+      skipTables: (db, table) => db.startsWith(MEMORY_DB_PREFIX) && (table === 'entities' || table === 'relationships'),
+      // The search index snapshots (megabytes at 10k entities, saved seconds after each burst of
+      // writes) are kept at close and compaction; after a crash, open brings older ones up to date.
+      deferRow: (db, table, key) => db.startsWith(MEMORY_DB_PREFIX) && table === 'meta' && DEFERRED_META.has(String(key)),
+    },
+  )
+  const t1 = performance.now()
+  const deps = { indexedDB: store.indexedDB, IDBKeyRange: store.IDBKeyRange as unknown as typeof FakeKeyRange & typeof globalThis.IDBKeyRange }
+  try {
+    const registry = new RegistryDB(deps)
+    const known = await registry.memories.toArray()
+    registry.close()
+    if (known.length > 1) throw new MemoryError('storage_failed', `${dir} holds ${known.length} memories; a folder keeps one`, { dir })
+    let memory: Memory
+    if (known[0]) {
+      memory = await Memory.open(known[0].id, { ...deps, ...(options.embedder ? { embedder: options.embedder } : {}) })
+    } else if (options.mustExist) {
+      throw new MemoryError('not_found', `${dir} holds no memory yet; write to it with cairn mcp or cairn import first`, { dir })
+    } else if (options.create) {
+      memory = await options.create(deps)
+    } else {
+      memory = await Memory.create({
+        ...deps,
+        name: options.name ?? 'agent memory',
+        ...(options.embedder && !options.bm25Only ? { embedder: options.embedder } : {}),
+      })
+      // A folder written by the earlier whole-file snapshot is read once into the new store.
+      const legacy = join(dir, LEGACY_SNAPSHOT_FILE)
+      if (existsSync(legacy)) {
+        const saved = await loadLegacySnapshot(legacy)
+        await memory.engine.importObservations(saved.observations, saved.aliases)
+        renameSync(legacy, `${legacy}.imported`)
+      }
+    }
+    return {
+      memory,
+      store,
+      timings: { storeMs: Math.round(t1 - t0), memoryMs: Math.round(performance.now() - t1) },
+      async close() {
+        await memory.close()
+        store.close()
+      },
+    }
+  } catch (e) {
+    store.close()
+    throw e
+  }
+}

@@ -1,0 +1,12 @@
+// `cairn-memory/node`: what only Node offers. A memory kept durably in a folder, the MCP server
+// over stdio or Streamable HTTP, and moving data in and out (MCP memory server files, backups,
+// Markdown vaults, JSON). The library itself is `cairn-memory`.
+export { openNodeMemory, type NodeMemory, type NodeMemoryOptions } from './node-store/node-memory'
+export { openDurableIndexedDB, type DurableIndexedDB, type DurableStoreOptions } from './node-store/durable-indexeddb'
+export { createMcpServer, startHttpMcpServer, type HttpMcpServer } from './mcp/server'
+export { localMemoryProvider, syncedMemoryProvider, type MemoryProvider } from './mcp/provider'
+export { TOOL_ANNOTATIONS, toolAnnotations } from './mcp/annotations'
+export { detectFormat, importMcpMemory, mergeBackup, type BackupMergeReport, type ImportFormat } from './interop/import'
+export { convertMcpMemory, type McpMemoryReport } from './interop/mcp-memory-jsonl'
+export { writeMarkdownVault, type VaultReport } from './interop/markdown-vault'
+export { exportGraphJson, type GraphExport } from './interop/json-export'

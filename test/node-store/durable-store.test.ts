@@ -1,0 +1,179 @@
+// The durable Node store: what one process wrote, the next one opens, whole; a killed process
+// keeps every acknowledged write; a torn log tail, compaction and an old memory.json are handled.
+import { spawn } from 'node:child_process'
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { localMemoryProvider } from '../../src/mcp/provider'
+import { LOG_FILE, SNAPSHOT_FILE } from '../../src/node-store/durable-indexeddb'
+import { openNodeMemory } from '../../src/node-store/node-memory'
+import { dispatchTool } from '../../src/tools/dispatch'
+import { ada, engine, society } from '../engine/fixture'
+
+let dirs: string[] = []
+const scratch = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-store-'))
+  dirs.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  dirs = []
+})
+
+describe('durable Node store', () => {
+  it('keeps observations, slugs, merges, rejections, files, connections and the memory id across a restart', async () => {
+    const dir = scratch()
+    const first = await openNodeMemory(dir, { name: 'kept' })
+    const id = first.memory.info.id
+    const conn = await first.memory.connect({ agent: 'a', tier: 'full' })
+    const { slug } = await conn.write({ title: 'Ada', content: 'Ada worked on the Engine.', entities: [ada, engine], relationships: [{ source: 'Ada Lovelace', type: 'works_on', target: 'Analytical Engine' }] })
+    await conn.write({ title: 'Society', content: 'The Royal Society of London heard of it.', entities: [society, { ...society, name: 'Royal Society Inc.' }, { ...society, name: 'The Royal Society' }] })
+    const gone = await conn.write({ title: 'gone', content: 'deleted later', entities: [{ name: 'Ephemera', type: 'thing', description: 'will be deleted' }] })
+    await conn.delete(gone.slug)
+    const proposals = await conn.consolidate()
+    const accept = proposals.find((p) => p.names.includes('Royal Society Inc.'))!
+    await conn.acceptProposal(accept.id, { canonical: 'Royal Society' })
+    const reject = (await conn.consolidate()).find((p) => p.status === 'open')
+    if (reject) await conn.rejectProposal(reject.id)
+    await conn.storeFile({ path: 'src/notes.txt', filename: 'notes.txt', type: 'text/plain', data: new TextEncoder().encode('the source'), description: 'the notes' })
+    const token = conn.token!
+    await first.close()
+
+    const second = await openNodeMemory(dir)
+    expect(second.memory.info).toMatchObject({ id, name: 'kept' })
+    const again = await second.memory.connectWithToken(token)
+    expect((await dispatchTool(again, 'get_observation', { slug })).ok).toBe(true)
+    expect((await dispatchTool(again, 'get_observation', { slug: gone.slug })).ok).toBe(false)
+    expect((await again.recall({ query: 'Ada Lovelace' })).entities.map((e) => e.name)).toContain('Analytical Engine')
+    expect((await again.inspect('Royal Society Inc.')).entity.name).toBe('Royal Society')
+    expect(new TextDecoder().decode((await again.readFile('src/notes.txt')).data)).toBe('the source')
+    // the search index snapshot is kept at close, so this open restored it instead of rebuilding
+    expect(await second.memory.engine.db.meta.get('entityIndex')).toBeDefined()
+    const statuses = second.memory.engine.listProposals().map((p) => [p.id, p.status])
+    expect(statuses).toContainEqual([accept.id, 'accepted'])
+    if (reject) expect(statuses).toContainEqual([reject.id, 'rejected'])
+    await second.close()
+  })
+
+  it('keeps a write acknowledged just before the process is killed', async () => {
+    const dir = scratch()
+    const script = join(dir, 'writer.mts')
+    writeFileSync(
+      script,
+      `import { openNodeMemory } from ${JSON.stringify(new URL('../../src/node-store/node-memory.ts', import.meta.url).pathname)}
+const m = await openNodeMemory(process.argv[2], { syncDelayMs: 60_000 })
+const c = await m.memory.connect({ agent: 'w' })
+for (let i = 0; ; i++) {
+  const r = await c.write({ title: 'note ' + i, content: 'note number ' + i, entities: [{ name: 'Thing ' + i, type: 'thing', description: 'thing ' + i }] })
+  process.stdout.write(r.slug + '\\n')
+}
+`,
+    )
+    const child = spawn(process.execPath, ['--import', 'tsx', script, join(dir, 'store')], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const acked: string[] = []
+    await new Promise<void>((resolve) => {
+      let buffer = ''
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString()
+        const lines = buffer.split('\n')
+        buffer = lines.pop()!
+        acked.push(...lines)
+        // SIGKILL mid-stream: no close, no flush, no fsync (the sync window is a minute)
+        if (acked.length >= 25 && !child.killed) child.kill('SIGKILL')
+      })
+      child.once('exit', () => resolve())
+    })
+    expect(acked.length).toBeGreaterThanOrEqual(25)
+    const reopened = await openNodeMemory(join(dir, 'store'))
+    const conn = await reopened.memory.connect({ agent: 'r', tier: 'read' })
+    for (const slug of acked) expect((await conn.getObservation(slug)).slug).toBe(slug)
+    // no index snapshot survived the kill (it is kept at close): open rebuilt the index from the notes
+    expect((await conn.recall({ query: 'Thing 20' })).entities.map((e) => e.name)).toContain('Thing 20')
+    await reopened.close()
+  }, 60_000)
+
+  it('cuts off a torn tail and keeps every record before it', async () => {
+    const dir = scratch()
+    const first = await openNodeMemory(dir)
+    const conn = await first.memory.connect({ agent: 'a' })
+    const { slug } = await conn.write({ title: 'kept', content: 'kept note', entities: [ada] })
+    await first.close()
+    const before = statSync(join(dir, LOG_FILE)).size
+    appendFileSync(join(dir, LOG_FILE), Buffer.from([0, 0, 1, 0, 9, 9, 9, 9, 1, 2, 3]))
+
+    const second = await openNodeMemory(dir)
+    const c2 = await second.memory.connect({ agent: 'b' })
+    expect((await c2.getObservation(slug)).title).toBe('kept')
+    const next = await c2.write({ title: 'after', content: 'written after the torn tail', entities: [engine] })
+    await second.close()
+    expect(statSync(join(dir, LOG_FILE)).size).toBeGreaterThan(before)
+
+    const third = await openNodeMemory(dir)
+    const c3 = await third.memory.connect({ agent: 'c' })
+    expect((await c3.getObservation(next.slug)).title).toBe('after')
+    await third.close()
+  })
+
+  it('compacts the log into a snapshot and opens the same memory from it', async () => {
+    const dir = scratch()
+    const first = await openNodeMemory(dir, { compactMinBytes: 4096, compactRatio: 1 })
+    const conn = await first.memory.connect({ agent: 'a', tier: 'full' })
+    const slugs: string[] = []
+    for (let i = 0; i < 30; i++) slugs.push((await conn.write({ title: `n${i}`, content: `note ${i}`, entities: [{ name: `E${i}`, type: 't', description: `entity ${i}` }, ada] })).slug)
+    const { slug: deleted } = await conn.write({ title: 'to delete', content: 'x', entities: [engine] })
+    expect(existsSync(join(dir, SNAPSHOT_FILE))).toBe(true)
+    expect(first.store.stats().logBytes).toBeLessThan(statSync(join(dir, SNAPSHOT_FILE)).size * 2)
+    await conn.delete(deleted)
+    await first.close()
+
+    const second = await openNodeMemory(dir)
+    const c2 = await second.memory.connect({ agent: 'b', tier: 'read' })
+    for (const s of slugs) expect((await c2.getObservation(s)).slug).toBe(s)
+    await expect(c2.getObservation(deleted)).rejects.toMatchObject({ code: 'not_found' })
+    expect((await c2.inspect('Ada Lovelace')).entity.name).toBe('Ada Lovelace')
+    await second.close()
+  })
+
+  it('refuses a second process on the same folder, and reads a folder left by the old memory.json once', async () => {
+    const dir = scratch()
+    writeFileSync(join(dir, 'memory.json'), JSON.stringify({ version: 1, observations: [], aliases: [] }))
+    const legacy = JSON.parse(readFileSync(join(dir, 'memory.json'), 'utf8'))
+    const seed = await openNodeMemory(scratch())
+    const c = await seed.memory.connect({ agent: 's' })
+    const { slug } = await c.write({ title: 'old', content: 'from the old file', entities: [ada] })
+    legacy.observations = seed.memory.engine.snapshotState().observations
+    await seed.close()
+    writeFileSync(join(dir, 'memory.json'), JSON.stringify(legacy))
+
+    const opened = await openNodeMemory(dir)
+    await expect(openNodeMemory(dir)).rejects.toMatchObject({ code: 'conflict' })
+    const conn = await opened.memory.connect({ agent: 'a' })
+    expect((await conn.getObservation(slug)).title).toBe('old')
+    expect(existsSync(join(dir, 'memory.json.imported'))).toBe(true)
+    await opened.close()
+
+    const bad = scratch()
+    writeFileSync(join(bad, 'memory.json'), '{not json')
+    await expect(openNodeMemory(bad)).rejects.toMatchObject({ code: 'storage_failed', message: expect.stringContaining('memory.json') })
+    // nothing was lost or locked: the file is still there and the folder opens once it is moved aside
+    expect(readFileSync(join(bad, 'memory.json'), 'utf8')).toBe('{not json')
+  })
+
+  it('refuses to read a folder that holds no memory, creating nothing there', async () => {
+    const dir = join(scratch(), 'none')
+    await expect(openNodeMemory(dir, { mustExist: true })).rejects.toMatchObject({ code: 'not_found' })
+    expect(existsSync(dir)).toBe(false)
+  })
+
+  it('serves the MCP provider from the folder', async () => {
+    const dir = scratch()
+    const p = localMemoryProvider({ dir })
+    const id = (await p.memory()).info.id
+    await p.close()
+    const q = localMemoryProvider({ dir })
+    expect((await q.memory()).info.id).toBe(id)
+    await q.close()
+  })
+})
