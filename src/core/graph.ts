@@ -16,6 +16,58 @@ export interface GraphDelta {
   removedEntities: string[]
   upsertedRelationships: Relationship[]
   removedRelationships: string[]
+  /**
+   * Notes that started or stopped backing an entity or a stated edge (live or dormant), net of
+   * what cancelled out. Storage keeps backing apart from the rows, so a write to an entity named
+   * in thousands of notes stores the one pair that changed, not the whole list.
+   */
+  backing: BackingChange[]
+}
+
+export interface BackingChange {
+  of: 'entity' | 'relationship'
+  key: string
+  slug: string
+  /** True when `slug` now backs `key`, false when it stopped. */
+  backs: boolean
+}
+
+/** Pair changes in order, netted: a pair added then removed (or the reverse) is no change. */
+class BackingLog {
+  private readonly changes = new Map<string, BackingChange>()
+
+  record(of: BackingChange['of'], key: string, slug: string, backs: boolean): void {
+    const id = `${of}\u0001${key}\u0001${slug}`
+    const earlier = this.changes.get(id)
+    // every recorded change flips the pair, so a second flip restores where it started
+    if (earlier) this.changes.delete(id)
+    else this.changes.set(id, { of, key, slug, backs })
+  }
+
+  addAll(changes: Iterable<BackingChange>): void {
+    for (const c of changes) this.record(c.of, c.key, c.slug, c.backs)
+  }
+
+  list(): BackingChange[] {
+    return [...this.changes.values()]
+  }
+}
+
+/** One netted list of backing changes for deltas applied one after another. */
+export function mergeBacking(deltas: readonly GraphDelta[]): BackingChange[] {
+  const log = new BackingLog()
+  for (const d of deltas) log.addAll(d.backing)
+  return log.list()
+}
+
+interface Touched {
+  entities: Set<string>
+  edges: Set<string>
+  backing: BackingLog
+}
+
+function touchedSet(): Touched {
+  return { entities: new Set(), edges: new Set(), backing: new BackingLog() }
 }
 
 interface Contribution {
@@ -47,8 +99,10 @@ export class Graph {
   private readonly observations = new Map<string, Observation>()
   private aliases: AliasMap = new Map()
   private readonly contributions = new Map<string, Contribution>()
-  private readonly entityBackers = new Map<string, Set<string>>()
-  private readonly edgeBackers = new Map<string, Set<string>>()
+  private readonly entityBackers = new Map<string, Backers>()
+  /** entity key -> what decides its row among its backers (see `summaryOf`) */
+  private readonly summaries = new Map<string, Summary>()
+  private readonly edgeBackers = new Map<string, Backers>()
   /** entity key -> keys of every stated edge touching it, live or dormant */
   private readonly edgesByEnd = new Map<string, Set<string>>()
   /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
@@ -60,7 +114,7 @@ export class Graph {
     const g = new Graph()
     g.aliases = new Map(aliases)
     // attach everything, then settle once: each entity is computed once, not once per backer
-    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    const touched = touchedSet()
     for (const o of observations) {
       g.detach(o.slug, touched)
       g.attach(o, touched)
@@ -91,7 +145,7 @@ export class Graph {
 
   /** Put (or with `next` undefined, remove) one observation; returns what changed in the graph. */
   apply(slug: string, next: Observation | undefined): GraphDelta {
-    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    const touched = touchedSet()
     this.detach(slug, touched)
     if (next) this.attach(next, touched)
     return this.settle(touched)
@@ -105,6 +159,15 @@ export class Graph {
   preview(slug: string, next: Observation | undefined): GraphDelta {
     const prev = this.observations.get(slug)
     const log = { entities: new Map<string, Entity | undefined>(), relationships: new Map<string, Relationship | undefined>() }
+    // putting `prev` back would drop `next` from the summaries it just won and force a rescan
+    // of a busy entity on the following write, so the summaries it touches are put back as they
+    // were (made now if missing, so that `applyPreviewed` has one to count `next` into)
+    const saved = new Map<string, Summary | undefined>()
+    for (const k of [...(this.contributions.get(slug)?.entities ?? []), ...(next ? this.contributionOf(next).entities : [])]) {
+      const backing = this.entityBackers.get(k)
+      const s = backing && this.summaryOf(k, backing)
+      saved.set(k, s && { ...s, queries: new Set(s.queries) })
+    }
     this.previewed = log
     let delta: GraphDelta
     try {
@@ -112,6 +175,7 @@ export class Graph {
     } finally {
       this.previewed = null
       this.rebook(slug, prev)
+      for (const [k, summary] of saved) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
       for (const [k, e] of log.entities) e ? this.entities.set(k, e) : this.entities.delete(k)
       for (const [k, r] of log.relationships) r ? this.relationships.set(k, r) : this.relationships.delete(k)
     }
@@ -129,7 +193,7 @@ export class Graph {
 
   /** Re-files an observation's backing (which entities and edges it supports) without recomputing them. */
   private rebook(slug: string, o: Observation | undefined): void {
-    const ignored = { entities: new Set<string>(), edges: new Set<string>() }
+    const ignored = touchedSet()
     this.detach(slug, ignored)
     if (o) this.attach(o, ignored)
   }
@@ -154,7 +218,7 @@ export class Graph {
     this.aliases = new Map(aliases)
     const slugs = new Set<string>()
     for (const v of changed) for (const s of this.authored.get(v) ?? []) slugs.add(s)
-    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    const touched = touchedSet()
     for (const s of [...slugs].sort()) {
       const o = this.observations.get(s)
       this.detach(s, touched)
@@ -180,16 +244,25 @@ export class Graph {
     return { entities, relationships, authoredKeys, entityKeys, relKeys }
   }
 
-  private detach(slug: string, touched: { entities: Set<string>; edges: Set<string> }): void {
+  private detach(slug: string, touched: Touched): void {
     const prev = this.observations.get(slug)
     const c = this.contributions.get(slug)
     if (!prev || !c) return
     for (const k of c.entities) {
-      removeFrom(this.entityBackers, k, slug)
+      const left = unback(this.entityBackers, k, slug)
+      if (left !== 'absent') touched.backing.record('entity', k, slug, false)
+      const summary = this.summaries.get(k)
+      if (left === 'emptied') this.summaries.delete(k)
+      else if (summary) {
+        if (summary.latest === slug || summary.latestNaming === slug) summary.stale = true
+        summary.queries.delete(slug)
+      }
       touched.entities.add(k)
     }
     for (const [k, r] of c.relationships) {
-      if (removeFrom(this.edgeBackers, k, slug)) {
+      const left = unback(this.edgeBackers, k, slug)
+      if (left !== 'absent') touched.backing.record('relationship', k, slug, false)
+      if (left === 'emptied') {
         removeFrom(this.edgesByEnd, r.source, k)
         removeFrom(this.edgesByEnd, r.target, k)
       }
@@ -200,17 +273,19 @@ export class Graph {
     this.contributions.delete(slug)
   }
 
-  private attach(o: Observation, touched: { entities: Set<string>; edges: Set<string> }): void {
+  private attach(o: Observation, touched: Touched): void {
     const c = this.contributionOf(o)
     this.observations.set(o.slug, o)
     this.contributions.set(o.slug, c)
     for (const k of authoredKeysOf(o)) addTo(this.authored, k, o.slug)
     for (const k of c.entities) {
-      addTo(this.entityBackers, k, o.slug)
+      if (back(this.entityBackers, k, o.slug)) touched.backing.record('entity', k, o.slug, true)
+      const summary = this.summaries.get(k)
+      if (summary && !summary.stale) this.fold(summary, k, o.slug)
       touched.entities.add(k)
     }
     for (const [k, r] of c.relationships) {
-      addTo(this.edgeBackers, k, o.slug)
+      if (back(this.edgeBackers, k, o.slug)) touched.backing.record('relationship', k, o.slug, true)
       addTo(this.edgesByEnd, r.source, k)
       addTo(this.edgesByEnd, r.target, k)
       touched.edges.add(k)
@@ -218,8 +293,8 @@ export class Graph {
   }
 
   /** Recompute every touched entity, then every edge whose backing or ends changed, then degrees. */
-  private settle(touched: { entities: Set<string>; edges: Set<string> }): GraphDelta {
-    const delta: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [] }
+  private settle(touched: Touched): GraphDelta {
+    const delta: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: touched.backing.list() }
     const lived = new Map<string, boolean>()
     for (const k of touched.entities) {
       lived.set(k, this.entities.has(k))
@@ -261,32 +336,48 @@ export class Graph {
     return delta
   }
 
+  /**
+   * The backers `recomputeEntity` reads, kept as backers come and go: an entity named in most
+   * notes (the memory's owner) has thousands, and a write adding one compares it with the
+   * current winners instead of scanning them all. Losing a winner marks the summary stale, and
+   * the next read rebuilds it in one pass.
+   */
+  private summaryOf(key: string, backing: Backers): Summary {
+    const known = this.summaries.get(key)
+    if (known && !known.stale) return known
+    const summary: Summary = { latest: undefined, latestNaming: undefined, queries: new Set(), stale: false }
+    for (const slug of backing.set) this.fold(summary, key, slug)
+    this.summaries.set(key, summary)
+    return summary
+  }
+
+  /** Counts one backer into a summary: the most recent (the winner), the most recent naming the entity itself (the display name), and those with retrieval queries. */
+  private fold(summary: Summary, key: string, slug: string): void {
+    const o = this.observations.get(slug) as Observation
+    const c = this.contributions.get(slug) as Contribution
+    let names = false
+    let asks = false
+    for (let i = 0; i < o.entities.length; i++) {
+      if (c.entityKeys[i] !== key) continue
+      if (c.authoredKeys[i] === key) names = true
+      if (o.entities[i]!.queries.length) asks = true
+    }
+    const newer = (than: string | undefined) => than === undefined || compareRecency(o, this.observations.get(than) as Observation) < 0
+    if (newer(summary.latest)) summary.latest = slug
+    if (names && newer(summary.latestNaming)) summary.latestNaming = slug
+    if (asks) summary.queries.add(slug)
+  }
+
   private recomputeEntity(key: string): void {
-    const backers = this.entityBackers.get(key)
-    if (!backers || backers.size === 0) {
+    const backing = this.entityBackers.get(key)
+    if (!backing || backing.set.size === 0) {
       this.setEntity(key, undefined)
       return
     }
-    // One pass finds the most recent backer (the winner), the most recent that names the entity
-    // itself (the display name) and the backers with retrieval queries; only those few are
-    // sorted. An entity named in most notes (the memory's owner) has thousands of backers.
-    let latest: Observation | undefined
-    let latestNaming: Observation | undefined
-    const withQueries: Observation[] = []
-    for (const slug of backers) {
-      const o = this.observations.get(slug) as Observation
-      const c = this.contributions.get(slug) as Contribution
-      if (!latest || compareRecency(o, latest) < 0) latest = o
-      let names = false
-      let asks = false
-      for (let i = 0; i < o.entities.length; i++) {
-        if (c.entityKeys[i] !== key) continue
-        if (c.authoredKeys[i] === key) names = true
-        if (o.entities[i]!.queries.length) asks = true
-      }
-      if (names && (!latestNaming || compareRecency(o, latestNaming) < 0)) latestNaming = o
-      if (asks) withQueries.push(o)
-    }
+    const summary = this.summaryOf(key, backing)
+    const latest = this.observations.get(summary.latest as string)
+    const latestNaming = summary.latestNaming === undefined ? undefined : this.observations.get(summary.latestNaming)
+    const withQueries = [...summary.queries].map((slug) => this.observations.get(slug) as Observation)
     const firstOf = (o: Observation | undefined, authored: boolean) => {
       if (!o) return undefined
       const c = this.contributions.get(o.slug) as Contribution
@@ -319,30 +410,38 @@ export class Graph {
       description: w.description,
       queries,
       degree: prev?.degree ?? this.degreeOf(key),
-      observations: [...backers].sort(),
+      // a copy of the list kept sorted as backers come and go: no sort per write
+      observations: backing.sorted.slice(),
     })
   }
 
   private recomputeEdge(key: string): Relationship | undefined {
-    const backers = this.edgeBackers.get(key)
-    const first = backers && backers.size ? this.contributions.get([...backers][0] as string)?.relationships.get(key) : undefined
-    if (!backers || !first || !this.entities.has(first.source) || !this.entities.has(first.target)) {
+    const backing = this.edgeBackers.get(key)
+    const firstSlug = backing?.sorted[0]
+    const first = firstSlug !== undefined ? this.contributions.get(firstSlug)?.relationships.get(key) : undefined
+    if (!backing || !first || !this.entities.has(first.source) || !this.entities.has(first.target)) {
       this.setRelationship(key, undefined)
       return undefined
     }
-    const obs = [...backers].map((s) => this.observations.get(s) as Observation).sort(compareRecency)
+    // the description is the first non-empty one in recency order (then statement order): one
+    // pass keeps the best so far instead of sorting every backer
     let description = ''
+    let describedBy: Observation | undefined
     let weight = 0
-    for (const o of obs) {
-      const c = this.contributions.get(o.slug) as Contribution
+    for (const slug of backing.sorted) {
+      const o = this.observations.get(slug) as Observation
+      const c = this.contributions.get(slug) as Contribution
       for (let i = 0; i < o.relationships.length; i++) {
         if (c.relKeys[i] !== key) continue
         const r = o.relationships[i]!
         weight += r.weight
-        if (!description && r.description) description = r.description
+        if (r.description && (!describedBy || (describedBy !== o && compareRecency(o, describedBy) < 0))) {
+          description = r.description
+          describedBy = o
+        }
       }
     }
-    const rel: Relationship = { key, source: first.source, type: first.type, target: first.target, description, weight, observations: [...backers].sort() }
+    const rel: Relationship = { key, source: first.source, type: first.type, target: first.target, description, weight, observations: backing.sorted.slice() }
     this.setRelationship(key, rel)
     return rel
   }
@@ -353,6 +452,11 @@ export class Graph {
     return n
   }
 
+  /** Every stated edge (live or dormant) with each note that states it, for storing the backing whole. */
+  *edgeBacking(): IterableIterator<{ key: string; slug: string }> {
+    for (const [key, b] of this.edgeBackers) for (const slug of b.sorted) yield { key, slug }
+  }
+
   /** Live edges touching an entity, heaviest first (ties by key). */
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []
@@ -360,7 +464,27 @@ export class Graph {
       const r = this.relationships.get(k)
       if (r) out.push(r)
     }
-    return out.sort((a, b) => b.weight - a.weight || (a.key < b.key ? -1 : 1))
+    return out.sort(heaviestFirst)
+  }
+
+  /**
+   * The `cap` heaviest live edges touching an entity, in `edgesOf` order, and how many live edges
+   * it has: one pass with a short sorted list, so a hub's thousands of edges are not all sorted.
+   */
+  topEdgesOf(key: string, cap: number): { edges: Relationship[]; total: number } {
+    const top: Relationship[] = []
+    let total = 0
+    for (const k of this.edgesByEnd.get(key) ?? []) {
+      const r = this.relationships.get(k)
+      if (!r) continue
+      total++
+      if (top.length === cap && (cap === 0 || heaviestFirst(r, top[cap - 1]!) >= 0)) continue
+      let i = top.length
+      while (i > 0 && heaviestFirst(r, top[i - 1]!) < 0) i--
+      top.splice(i, 0, r)
+      if (top.length > cap) top.pop()
+    }
+    return { edges: top, total }
   }
 
   /** An edge with display names, as responses show it. */
@@ -383,6 +507,56 @@ function authoredKeysOf(o: Observation): Set<string> {
     keys.add(normalizeName(r.target))
   }
   return keys
+}
+
+function heaviestFirst(a: Relationship, b: Relationship): number {
+  return b.weight - a.weight || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+}
+
+/** What decides an entity's row among its backers; `stale` once a winner left. */
+interface Summary {
+  latest: string | undefined
+  latestNaming: string | undefined
+  queries: Set<string>
+  stale: boolean
+}
+
+/** The notes backing one entity or edge: a set to test, and the same slugs kept sorted for rows. */
+interface Backers {
+  set: Set<string>
+  sorted: string[]
+}
+
+/** Adds a backer; returns false when it was already there. */
+function back(map: Map<string, Backers>, key: string, slug: string): boolean {
+  let b = map.get(key)
+  if (!b) map.set(key, (b = { set: new Set(), sorted: [] }))
+  if (b.set.has(slug)) return false
+  b.set.add(slug)
+  b.sorted.splice(sortedIndex(b.sorted, slug), 0, slug)
+  return true
+}
+
+/** Removes a backer: 'absent' when it was not one, 'emptied' when it was the last. */
+function unback(map: Map<string, Backers>, key: string, slug: string): 'absent' | 'removed' | 'emptied' {
+  const b = map.get(key)
+  if (!b || !b.set.delete(slug)) return 'absent'
+  b.sorted.splice(sortedIndex(b.sorted, slug), 1)
+  if (b.set.size > 0) return 'removed'
+  map.delete(key)
+  return 'emptied'
+}
+
+/** Where `slug` is, or would go, in a sorted list (binary search, code-unit order as sort() uses). */
+function sortedIndex(sorted: readonly string[], slug: string): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((sorted[mid] as string) < slug) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 function addTo(map: Map<string, Set<string>>, key: string, value: string): void {

@@ -4,7 +4,7 @@ import { checkEndpoints, validateObservationInput, validatePatch } from '../core
 import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
-import { Graph, type GraphDelta } from '../core/graph'
+import { Graph, mergeBacking, type GraphDelta } from '../core/graph'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
@@ -14,6 +14,7 @@ import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { MemoryDB, UnmirroredRow } from '../store/db'
+import { derivedTables, persistDelta, replaceDerived } from '../store/derived-rows'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import { storeFileRecord, validateFileInput } from './files'
 import { WriteQueue } from './queue'
@@ -207,15 +208,12 @@ export class MemoryEngine {
       const db = this.db
       const journal = [...fresh.map((o) => this.journalRow(observationJournalKey(o.slug))), ...(aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : [])]
       await stored(() =>
-        db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta, db.unmirrored], async () => {
+        db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
           await db.observations.bulkPut(fresh)
           await db.aliases.bulkPut(aliases)
           await db.unmirrored.bulkPut(journal)
-          await db.entities.clear()
-          await db.relationships.clear()
-          await db.entities.bulkPut([...next.entities.values()])
-          await db.relationships.bulkPut([...next.relationships.values()])
+          await replaceDerived(db, next.entities.values(), next.relationships.values(), next.edgeBacking())
         }),
       )
       for (const o of fresh) this.graph.apply(o.slug, o)
@@ -259,7 +257,7 @@ export class MemoryEngine {
       const now = this.clock()
       const db = this.db
       try {
-        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta, db.unmirrored], async () => {
+        await db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
           // what the document holds now stands for these keys; no older local commit may override it
           await db.unmirrored.bulkDelete([...[...previous.keys()].map(observationJournalKey), ...(change.aliases ? [ALIASES_JOURNAL_KEY] : [])])
@@ -489,7 +487,7 @@ export class MemoryEngine {
     const db = this.db
     const journal = [this.journalRow(observationJournalKey(slug))]
     await stored(() =>
-      db.transaction('rw', [db.observations, db.entities, db.relationships, db.meta, db.unmirrored], async () => {
+      db.transaction('rw', [db.observations, ...derivedTables(db), db.meta, db.unmirrored], async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         if (next) await db.observations.put(next)
         else await db.observations.delete(slug)
@@ -513,7 +511,7 @@ export class MemoryEngine {
     const db = this.db
     const journal = [this.journalRow(ALIASES_JOURNAL_KEY)]
     await stored(() =>
-      db.transaction('rw', [db.aliases, db.entities, db.relationships, db.proposals, db.meta, db.unmirrored], async () => {
+      db.transaction('rw', [db.aliases, ...derivedTables(db), db.proposals, db.meta, db.unmirrored], async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         await db.aliases.clear()
         await db.aliases.bulkPut(rows)
@@ -559,7 +557,7 @@ function settle(graph: Graph, deltas: GraphDelta[]): GraphDelta {
     for (const r of d.upsertedRelationships) relationships.add(r.key)
     for (const k of d.removedRelationships) relationships.add(k)
   }
-  const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [] }
+  const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: mergeBacking(deltas) }
   for (const k of entities) {
     const e = graph.entities.get(k)
     if (e) out.upsertedEntities.push(e)
@@ -576,13 +574,6 @@ function settle(graph: Graph, deltas: GraphDelta[]): GraphDelta {
 /** Names a caller's value in an error message without trusting it to stringify. */
 function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value.slice(0, 200)) : `(a ${value === null ? 'null' : typeof value})`
-}
-
-async function persistDelta(db: MemoryDB, delta: GraphDelta): Promise<void> {
-  if (delta.removedEntities.length) await db.entities.bulkDelete(delta.removedEntities)
-  if (delta.upsertedEntities.length) await db.entities.bulkPut(delta.upsertedEntities.map((e) => ({ ...e, observations: [...e.observations], queries: [...e.queries] })))
-  if (delta.removedRelationships.length) await db.relationships.bulkDelete(delta.removedRelationships)
-  if (delta.upsertedRelationships.length) await db.relationships.bulkPut(delta.upsertedRelationships.map((r) => ({ ...r, observations: [...r.observations] })))
 }
 
 export type { Tier }

@@ -1,9 +1,10 @@
 // Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph } from '../core/graph'
-import { BM25_ONLY, type Connection, type Entity, type MemoryInfo, type Relationship, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import { BM25_ONLY, type Connection, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
+import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
@@ -232,11 +233,8 @@ function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void 
  */
 async function repairDerived(db: MemoryDB, graph: Graph, storedRules: unknown): Promise<void> {
   if (storedRules === DERIVATION_RULES) return
-  await db.transaction('rw', [db.entities, db.relationships, db.meta], async () => {
-    await db.entities.clear()
-    await db.relationships.clear()
-    await db.entities.bulkPut([...graph.entities.values()] as Entity[])
-    await db.relationships.bulkPut([...graph.relationships.values()] as Relationship[])
+  await db.transaction('rw', [...derivedTables(db), db.meta], async () => {
+    await replaceDerived(db, graph.entities.values(), graph.relationships.values(), graph.edgeBacking())
     await db.meta.put({ key: DERIVATION_KEY, value: DERIVATION_RULES })
   })
 }
