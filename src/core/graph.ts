@@ -36,7 +36,11 @@ export interface BackingChange {
 class BackingLog {
   private readonly changes = new Map<string, BackingChange>()
 
+  /** A log that keeps nothing, for a derivation whose delta nobody reads. */
+  constructor(private readonly keeps = true) {}
+
   record(of: BackingChange['of'], key: string, slug: string, backs: boolean): void {
+    if (!this.keeps) return
     const id = `${of}\u0001${key}\u0001${slug}`
     const earlier = this.changes.get(id)
     // every recorded change flips the pair, so a second flip restores where it started
@@ -66,8 +70,8 @@ interface Touched {
   backing: BackingLog
 }
 
-function touchedSet(): Touched {
-  return { entities: new Set(), edges: new Set(), backing: new BackingLog() }
+function touchedSet(keepBacking = true): Touched {
+  return { entities: new Set(), edges: new Set(), backing: new BackingLog(keepBacking) }
 }
 
 interface Contribution {
@@ -110,17 +114,59 @@ export class Graph {
   /** While previewing: the value each entity and edge had before it was first replaced. */
   private previewed: { entities: Map<string, Entity | undefined>; relationships: Map<string, Relationship | undefined> } | null = null
 
+  /**
+   * Observations not yet filed into the indexes a change needs (which notes back what, by
+   * end, by authored name), from `unfiledAt` on. Only a graph made by `fromRows` has any.
+   */
+  private unfiled: Observation[] = []
+  private unfiledAt = 0
+
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
     const g = new Graph()
     g.aliases = new Map(aliases)
     // attach everything, then settle once: each entity is computed once, not once per backer
-    const touched = touchedSet()
+    const touched = touchedSet(false)
     for (const o of observations) {
       g.detach(o.slug, touched)
       g.attach(o, touched)
     }
     g.settle(touched)
     return g
+  }
+
+  /**
+   * A graph from rows stored by a derivation under the same rules, without deriving: it reads
+   * at once, and files its observations into the indexes that changes need either a slice at a
+   * time (`fileSome`) or all at once before the first change.
+   */
+  static fromRows(observations: Iterable<Observation>, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>): Graph {
+    const g = new Graph()
+    g.aliases = new Map(aliases)
+    for (const o of observations) g.observations.set(o.slug, o)
+    for (const e of entities) g.entities.set(e.key, e)
+    for (const r of relationships) {
+      g.relationships.set(r.key, r)
+      // live edges are enough to read; filing adds the dormant ones
+      addTo(g.edgesByEnd, r.source, r.key)
+      addTo(g.edgesByEnd, r.target, r.key)
+    }
+    g.unfiled = [...g.observations.values()]
+    return g
+  }
+
+  /** Files up to `count` more observations into the change indexes; true once all are. */
+  fileSome(count: number): boolean {
+    const ignored = touchedSet(false)
+    const end = Math.min(this.unfiledAt + count, this.unfiled.length)
+    for (; this.unfiledAt < end; this.unfiledAt++) this.attach(this.unfiled[this.unfiledAt]!, ignored)
+    if (this.unfiledAt < this.unfiled.length) return false
+    this.unfiled = []
+    this.unfiledAt = 0
+    return true
+  }
+
+  private fileAll(): void {
+    if (this.unfiled.length) this.fileSome(Infinity)
   }
 
   getObservation(slug: string): Observation | undefined {
@@ -145,6 +191,7 @@ export class Graph {
 
   /** Put (or with `next` undefined, remove) one observation; returns what changed in the graph. */
   apply(slug: string, next: Observation | undefined): GraphDelta {
+    this.fileAll()
     const touched = touchedSet()
     this.detach(slug, touched)
     if (next) this.attach(next, touched)
@@ -157,6 +204,7 @@ export class Graph {
    * Pass the delta to `applyPreviewed` to make it real, also without recomputing.
    */
   preview(slug: string, next: Observation | undefined): GraphDelta {
+    this.fileAll()
     const prev = this.observations.get(slug)
     const log = { entities: new Map<string, Entity | undefined>(), relationships: new Map<string, Relationship | undefined>() }
     // putting `prev` back would drop `next` from the summaries it just won and force a rescan
@@ -184,6 +232,7 @@ export class Graph {
 
   /** Applies a change `preview` computed, while nothing else changed the graph in between. */
   applyPreviewed(slug: string, next: Observation | undefined, delta: GraphDelta): void {
+    this.fileAll()
     this.rebook(slug, next)
     for (const k of delta.removedEntities) this.entities.delete(k)
     for (const e of delta.upsertedEntities) this.entities.set(e.key, e)
@@ -212,6 +261,7 @@ export class Graph {
 
   /** Replace the alias map; re-derives only observations that name a variant whose mapping changed. */
   setAliases(aliases: AliasMap): GraphDelta {
+    this.fileAll()
     const changed = new Set<string>()
     for (const [v, c] of aliases) if (this.aliases.get(v) !== c) changed.add(v)
     for (const [v] of this.aliases) if (!aliases.has(v)) changed.add(v)
@@ -454,6 +504,7 @@ export class Graph {
 
   /** Every stated edge (live or dormant) with each note that states it, for storing the backing whole. */
   *edgeBacking(): IterableIterator<{ key: string; slug: string }> {
+    this.fileAll()
     for (const [key, b] of this.edgeBackers) for (const slug of b.sorted) yield { key, slug }
   }
 

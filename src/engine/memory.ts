@@ -85,6 +85,22 @@ export class MemoryEngine {
     for (const f of state.files) this.files.set(f.path, f)
   }
 
+  /**
+   * Files a graph read from stored rows (`Graph.fromRows`) into the indexes a change needs, a
+   * slice per task, so that reads answer in between; a change arriving first files the rest.
+   */
+  fileGraphInBackground(slice = 1_000): void {
+    const step = () => {
+      if (!this.closed && !this.graph.fileSome(slice)) later()
+    }
+    const later = () => {
+      const timer = setTimeout(step, 0)
+      // in Node it must not keep the process alive
+      ;(timer as { unref?: () => void }).unref?.()
+    }
+    later()
+  }
+
   /** The committed graph, for inspection and tests; never mutate it. */
   get committedGraph(): Graph {
     return this.graph

@@ -4,7 +4,7 @@ import { DERIVATION_RULES, Graph } from '../core/graph'
 import { BM25_ONLY, type Connection, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
-import { derivedTables, replaceDerived } from '../store/derived-rows'
+import { derivedTables, readDerived, replaceDerived } from '../store/derived-rows'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
@@ -110,14 +110,25 @@ export class Memory {
     if (!info) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
     checkRetrieval(info, opts.embedder)
     const db = new MemoryDB(id, opts)
-    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow] = await db.transaction(
-      'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta],
-      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY)]),
+    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow, derived] = await db.transaction(
+      'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta, ...derivedTables(db)],
+      async () => {
+        const rules = await db.meta.get(DERIVATION_KEY)
+        return Promise.all([
+          db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
+          db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), rules,
+          // rows derived under other rules are not read: they are about to be replaced
+          rules?.value === DERIVATION_RULES ? readDerived(db) : undefined,
+        ])
+      },
     )
     const version = typeof versionRow?.value === 'number' ? versionRow.value : 0
-    // observations are the truth: the graph is always re-derived from them
-    const graph = Graph.derive(observations, new Map(aliases.map((a) => [a.variant, a.canonical])))
-    await repairDerived(db, graph, rulesRow?.value)
+    const aliasMap = new Map(aliases.map((a) => [a.variant, a.canonical]))
+    // Observations are the truth and every commit stores the rows it derives in the same
+    // transaction, so rows derived under this build's rules are the derivation: the graph is
+    // read from them, and derived again only when the rules changed.
+    const graph = derived ? Graph.fromRows(observations, aliasMap, derived.entities, derived.relationships) : Graph.derive(observations, aliasMap)
+    if (!derived) await repairDerived(db, graph)
     let index: EntityIndex
     const snap = saved?.value as { version: number; snapshot: unknown } | undefined
     // an unreadable snapshot costs a rebuild, never the memory
@@ -133,7 +144,9 @@ export class Memory {
       index = await createEntityIndex(indexOptions(info, opts.embedder))
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }
-    return new Memory(new MemoryEngine(info, db, graph, index, { proposals, files, version }), new Map(connections.map((c) => [c.id, c])))
+    const engine = new MemoryEngine(info, db, graph, index, { proposals, files, version })
+    if (derived) engine.fileGraphInBackground()
+    return new Memory(engine, new Map(connections.map((c) => [c.id, c])))
   }
 
   /** Creates a connection for an agent; the token is returned once and stored only hashed. */
@@ -226,13 +239,8 @@ function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void 
   }
 }
 
-/**
- * Stored entity and relationship rows are rewritten only when they were derived by other rules
- * than this build's; otherwise each commit kept them exact, and reading them back would only
- * cost time.
- */
-async function repairDerived(db: MemoryDB, graph: Graph, storedRules: unknown): Promise<void> {
-  if (storedRules === DERIVATION_RULES) return
+/** Rewrites the stored entity and relationship rows derived by other rules than this build's. */
+async function repairDerived(db: MemoryDB, graph: Graph): Promise<void> {
   await db.transaction('rw', [...derivedTables(db), db.meta], async () => {
     await replaceDerived(db, graph.entities.values(), graph.relationships.values(), graph.edgeBacking())
     await db.meta.put({ key: DERIVATION_KEY, value: DERIVATION_RULES })

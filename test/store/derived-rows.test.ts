@@ -1,7 +1,7 @@
 // Derived rows keep their backing notes in tables of their own: a memory stored the older way
 // (every note slug listed in the entity's row) is split in place when it is next opened.
 import Dexie from 'dexie'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { DERIVATION_RULES, Graph, graphFingerprint } from '../../src/core/graph'
 import { createMemory, openMemory } from '../../src/index'
@@ -85,6 +85,64 @@ describe('backing notes stored apart from the rows', () => {
       expect(await db.entityNotes.count()).toBe(31)
     } finally {
       await memory.close()
+    }
+  })
+})
+
+describe('opening from stored rows', () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  async function filled() {
+    const deps = { indexedDB: new IDBFactory(), IDBKeyRange }
+    const memory = await createMemory({ name: 'rows', ...deps })
+    const conn = await memory.connect({ agent: 'owner', tier: 'full' })
+    await conn.write({ title: 'Ada and the engine', content: 'Ada wrote about the engine.', entities: [ada, engine], relationships: [{ source: ada.name, type: 'wrote_about', target: engine.name }] })
+    await conn.write({ title: 'Ada at the Society', content: 'Ada visited the Society.', entities: [ada, society], relationships: [{ source: ada.name, type: 'visited', target: society.name }] })
+    const fingerprint = graphFingerprint(memory.engine.committedGraph)
+    await memory.close()
+    return { id: memory.info.id, deps, fingerprint }
+  }
+
+  it('reads the graph from rows derived under the same rules instead of deriving it, and writes after that keep them exact', async () => {
+    const { id, deps, fingerprint } = await filled()
+    const derive = vi.spyOn(Graph, 'derive')
+    const reopened = await openMemory(id, deps)
+    try {
+      expect(derive).not.toHaveBeenCalled()
+      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(fingerprint)
+      const conn = await reopened.connect({ agent: 'owner', tier: 'full' })
+      expect((await conn.recall({ query: 'learned society' })).entities.map((e) => e.name)).toContain('Royal Society')
+      // a change before the background filing is done files the rest first
+      await conn.write({ title: 'Ada and Babbage', content: 'Ada met Babbage.', entities: [ada, { name: 'Charles Babbage', type: 'person', description: 'Designer of the engine' }], relationships: [{ source: ada.name, type: 'met', target: 'Charles Babbage' }] })
+      const db = reopened.engine.db
+      const stored = await readDerived(db)
+      const fresh = Graph.derive(await db.observations.toArray())
+      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(graphFingerprint(fresh))
+      expect(JSON.stringify(byKey(stored.entities))).toBe(JSON.stringify(byKey([...fresh.entities.values()])))
+      expect(JSON.stringify(byKey(stored.relationships))).toBe(JSON.stringify(byKey([...fresh.relationships.values()])))
+    } finally {
+      await reopened.close()
+    }
+  })
+
+  it('derives again, and rewrites the rows, when they were derived under other rules', async () => {
+    const { id, deps, fingerprint } = await filled()
+    const first = await openMemory(id, deps)
+    // rows an older build derived, by rules of its own
+    await first.engine.db.meta.put({ key: 'derivationRules', value: 'cairn-derive@0' })
+    await first.engine.db.entities.update('ada lovelace', { description: 'as the old rules had it' })
+    await first.close()
+    const derive = vi.spyOn(Graph, 'derive')
+    const reopened = await openMemory(id, deps)
+    try {
+      expect(derive).toHaveBeenCalledTimes(1)
+      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(fingerprint)
+      expect((await reopened.engine.db.entities.get('ada lovelace'))?.description).toBe(ada.description)
+      expect((await reopened.engine.db.meta.get('derivationRules'))?.value).toBe(DERIVATION_RULES)
+    } finally {
+      await reopened.close()
     }
   })
 })
