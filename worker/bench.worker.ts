@@ -6,10 +6,9 @@ import * as Comlink from 'comlink'
 import { validateObservationInput } from '../src/core/contract'
 import type { Observation, ObservationInput } from '../src/core/types'
 import { Graph } from '../src/core/graph'
-import { INDEX_SNAPSHOT_KEY, VERSION_KEY } from '../src/engine/memory'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, VERSION_KEY, type GraphSnapshot } from '../src/engine/memory'
 import { Memory } from '../src/engine/open'
 import { MemoryDB } from '../src/store/db'
-import { derivedTables, readDerived } from '../src/store/derived-rows'
 import { restoreEntityIndex, type IndexSnapshot } from '../src/search/entity-index'
 import type { Embedder } from '../src/search/embedder'
 import { createStaticEmbedder } from '../src/search/static-embedder'
@@ -26,7 +25,7 @@ export interface FilledMemory {
 export interface RecallTimings {
   /** Fetching (or reading from Cache Storage) and initialising the static model. */
   modelLoadMs: number
-  /** `Memory.open`: read IndexedDB, build the graph from the stored rows, restore the index snapshot. */
+  /** `Memory.open`: read IndexedDB, take the saved graph, restore the index snapshot. */
   openMs: number
   /** The first recall after opening, which warms lazy structures. */
   firstRecallMs: number
@@ -41,9 +40,9 @@ export interface RecallTimings {
 }
 
 export interface OpenPhases {
-  /** Observations, aliases, meta and the derived rows with their backing, in one transaction. */
+  /** Observations, aliases and meta (with the saved graph), in one transaction. */
   readMs: number
-  /** The graph from the stored rows, as open builds it when the derivation rules match. */
+  /** The graph from the saved one, as open builds it when it is current and of this build's rules. */
   fromRowsMs: number
   /** The graph derived from the observations, as open builds it when the rules changed (and always did before). */
   deriveMs: number
@@ -57,9 +56,10 @@ async function openPhases(id: string, model: Embedder | undefined): Promise<Open
   const db = new MemoryDB(id, {})
   try {
     const r0 = performance.now()
-    const [observations, aliases, saved, versionRow, rows] = await db.transaction('r', [db.observations, db.aliases, db.meta, ...derivedTables(db)], () =>
-      Promise.all([db.observations.toArray(), db.aliases.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), readDerived(db)]),
+    const [observations, aliases, saved, versionRow, graphRow] = await db.transaction('r', [db.observations, db.aliases, db.meta], () =>
+      Promise.all([db.observations.toArray(), db.aliases.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(GRAPH_SNAPSHOT_KEY)]),
     )
+    const rows = graphRow?.value as GraphSnapshot
     const readMs = performance.now() - r0
     const aliasMap = new Map(aliases.map((a) => [a.variant, a.canonical]))
     const g0 = performance.now()

@@ -4,14 +4,14 @@ import { checkEndpoints, validateObservationInput, validatePatch } from '../core
 import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
-import { Graph, mergeBacking, type GraphDelta } from '../core/graph'
+import { DERIVATION_RULES, Graph, mergeBacking, type GraphDelta } from '../core/graph'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
 import { assembleSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
 import { makeSlug } from '../core/slug'
 import type {
-  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Tier, UpdateResult, WriteResult,
+  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { MemoryDB, UnmirroredRow } from '../store/db'
 import { derivedTables, persistDelta, replaceDerived } from '../store/derived-rows'
@@ -25,6 +25,20 @@ import { randomId, sha256Hex } from './tokens'
 const SEARCH_HEADROOM = 4
 export const VERSION_KEY = 'version'
 export const INDEX_SNAPSHOT_KEY = 'entityIndex'
+/**
+ * The derived entities and relationships (with their backing) as one value, saved with the index
+ * snapshot: open reads this one row instead of deriving, or of reading every row and pair.
+ */
+export const GRAPH_SNAPSHOT_KEY = 'derivedGraph'
+
+export interface GraphSnapshot {
+  /** The memory's commit version the graph was saved at. */
+  version: number
+  /** The derivation rules it was derived under. */
+  rules: string
+  entities: Entity[]
+  relationships: Relationship[]
+}
 /** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
 const SNAPSHOT_DELAY_MS = 2_000
 
@@ -429,7 +443,8 @@ export class MemoryEngine {
     const version = this.version
     if (version === this.savedVersion) return
     const snapshot = await this.index.snapshot()
-    await stored(() => this.db.meta.put({ key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } }))
+    const graph: GraphSnapshot = { version, rules: DERIVATION_RULES, entities: [...this.graph.entities.values()], relationships: [...this.graph.relationships.values()] }
+    await stored(() => this.db.meta.bulkPut([{ key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } }, { key: GRAPH_SNAPSHOT_KEY, value: graph }]))
     this.savedVersion = version
   }
 

@@ -4,11 +4,11 @@ import { DERIVATION_RULES, Graph } from '../core/graph'
 import { BM25_ONLY, type Connection, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
-import { derivedTables, readDerived, replaceDerived } from '../store/derived-rows'
+import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
-import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY } from './memory'
+import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY, type GraphSnapshot } from './memory'
 import { ConnectionHandle } from './connection'
 import { MemorySync, type SyncOptions } from './memory-sync'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
@@ -110,25 +110,23 @@ export class Memory {
     if (!info) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
     checkRetrieval(info, opts.embedder)
     const db = new MemoryDB(id, opts)
-    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow, derived] = await db.transaction(
-      'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta, ...derivedTables(db)],
-      async () => {
-        const rules = await db.meta.get(DERIVATION_KEY)
-        return Promise.all([
-          db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
-          db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), rules,
-          // rows derived under other rules are not read: they are about to be replaced
-          rules?.value === DERIVATION_RULES ? readDerived(db) : undefined,
-        ])
-      },
+    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow, graphRow] = await db.transaction(
+      'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta],
+      () => Promise.all([
+        db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
+        db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY), db.meta.get(GRAPH_SNAPSHOT_KEY),
+      ]),
     )
     const version = typeof versionRow?.value === 'number' ? versionRow.value : 0
     const aliasMap = new Map(aliases.map((a) => [a.variant, a.canonical]))
-    // Observations are the truth and every commit stores the rows it derives in the same
-    // transaction, so rows derived under this build's rules are the derivation: the graph is
-    // read from them, and derived again only when the rules changed.
-    const graph = derived ? Graph.fromRows(observations, aliasMap, derived.entities, derived.relationships) : Graph.derive(observations, aliasMap)
-    if (!derived) await repairDerived(db, graph)
+    const rulesMatch = rulesRow?.value === DERIVATION_RULES
+    // Observations are the truth. A graph saved at the stored version under this build's rules
+    // is their derivation, so it is read as it is; otherwise (rules changed, or commits after
+    // the save) the graph is derived, and rows of other rules are rewritten.
+    const snapshot = graphRow?.value as GraphSnapshot | undefined
+    const current = rulesMatch && snapshot?.version === version && snapshot.rules === DERIVATION_RULES && Array.isArray(snapshot.entities) && Array.isArray(snapshot.relationships)
+    const graph = current ? Graph.fromRows(observations, aliasMap, snapshot.entities, snapshot.relationships) : Graph.derive(observations, aliasMap)
+    if (!rulesMatch) await repairDerived(db, graph)
     let index: EntityIndex
     const snap = saved?.value as { version: number; snapshot: unknown } | undefined
     // an unreadable snapshot costs a rebuild, never the memory
@@ -145,7 +143,7 @@ export class Memory {
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }
     const engine = new MemoryEngine(info, db, graph, index, { proposals, files, version })
-    if (derived) engine.fileGraphInBackground()
+    if (current) engine.fileGraphInBackground()
     return new Memory(engine, new Map(connections.map((c) => [c.id, c])))
   }
 

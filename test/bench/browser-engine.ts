@@ -36,12 +36,12 @@ export interface BrowserEngineRow {
   saveIndexMs: number
   /** Loading the static model in a fresh worker, from Cache Storage (0 for BM25). Not part of coldOpenMs. */
   modelLoadMs: number
-  /** Memory.open in a fresh worker: IndexedDB read, graph from the stored rows, index restore. */
+  /** Memory.open in a fresh worker: IndexedDB read, the saved graph taken as it is, index restore. */
   openMs: number
   firstRecallMs: number
   /** open + first recall: the time until recall answers, with the model already loaded. */
   coldOpenMs: number
-  /** The steps of open timed one by one afterwards: IndexedDB read, graph from rows, index restore. */
+  /** The steps of open timed one by one afterwards: IndexedDB read, graph from the saved one, index restore. */
   openReadMs: number
   openFromRowsMs: number
   /** A derive from the observations, which open does only when the derivation rules changed. */

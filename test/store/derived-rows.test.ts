@@ -89,7 +89,7 @@ describe('backing notes stored apart from the rows', () => {
   })
 })
 
-describe('opening from stored rows', () => {
+describe('opening from the saved graph', () => {
   afterEach(() => {
     vi.restoreAllMocks()
   })
@@ -105,7 +105,7 @@ describe('opening from stored rows', () => {
     return { id: memory.info.id, deps, fingerprint }
   }
 
-  it('reads the graph from rows derived under the same rules instead of deriving it, and writes after that keep them exact', async () => {
+  it('takes the graph saved at the current version under the same rules instead of deriving it, and writes after that keep the rows exact', async () => {
     const { id, deps, fingerprint } = await filled()
     const derive = vi.spyOn(Graph, 'derive')
     const reopened = await openMemory(id, deps)
@@ -122,6 +122,22 @@ describe('opening from stored rows', () => {
       expect(graphFingerprint(reopened.engine.committedGraph)).toBe(graphFingerprint(fresh))
       expect(JSON.stringify(byKey(stored.entities))).toBe(JSON.stringify(byKey([...fresh.entities.values()])))
       expect(JSON.stringify(byKey(stored.relationships))).toBe(JSON.stringify(byKey([...fresh.relationships.values()])))
+    } finally {
+      await reopened.close()
+    }
+  })
+
+  it('derives when commits came after the saved graph', async () => {
+    const { id, deps, fingerprint } = await filled()
+    const first = await openMemory(id, deps)
+    // another tab committed and closed before saving
+    await first.engine.db.meta.put({ key: 'version', value: 99 })
+    await first.close()
+    const derive = vi.spyOn(Graph, 'derive')
+    const reopened = await openMemory(id, deps)
+    try {
+      expect(derive).toHaveBeenCalledTimes(1)
+      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(fingerprint)
     } finally {
       await reopened.close()
     }
