@@ -28,6 +28,10 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // expect.poll gives up after 1 s by default, yet what it waits for (the engine
+          // worker, a layout, the storage estimate) can take longer on a busy machine; it
+          // returns as soon as the condition holds, so it gets the harness's action timeout
+          expect: { poll: { timeout: 20_000 } },
         },
       },
       {
@@ -42,6 +46,10 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // expect.poll gives up after 1 s by default, yet what it waits for (the engine
+          // worker, a layout, the storage estimate) can take longer on a busy machine; it
+          // returns as soon as the condition holds, so it gets the harness's action timeout
+          expect: { poll: { timeout: 20_000 } },
         },
       },
     ],

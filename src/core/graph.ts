@@ -16,6 +16,62 @@ export interface GraphDelta {
   removedEntities: string[]
   upsertedRelationships: Relationship[]
   removedRelationships: string[]
+  /**
+   * Notes that started or stopped backing an entity or a stated edge (live or dormant), net of
+   * what cancelled out. Storage keeps backing apart from the rows, so a write to an entity named
+   * in thousands of notes stores the one pair that changed, not the whole list.
+   */
+  backing: BackingChange[]
+}
+
+export interface BackingChange {
+  of: 'entity' | 'relationship'
+  key: string
+  slug: string
+  /** True when `slug` now backs `key`, false when it stopped. */
+  backs: boolean
+}
+
+/** Pair changes in order, netted: a pair added then removed (or the reverse) is no change. */
+class BackingLog {
+  private readonly changes = new Map<string, BackingChange>()
+
+  /** A log that keeps nothing, for a derivation whose delta nobody reads. */
+  constructor(private readonly keeps = true) {}
+
+  record(of: BackingChange['of'], key: string, slug: string, backs: boolean): void {
+    if (!this.keeps) return
+    const id = `${of}\u0001${key}\u0001${slug}`
+    const earlier = this.changes.get(id)
+    // every recorded change flips the pair, so a second flip restores where it started
+    if (earlier) this.changes.delete(id)
+    else this.changes.set(id, { of, key, slug, backs })
+  }
+
+  addAll(changes: Iterable<BackingChange>): void {
+    for (const c of changes) this.record(c.of, c.key, c.slug, c.backs)
+  }
+
+  list(): BackingChange[] {
+    return [...this.changes.values()]
+  }
+}
+
+/** One netted list of backing changes for deltas applied one after another. */
+export function mergeBacking(deltas: readonly GraphDelta[]): BackingChange[] {
+  const log = new BackingLog()
+  for (const d of deltas) log.addAll(d.backing)
+  return log.list()
+}
+
+interface Touched {
+  entities: Set<string>
+  edges: Set<string>
+  backing: BackingLog
+}
+
+function touchedSet(keepBacking = true): Touched {
+  return { entities: new Set(), edges: new Set(), backing: new BackingLog(keepBacking) }
 }
 
 interface Contribution {
@@ -51,8 +107,10 @@ export class Graph {
   private readonly observations = new Map<string, Observation>()
   private aliases: AliasMap = new Map()
   private readonly contributions = new Map<string, Contribution>()
-  private readonly entityBackers = new Map<string, Set<string>>()
-  private readonly edgeBackers = new Map<string, Set<string>>()
+  private readonly entityBackers = new Map<string, Backers>()
+  /** entity key -> what decides its row among its backers (see `summaryOf`) */
+  private readonly summaries = new Map<string, Summary>()
+  private readonly edgeBackers = new Map<string, Backers>()
   /** entity key -> keys of every stated edge touching it, live or dormant */
   private readonly edgesByEnd = new Map<string, Set<string>>()
   /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
@@ -60,17 +118,59 @@ export class Graph {
   /** While previewing: the value each entity and edge had before it was first replaced. */
   private previewed: { entities: Map<string, Entity | undefined>; relationships: Map<string, Relationship | undefined> } | null = null
 
+  /**
+   * Observations not yet filed into the indexes a change needs (which notes back what, by
+   * end, by authored name), from `unfiledAt` on. Only a graph made by `fromRows` has any.
+   */
+  private unfiled: Observation[] = []
+  private unfiledAt = 0
+
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
     const g = new Graph()
     g.aliases = new Map(aliases)
     // attach everything, then settle once: each entity is computed once, not once per backer
-    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    const touched = touchedSet(false)
     for (const o of observations) {
       g.detach(o.slug, touched)
       g.attach(o, touched)
     }
     g.settle(touched)
     return g
+  }
+
+  /**
+   * A graph from rows stored by a derivation under the same rules, without deriving: it reads
+   * at once, and files its observations into the indexes that changes need either a slice at a
+   * time (`fileSome`) or all at once before the first change.
+   */
+  static fromRows(observations: Iterable<Observation>, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>): Graph {
+    const g = new Graph()
+    g.aliases = new Map(aliases)
+    for (const o of observations) g.observations.set(o.slug, o)
+    for (const e of entities) g.entities.set(e.key, e)
+    for (const r of relationships) {
+      g.relationships.set(r.key, r)
+      // live edges are enough to read; filing adds the dormant ones
+      addTo(g.edgesByEnd, r.source, r.key)
+      addTo(g.edgesByEnd, r.target, r.key)
+    }
+    g.unfiled = [...g.observations.values()]
+    return g
+  }
+
+  /** Files up to `count` more observations into the change indexes; true once all are. */
+  fileSome(count: number): boolean {
+    const ignored = touchedSet(false)
+    const end = Math.min(this.unfiledAt + count, this.unfiled.length)
+    for (; this.unfiledAt < end; this.unfiledAt++) this.attach(this.unfiled[this.unfiledAt]!, ignored)
+    if (this.unfiledAt < this.unfiled.length) return false
+    this.unfiled = []
+    this.unfiledAt = 0
+    return true
+  }
+
+  private fileAll(): void {
+    if (this.unfiled.length) this.fileSome(Infinity)
   }
 
   getObservation(slug: string): Observation | undefined {
@@ -95,7 +195,8 @@ export class Graph {
 
   /** Put (or with `next` undefined, remove) one observation; returns what changed in the graph. */
   apply(slug: string, next: Observation | undefined): GraphDelta {
-    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    this.fileAll()
+    const touched = touchedSet()
     this.detach(slug, touched)
     if (next) this.attach(next, touched)
     return this.settle(touched)
@@ -107,8 +208,18 @@ export class Graph {
    * Pass the delta to `applyPreviewed` to make it real, also without recomputing.
    */
   preview(slug: string, next: Observation | undefined): GraphDelta {
+    this.fileAll()
     const prev = this.observations.get(slug)
     const log = { entities: new Map<string, Entity | undefined>(), relationships: new Map<string, Relationship | undefined>() }
+    // putting `prev` back would drop `next` from the summaries it just won and force a rescan
+    // of a busy entity on the following write, so the summaries it touches are put back as they
+    // were (made now if missing, so that `applyPreviewed` has one to count `next` into)
+    const saved = new Map<string, Summary | undefined>()
+    for (const k of [...(this.contributions.get(slug)?.entities ?? []), ...(next ? this.contributionOf(next).entities : [])]) {
+      const backing = this.entityBackers.get(k)
+      const s = backing && this.summaryOf(k, backing)
+      saved.set(k, s && { ...s, queries: new Set(s.queries), given: new Map([...s.given].map(([d, g]) => [d, { ...g }])) })
+    }
     this.previewed = log
     let delta: GraphDelta
     try {
@@ -116,6 +227,7 @@ export class Graph {
     } finally {
       this.previewed = null
       this.rebook(slug, prev)
+      for (const [k, summary] of saved) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
       for (const [k, e] of log.entities) e ? this.entities.set(k, e) : this.entities.delete(k)
       for (const [k, r] of log.relationships) r ? this.relationships.set(k, r) : this.relationships.delete(k)
     }
@@ -124,6 +236,7 @@ export class Graph {
 
   /** Applies a change `preview` computed, while nothing else changed the graph in between. */
   applyPreviewed(slug: string, next: Observation | undefined, delta: GraphDelta): void {
+    this.fileAll()
     this.rebook(slug, next)
     for (const k of delta.removedEntities) this.entities.delete(k)
     for (const e of delta.upsertedEntities) this.entities.set(e.key, e)
@@ -133,7 +246,7 @@ export class Graph {
 
   /** Re-files an observation's backing (which entities and edges it supports) without recomputing them. */
   private rebook(slug: string, o: Observation | undefined): void {
-    const ignored = { entities: new Set<string>(), edges: new Set<string>() }
+    const ignored = touchedSet()
     this.detach(slug, ignored)
     if (o) this.attach(o, ignored)
   }
@@ -152,13 +265,14 @@ export class Graph {
 
   /** Replace the alias map; re-derives only observations that name a variant whose mapping changed. */
   setAliases(aliases: AliasMap): GraphDelta {
+    this.fileAll()
     const changed = new Set<string>()
     for (const [v, c] of aliases) if (this.aliases.get(v) !== c) changed.add(v)
     for (const [v] of this.aliases) if (!aliases.has(v)) changed.add(v)
     this.aliases = new Map(aliases)
     const slugs = new Set<string>()
     for (const v of changed) for (const s of this.authored.get(v) ?? []) slugs.add(s)
-    const touched = { entities: new Set<string>(), edges: new Set<string>() }
+    const touched = touchedSet()
     for (const s of [...slugs].sort()) {
       const o = this.observations.get(s)
       this.detach(s, touched)
@@ -194,16 +308,34 @@ export class Graph {
     return { entities, relationships, authoredKeys, entityKeys, relKeys, descriptionKeys }
   }
 
-  private detach(slug: string, touched: { entities: Set<string>; edges: Set<string> }): void {
+  private detach(slug: string, touched: Touched): void {
     const prev = this.observations.get(slug)
     const c = this.contributions.get(slug)
     if (!prev || !c) return
     for (const k of c.entities) {
-      removeFrom(this.entityBackers, k, slug)
+      const left = unback(this.entityBackers, k, slug)
+      if (left !== 'absent') touched.backing.record('entity', k, slug, false)
+      const summary = this.summaries.get(k)
+      if (left === 'emptied') this.summaries.delete(k)
+      else if (summary) {
+        if (summary.latestNaming === slug) summary.stale = true
+        // each description it gave loses one note; a group that loses its latest or first note is recounted on the next read
+        c.entityKeys.forEach((e, i) => {
+          const d = c.descriptionKeys[i]
+          if (e !== k || !d) return
+          const g = summary.given.get(d)
+          if (!g) summary.stale = true
+          else if (--g.count === 0) summary.given.delete(d)
+          else if (g.latest === slug || g.first === slug) summary.stale = true
+        })
+        summary.queries.delete(slug)
+      }
       touched.entities.add(k)
     }
     for (const [k, r] of c.relationships) {
-      if (removeFrom(this.edgeBackers, k, slug)) {
+      const left = unback(this.edgeBackers, k, slug)
+      if (left !== 'absent') touched.backing.record('relationship', k, slug, false)
+      if (left === 'emptied') {
         removeFrom(this.edgesByEnd, r.source, k)
         removeFrom(this.edgesByEnd, r.target, k)
       }
@@ -214,17 +346,19 @@ export class Graph {
     this.contributions.delete(slug)
   }
 
-  private attach(o: Observation, touched: { entities: Set<string>; edges: Set<string> }): void {
+  private attach(o: Observation, touched: Touched): void {
     const c = this.contributionOf(o)
     this.observations.set(o.slug, o)
     this.contributions.set(o.slug, c)
     for (const k of authoredKeysOf(o)) addTo(this.authored, k, o.slug)
     for (const k of c.entities) {
-      addTo(this.entityBackers, k, o.slug)
+      if (back(this.entityBackers, k, o.slug)) touched.backing.record('entity', k, o.slug, true)
+      const summary = this.summaries.get(k)
+      if (summary && !summary.stale) this.fold(summary, k, o.slug)
       touched.entities.add(k)
     }
     for (const [k, r] of c.relationships) {
-      addTo(this.edgeBackers, k, o.slug)
+      if (back(this.edgeBackers, k, o.slug)) touched.backing.record('relationship', k, o.slug, true)
       addTo(this.edgesByEnd, r.source, k)
       addTo(this.edgesByEnd, r.target, k)
       touched.edges.add(k)
@@ -232,8 +366,8 @@ export class Graph {
   }
 
   /** Recompute every touched entity, then every edge whose backing or ends changed, then degrees. */
-  private settle(touched: { entities: Set<string>; edges: Set<string> }): GraphDelta {
-    const delta: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [] }
+  private settle(touched: Touched): GraphDelta {
+    const delta: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: touched.backing.list() }
     const lived = new Map<string, boolean>()
     for (const k of touched.entities) {
       lived.set(k, this.entities.has(k))
@@ -276,6 +410,52 @@ export class Graph {
   }
 
   /**
+   * The backers `recomputeEntity` reads, kept as backers come and go: an entity named in most
+   * notes (the memory's owner) has thousands, and a write adding one compares it with the
+   * current winners instead of scanning them all. Losing a winner marks the summary stale, and
+   * the next read rebuilds it in one pass.
+   */
+  private summaryOf(key: string, backing: Backers): Summary {
+    const known = this.summaries.get(key)
+    if (known && !known.stale) return known
+    const summary: Summary = { latestNaming: undefined, queries: new Set(), given: new Map(), stale: false }
+    for (const slug of backing.set) this.fold(summary, key, slug)
+    this.summaries.set(key, summary)
+    return summary
+  }
+
+  /**
+   * Counts one backer into a summary: each description it gives (how many notes give it, the
+   * latest and the first to), the most recent note naming the entity itself (the display
+   * name), and those with retrieval queries.
+   */
+  private fold(summary: Summary, key: string, slug: string): void {
+    const o = this.observations.get(slug) as Observation
+    const c = this.contributions.get(slug) as Contribution
+    let names = false
+    let asks = false
+    for (let i = 0; i < o.entities.length; i++) {
+      if (c.entityKeys[i] !== key) continue
+      if (c.authoredKeys[i] === key) names = true
+      if (o.entities[i]!.queries.length) asks = true
+      const d = c.descriptionKeys[i]!
+      if (!d) continue
+      const g = summary.given.get(d)
+      if (!g) summary.given.set(d, { count: 1, latest: slug, at: i, first: slug })
+      else {
+        g.count++
+        if (compareRecency(o, this.observations.get(g.latest) as Observation) < 0) {
+          g.latest = slug
+          g.at = i
+        }
+        if (compareRecency(o, this.observations.get(g.first) as Observation) > 0) g.first = slug
+      }
+    }
+    if (names && (summary.latestNaming === undefined || compareRecency(o, this.observations.get(summary.latestNaming) as Observation) < 0)) summary.latestNaming = slug
+    if (asks) summary.queries.add(slug)
+  }
+
+  /**
    * The description rule, the same on every device: an entity lives while some note describes
    * it. It shows the description the most of its notes give (case, spacing and punctuation
    * aside); ties go to the longer one, then to the one given first. So a passing mention does
@@ -284,50 +464,22 @@ export class Graph {
    * its display name, the latest note's spelling of its own key.
    */
   private recomputeEntity(key: string): void {
-    const backers = this.entityBackers.get(key)
-    if (!backers || backers.size === 0) {
+    const backing = this.entityBackers.get(key)
+    if (!backing || backing.set.size === 0) {
       this.setEntity(key, undefined)
       return
     }
-    // One pass over the backers; an entity named in most notes (the memory's owner) has thousands.
-    let latestNaming: Observation | undefined
-    const withQueries: Observation[] = []
-    const given = new Map<string, { count: number; latest: Observation; first: Observation; at: number }>()
-    for (const slug of backers) {
-      const o = this.observations.get(slug) as Observation
-      const c = this.contributions.get(slug) as Contribution
-      let names = false
-      let asks = false
-      for (let i = 0; i < o.entities.length; i++) {
-        if (c.entityKeys[i] !== key) continue
-        if (c.authoredKeys[i] === key) names = true
-        if (o.entities[i]!.queries.length) asks = true
-        const d = c.descriptionKeys[i]!
-        if (!d) continue
-        const g = given.get(d)
-        if (!g) given.set(d, { count: 1, latest: o, first: o, at: i })
-        else {
-          g.count++
-          if (compareRecency(o, g.latest) < 0) {
-            g.latest = o
-            g.at = i
-          }
-          if (compareRecency(o, g.first) > 0) g.first = o
-        }
-      }
-      if (names && (!latestNaming || compareRecency(o, latestNaming) < 0)) latestNaming = o
-      if (asks) withQueries.push(o)
-    }
-    if (given.size === 0) {
+    const summary = this.summaryOf(key, backing)
+    if (summary.given.size === 0) {
       // only named, never described: the entity waits, dormant, for a note that describes it
       this.setEntity(key, undefined)
       return
     }
-    const ranked = [...given.values()].map((g) => ({ ...g, text: g.latest.entities[g.at]!.description })).sort(
-      (a, b) => b.count - a.count || b.text.length - a.text.length || compareRecency(b.first, a.first) || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0),
-    )
+    const ranked = rankDescriptions(summary.given, (g) => (this.observations.get(g.latest) as Observation).entities[g.at]!.description, (a, b) => compareRecency(this.observations.get(a) as Observation, this.observations.get(b) as Observation), 1 + MAX_OTHER_DESCRIPTIONS)
     const shown = ranked[0]!
-    const shownEntity = shown.latest.entities[shown.at]!
+    const shownEntity = (this.observations.get(shown.group.latest) as Observation).entities[shown.group.at]!
+    const latestNaming = summary.latestNaming === undefined ? undefined : this.observations.get(summary.latestNaming)
+    const withQueries = [...summary.queries].map((slug) => this.observations.get(slug) as Observation)
     let display: string | undefined
     if (latestNaming) {
       const c = this.contributions.get(latestNaming.slug) as Contribution
@@ -357,30 +509,38 @@ export class Graph {
       descriptions: ranked.slice(1, 1 + MAX_OTHER_DESCRIPTIONS).map((g) => g.text),
       queries,
       degree: prev?.degree ?? this.degreeOf(key),
-      observations: [...backers].sort(),
+      // a copy of the list kept sorted as backers come and go: no sort per write
+      observations: backing.sorted.slice(),
     })
   }
 
   private recomputeEdge(key: string): Relationship | undefined {
-    const backers = this.edgeBackers.get(key)
-    const first = backers && backers.size ? this.contributions.get([...backers][0] as string)?.relationships.get(key) : undefined
-    if (!backers || !first || !this.entities.has(first.source) || !this.entities.has(first.target)) {
+    const backing = this.edgeBackers.get(key)
+    const firstSlug = backing?.sorted[0]
+    const first = firstSlug !== undefined ? this.contributions.get(firstSlug)?.relationships.get(key) : undefined
+    if (!backing || !first || !this.entities.has(first.source) || !this.entities.has(first.target)) {
       this.setRelationship(key, undefined)
       return undefined
     }
-    const obs = [...backers].map((s) => this.observations.get(s) as Observation).sort(compareRecency)
+    // the description is the first non-empty one in recency order (then statement order): one
+    // pass keeps the best so far instead of sorting every backer
     let description = ''
+    let describedBy: Observation | undefined
     let weight = 0
-    for (const o of obs) {
-      const c = this.contributions.get(o.slug) as Contribution
+    for (const slug of backing.sorted) {
+      const o = this.observations.get(slug) as Observation
+      const c = this.contributions.get(slug) as Contribution
       for (let i = 0; i < o.relationships.length; i++) {
         if (c.relKeys[i] !== key) continue
         const r = o.relationships[i]!
         weight += r.weight
-        if (!description && r.description) description = r.description
+        if (r.description && (!describedBy || (describedBy !== o && compareRecency(o, describedBy) < 0))) {
+          description = r.description
+          describedBy = o
+        }
       }
     }
-    const rel: Relationship = { key, source: first.source, type: first.type, target: first.target, description, weight, observations: [...backers].sort() }
+    const rel: Relationship = { key, source: first.source, type: first.type, target: first.target, description, weight, observations: backing.sorted.slice() }
     this.setRelationship(key, rel)
     return rel
   }
@@ -400,6 +560,12 @@ export class Graph {
     return out
   }
 
+  /** Every stated edge (live or dormant) with each note that states it, for storing the backing whole. */
+  *edgeBacking(): IterableIterator<{ key: string; slug: string }> {
+    this.fileAll()
+    for (const [key, b] of this.edgeBackers) for (const slug of b.sorted) yield { key, slug }
+  }
+
   /** Live edges touching an entity, heaviest first (ties by key). */
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []
@@ -407,7 +573,27 @@ export class Graph {
       const r = this.relationships.get(k)
       if (r) out.push(r)
     }
-    return out.sort((a, b) => b.weight - a.weight || (a.key < b.key ? -1 : 1))
+    return out.sort(heaviestFirst)
+  }
+
+  /**
+   * The `cap` heaviest live edges touching an entity, in `edgesOf` order, and how many live edges
+   * it has: one pass with a short sorted list, so a hub's thousands of edges are not all sorted.
+   */
+  topEdgesOf(key: string, cap: number): { edges: Relationship[]; total: number } {
+    const top: Relationship[] = []
+    let total = 0
+    for (const k of this.edgesByEnd.get(key) ?? []) {
+      const r = this.relationships.get(k)
+      if (!r) continue
+      total++
+      if (top.length === cap && (cap === 0 || heaviestFirst(r, top[cap - 1]!) >= 0)) continue
+      let i = top.length
+      while (i > 0 && heaviestFirst(r, top[i - 1]!) < 0) i--
+      top.splice(i, 0, r)
+      if (top.length > cap) top.pop()
+    }
+    return { edges: top, total }
   }
 
   /** An edge with display names, as responses show it. */
@@ -435,6 +621,88 @@ function authoredKeysOf(o: Observation): Set<string> {
     add(r.target)
   }
   return keys
+}
+
+function heaviestFirst(a: Relationship, b: Relationship): number {
+  return b.weight - a.weight || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+}
+
+/** What decides an entity's row among its backers; `stale` once a note it counted left. */
+interface Summary {
+  latestNaming: string | undefined
+  queries: Set<string>
+  /** By the description's words: how many notes give it, the latest (and where) and the first. */
+  given: Map<string, DescriptionGroup>
+  stale: boolean
+}
+
+interface DescriptionGroup {
+  count: number
+  latest: string
+  at: number
+  first: string
+}
+
+/**
+ * The `k` best descriptions, best first: the most given, then the longer, then the one given
+ * first, then by text. One pass that keeps `k`: an entity may have a description per note.
+ */
+function rankDescriptions(
+  given: Map<string, DescriptionGroup>,
+  textOf: (g: DescriptionGroup) => string,
+  compareSlugs: (a: string, b: string) => number,
+  k: number,
+): Array<{ group: DescriptionGroup; text: string }> {
+  const better = (a: { group: DescriptionGroup; text: string }, b: { group: DescriptionGroup; text: string }) =>
+    b.group.count - a.group.count || b.text.length - a.text.length || compareSlugs(b.group.first, a.group.first) || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)
+  const kept: Array<{ group: DescriptionGroup; text: string }> = []
+  for (const group of given.values()) {
+    const item = { group, text: textOf(group) }
+    if (kept.length === k && better(item, kept[k - 1]!) >= 0) continue
+    let at = kept.length
+    while (at > 0 && better(item, kept[at - 1]!) < 0) at--
+    kept.splice(at, 0, item)
+    if (kept.length > k) kept.pop()
+  }
+  return kept
+}
+
+/** The notes backing one entity or edge: a set to test, and the same slugs kept sorted for rows. */
+interface Backers {
+  set: Set<string>
+  sorted: string[]
+}
+
+/** Adds a backer; returns false when it was already there. */
+function back(map: Map<string, Backers>, key: string, slug: string): boolean {
+  let b = map.get(key)
+  if (!b) map.set(key, (b = { set: new Set(), sorted: [] }))
+  if (b.set.has(slug)) return false
+  b.set.add(slug)
+  b.sorted.splice(sortedIndex(b.sorted, slug), 0, slug)
+  return true
+}
+
+/** Removes a backer: 'absent' when it was not one, 'emptied' when it was the last. */
+function unback(map: Map<string, Backers>, key: string, slug: string): 'absent' | 'removed' | 'emptied' {
+  const b = map.get(key)
+  if (!b || !b.set.delete(slug)) return 'absent'
+  b.sorted.splice(sortedIndex(b.sorted, slug), 1)
+  if (b.set.size > 0) return 'removed'
+  map.delete(key)
+  return 'emptied'
+}
+
+/** Where `slug` is, or would go, in a sorted list (binary search, code-unit order as sort() uses). */
+function sortedIndex(sorted: readonly string[], slug: string): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((sorted[mid] as string) < slug) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 function addTo(map: Map<string, Set<string>>, key: string, value: string): void {

@@ -8,12 +8,11 @@ export const NEIGHBORHOOD_EDGES = 12
 export function neighborhoodOf(graph: Graph, key: string, cap = NEIGHBORHOOD_EDGES): Neighborhood | undefined {
   const e = graph.entities.get(key)
   if (!e) return undefined
-  const edges = graph.edgesOf(key)
-  const kept = edges.slice(0, cap)
+  const { edges: kept, total } = graph.topEdgesOf(key, cap)
   const neighbors = new Set<string>()
   for (const r of kept) neighbors.add(graph.entities.get(r.source === key ? r.target : r.source)?.name ?? '')
   neighbors.delete('')
-  return { entity: e.name, key, degree: e.degree, relationships: kept.map((r) => graph.present(r)), neighbors: [...neighbors], capped: edges.length > cap }
+  return { entity: e.name, key, degree: e.degree, relationships: kept.map((r) => graph.present(r)), neighbors: [...neighbors], capped: total > cap }
 }
 
 export function neighborhoodsOf(graph: Graph, o: Observation): Neighborhood[] {

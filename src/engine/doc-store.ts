@@ -29,7 +29,10 @@ export async function loadMemoryDoc(db: MemoryDB): Promise<Y.Doc> {
 }
 
 export interface DocPersistence {
-  /** Settles when every update so far is on disk; rejects with the first storage failure. */
+  /**
+   * Settles when every update so far is on disk; rejects with the storage failure while some
+   * update still could not be saved (each flush and each later update tries those again).
+   */
   flush(): Promise<void>
   stop(): void
 }
@@ -37,20 +40,30 @@ export interface DocPersistence {
 /** Appends each update of `doc` to the log, in order. */
 export function persistMemoryDoc(db: MemoryDB, doc: Y.Doc): DocPersistence {
   let chain: Promise<void> = Promise.resolve()
+  // updates refused by storage (a full quota, say), kept to save once there is room again
+  let unsaved: Uint8Array[] = []
   let failure: Error | undefined
+  const save = async (update: Uint8Array | undefined) => {
+    const pending = update ? [...unsaved, update] : unsaved
+    if (pending.length === 0) return
+    try {
+      // the log is merged when read, so the refused updates can go in as one row
+      await db.docUpdates.add({ update: pending.length === 1 ? pending[0]! : Y.mergeUpdates(pending) })
+      unsaved = []
+      failure = undefined
+    } catch (err) {
+      unsaved = pending
+      failure = storageError(err)
+    }
+  }
   const onUpdate = (update: Uint8Array, origin: unknown) => {
     if (origin === LOADED) return
-    chain = chain.then(async () => {
-      try {
-        await db.docUpdates.add({ update })
-      } catch (err) {
-        failure ??= storageError(err)
-      }
-    })
+    chain = chain.then(() => save(update))
   }
   doc.on('update', onUpdate)
   return {
     async flush() {
+      chain = chain.then(() => save(undefined))
       await chain
       if (failure) throw failure
     },

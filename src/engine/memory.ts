@@ -4,16 +4,17 @@ import { checkEndpoints, validateObservationInput, validatePatch } from '../core
 import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
-import { Graph, type GraphDelta } from '../core/graph'
+import { DERIVATION_RULES, Graph, mergeBacking, type GraphDelta } from '../core/graph'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
 import { assembleSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
 import { makeSlug } from '../core/slug'
 import type {
-  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Tier, UpdateResult, WriteResult,
+  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { MemoryDB, UnmirroredRow } from '../store/db'
+import { derivedTables, persistDelta, replaceDerived } from '../store/derived-rows'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { storeFileRecord, validateFileInput } from './files'
@@ -28,6 +29,20 @@ export const INDEX_SNAPSHOT_KEY = 'entityIndex'
 export const NOTE_INDEX_SNAPSHOT_KEY = 'noteIndex'
 /** Notes the note index offers a recall: enough to reach past the entities' own cap. */
 const NOTE_CANDIDATES = 300
+/**
+ * The derived entities and relationships (with their backing) as one value, saved with the index
+ * snapshot: open reads this one row instead of deriving, or of reading every row and pair.
+ */
+export const GRAPH_SNAPSHOT_KEY = 'derivedGraph'
+
+export interface GraphSnapshot {
+  /** The memory's commit version the graph was saved at. */
+  version: number
+  /** The derivation rules it was derived under. */
+  rules: string
+  entities: Entity[]
+  relationships: Relationship[]
+}
 /** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
 const SNAPSHOT_DELAY_MS = 2_000
 
@@ -87,6 +102,22 @@ export class MemoryEngine {
     this.variants = new VariantIndex(graph.entities.values())
     for (const p of state.proposals) this.proposals.set(p.id, p)
     for (const f of state.files) this.files.set(f.path, f)
+  }
+
+  /**
+   * Files a graph read from stored rows (`Graph.fromRows`) into the indexes a change needs, a
+   * slice per task, so that reads answer in between; a change arriving first files the rest.
+   */
+  fileGraphInBackground(slice = 1_000): void {
+    const step = () => {
+      if (!this.closed && !this.graph.fileSome(slice)) later()
+    }
+    const later = () => {
+      const timer = setTimeout(step, 0)
+      // in Node it must not keep the process alive
+      ;(timer as { unref?: () => void }).unref?.()
+    }
+    later()
   }
 
   /** The committed graph, for inspection and tests; never mutate it. */
@@ -212,15 +243,12 @@ export class MemoryEngine {
       const db = this.db
       const journal = [...fresh.map((o) => this.journalRow(observationJournalKey(o.slug))), ...(aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : [])]
       await stored(() =>
-        db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta, db.unmirrored], async () => {
+        db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
           await db.observations.bulkPut(fresh)
           await db.aliases.bulkPut(aliases)
           await db.unmirrored.bulkPut(journal)
-          await db.entities.clear()
-          await db.relationships.clear()
-          await db.entities.bulkPut([...next.entities.values()])
-          await db.relationships.bulkPut([...next.relationships.values()])
+          await replaceDerived(db, next.entities.values(), next.relationships.values(), next.edgeBacking())
         }),
       )
       for (const o of fresh) this.graph.apply(o.slug, o)
@@ -264,7 +292,7 @@ export class MemoryEngine {
       const now = this.clock()
       const db = this.db
       try {
-        await db.transaction('rw', [db.observations, db.entities, db.relationships, db.aliases, db.meta, db.unmirrored], async () => {
+        await db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
           // what the document holds now stands for these keys; no older local commit may override it
           await db.unmirrored.bulkDelete([...[...previous.keys()].map(observationJournalKey), ...(change.aliases ? [ALIASES_JOURNAL_KEY] : [])])
@@ -423,7 +451,14 @@ export class MemoryEngine {
     const version = this.version
     if (version === this.savedVersion) return
     const [snapshot, notes] = await Promise.all([this.index.snapshot(), this.notes.snapshot()])
-    await stored(() => this.db.meta.bulkPut([{ key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } }, { key: NOTE_INDEX_SNAPSHOT_KEY, value: { version, snapshot: notes } }]))
+    const graph: GraphSnapshot = { version, rules: DERIVATION_RULES, entities: [...this.graph.entities.values()], relationships: [...this.graph.relationships.values()] }
+    await stored(() =>
+      this.db.meta.bulkPut([
+        { key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } },
+        { key: NOTE_INDEX_SNAPSHOT_KEY, value: { version, snapshot: notes } },
+        { key: GRAPH_SNAPSHOT_KEY, value: graph },
+      ]),
+    )
     this.savedVersion = version
   }
 
@@ -497,7 +532,7 @@ export class MemoryEngine {
     const db = this.db
     const journal = [this.journalRow(observationJournalKey(slug))]
     await stored(() =>
-      db.transaction('rw', [db.observations, db.entities, db.relationships, db.meta, db.unmirrored], async () => {
+      db.transaction('rw', [db.observations, ...derivedTables(db), db.meta, db.unmirrored], async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         if (next) await db.observations.put(next)
         else await db.observations.delete(slug)
@@ -521,7 +556,7 @@ export class MemoryEngine {
     const db = this.db
     const journal = [this.journalRow(ALIASES_JOURNAL_KEY)]
     await stored(() =>
-      db.transaction('rw', [db.aliases, db.entities, db.relationships, db.proposals, db.meta, db.unmirrored], async () => {
+      db.transaction('rw', [db.aliases, ...derivedTables(db), db.proposals, db.meta, db.unmirrored], async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         await db.aliases.clear()
         await db.aliases.bulkPut(rows)
@@ -574,7 +609,7 @@ function settle(graph: Graph, deltas: GraphDelta[]): GraphDelta {
     for (const r of d.upsertedRelationships) relationships.add(r.key)
     for (const k of d.removedRelationships) relationships.add(k)
   }
-  const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [] }
+  const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: mergeBacking(deltas) }
   for (const k of entities) {
     const e = graph.entities.get(k)
     if (e) out.upsertedEntities.push(e)
@@ -591,13 +626,6 @@ function settle(graph: Graph, deltas: GraphDelta[]): GraphDelta {
 /** Names a caller's value in an error message without trusting it to stringify. */
 function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value.slice(0, 200)) : `(a ${value === null ? 'null' : typeof value})`
-}
-
-async function persistDelta(db: MemoryDB, delta: GraphDelta): Promise<void> {
-  if (delta.removedEntities.length) await db.entities.bulkDelete(delta.removedEntities)
-  if (delta.upsertedEntities.length) await db.entities.bulkPut(delta.upsertedEntities.map((e) => ({ ...e, observations: [...e.observations], queries: [...e.queries] })))
-  if (delta.removedRelationships.length) await db.relationships.bulkDelete(delta.removedRelationships)
-  if (delta.upsertedRelationships.length) await db.relationships.bulkPut(delta.upsertedRelationships.map((r) => ({ ...r, observations: [...r.observations] })))
 }
 
 export type { Tier }

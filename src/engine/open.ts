@@ -1,15 +1,16 @@
 // Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph } from '../core/graph'
-import { BM25_ONLY, type Connection, type Entity, type MemoryInfo, type Observation, type Relationship, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import { BM25_ONLY, type Connection, type MemoryInfo, type Observation, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
+import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
-import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory'
+import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY, type GraphSnapshot } from './memory'
 import { ConnectionHandle } from './connection'
 import { MemorySync, type SyncOptions } from './memory-sync'
 import { revocationChannel, type RevocationChannel } from './revocations'
@@ -131,14 +132,23 @@ export class Memory {
     checkRetrieval(info, opts.embedder)
     const embedder = queryOnce(opts.embedder)
     const db = new MemoryDB(id, opts)
-    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow, savedNotes] = await db.transaction(
+    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow, graphRow, savedNotes] = await db.transaction(
       'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta],
-      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY), db.meta.get(NOTE_INDEX_SNAPSHOT_KEY)]),
+      () => Promise.all([
+        db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
+        db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY), db.meta.get(GRAPH_SNAPSHOT_KEY), db.meta.get(NOTE_INDEX_SNAPSHOT_KEY),
+      ]),
     )
     const version = typeof versionRow?.value === 'number' ? versionRow.value : 0
-    // observations are the truth: the graph is always re-derived from them
-    const graph = Graph.derive(observations, new Map(aliases.map((a) => [a.variant, a.canonical])))
-    await repairDerived(db, graph, rulesRow?.value)
+    const aliasMap = new Map(aliases.map((a) => [a.variant, a.canonical]))
+    const rulesMatch = rulesRow?.value === DERIVATION_RULES
+    // Observations are the truth. A graph saved at the stored version under this build's rules
+    // is their derivation, so it is read as it is; otherwise (rules changed, or commits after
+    // the save) the graph is derived, and rows of other rules are rewritten.
+    const snapshot = graphRow?.value as GraphSnapshot | undefined
+    const current = rulesMatch && snapshot?.version === version && snapshot.rules === DERIVATION_RULES && Array.isArray(snapshot.entities) && Array.isArray(snapshot.relationships)
+    const graph = current ? Graph.fromRows(observations, aliasMap, snapshot.entities, snapshot.relationships) : Graph.derive(observations, aliasMap)
+    if (!rulesMatch) await repairDerived(db, graph)
     let index: EntityIndex
     const snap = saved?.value as { version: number; snapshot: unknown } | undefined
     // an unreadable snapshot costs a rebuild, never the memory
@@ -155,7 +165,9 @@ export class Memory {
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }
     const notes = await openNoteIndex(savedNotes?.value as { snapshot: unknown } | undefined, observations, noteIndexOptions(info, embedder))
-    return new Memory(new MemoryEngine(info, db, graph, index, notes, { proposals, files, version }), new Map(connections.map((c) => [c.id, c])))
+    const engine = new MemoryEngine(info, db, graph, index, notes, { proposals, files, version })
+    if (current) engine.fileGraphInBackground()
+    return new Memory(engine, new Map(connections.map((c) => [c.id, c])))
   }
 
   /** Creates a connection for an agent; the token is returned once and stored only hashed. */
@@ -274,18 +286,10 @@ function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void 
   }
 }
 
-/**
- * Stored entity and relationship rows are rewritten only when they were derived by other rules
- * than this build's; otherwise each commit kept them exact, and reading them back would only
- * cost time.
- */
-async function repairDerived(db: MemoryDB, graph: Graph, storedRules: unknown): Promise<void> {
-  if (storedRules === DERIVATION_RULES) return
-  await db.transaction('rw', [db.entities, db.relationships, db.meta], async () => {
-    await db.entities.clear()
-    await db.relationships.clear()
-    await db.entities.bulkPut([...graph.entities.values()] as Entity[])
-    await db.relationships.bulkPut([...graph.relationships.values()] as Relationship[])
+/** Rewrites the stored entity and relationship rows derived by other rules than this build's. */
+async function repairDerived(db: MemoryDB, graph: Graph): Promise<void> {
+  await db.transaction('rw', [...derivedTables(db), db.meta], async () => {
+    await replaceDerived(db, graph.entities.values(), graph.relationships.values(), graph.edgeBacking())
     await db.meta.put({ key: DERIVATION_KEY, value: DERIVATION_RULES })
   })
 }

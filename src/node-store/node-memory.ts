@@ -4,7 +4,7 @@ import { existsSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
 import { MemoryError } from '../core/errors'
-import { INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY } from '../engine/memory'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY } from '../engine/memory'
 import { Memory } from '../engine/open'
 import type { Embedder } from '../search/embedder'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
@@ -12,7 +12,7 @@ import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE, type DurableIndexedDB, t
 import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
 
 /** Meta rows the durable store keeps at close and compaction only. */
-const DEFERRED_META = new Set([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY])
+const DEFERRED_META = new Set([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, GRAPH_SNAPSHOT_KEY])
 
 export interface NodeMemoryOptions extends DurableStoreOptions {
   /** Name of the memory when the folder is new. */
@@ -52,8 +52,9 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
       // The engine only writes these rows (every open re-derives the graph from the observations),
       // and an entity named in thousands of notes would log its whole row at each of them.
       skipTables: (db, table) => db.startsWith(MEMORY_DB_PREFIX) && (table === 'entities' || table === 'relationships'),
-      // The search index snapshots (megabytes at 10k entities, saved seconds after each burst of
-      // writes) are kept at close and compaction; after a crash, open brings older ones up to date.
+      // The search index snapshots and the saved graph (megabytes at 10k entities, saved seconds
+      // after each burst of writes) are kept at close and compaction; after a crash, open brings
+      // older ones up to date (a graph of another commit is derived again).
       deferRow: (db, table, key) => db.startsWith(MEMORY_DB_PREFIX) && table === 'meta' && DEFERRED_META.has(String(key)),
     },
   )

@@ -3,6 +3,17 @@
 import Dexie, { type Table } from 'dexie'
 import type { Alias, AppendixFile, Connection, Entity, MemoryInfo, MergeProposal, Observation, Relationship } from '../core/types'
 
+/** An entity row as stored: its backing notes are rows of `entityNotes`, not a list in the row. */
+export type StoredEntity = Omit<Entity, 'observations'>
+/** A relationship row as stored: its backing notes are rows of `relationshipNotes`. */
+export type StoredRelationship = Omit<Relationship, 'observations'>
+
+/** One note backing one entity or stated edge; the pair is the key. */
+export interface BackingRow {
+  key: string
+  slug: string
+}
+
 export interface IndexedDBFactory {
   indexedDB?: IDBFactory
   IDBKeyRange?: typeof IDBKeyRange
@@ -47,8 +58,10 @@ export class MemoryDB extends Dexie {
   meta!: Table<MetaRow, string>
   connections!: Table<Connection, string>
   observations!: Table<Observation, string>
-  entities!: Table<Entity, string>
-  relationships!: Table<Relationship, string>
+  entities!: Table<StoredEntity, string>
+  relationships!: Table<StoredRelationship, string>
+  entityNotes!: Table<BackingRow, [string, string]>
+  relationshipNotes!: Table<BackingRow, [string, string]>
   aliases!: Table<Alias, string>
   proposals!: Table<MergeProposal, string>
   files!: Table<AppendixFile, string>
@@ -72,6 +85,20 @@ export class MemoryDB extends Dexie {
     })
     this.version(2).stores({ docUpdates: '++seq' })
     this.version(3).stores({ unmirrored: 'key' })
+    // Backing notes move out of the derived rows: a row listing every note that names an entity
+    // was rewritten whole on each write to it. Existing memories are split in place.
+    this.version(4)
+      .stores({ entityNotes: '[key+slug]', relationshipNotes: '[key+slug]' })
+      .upgrade(async (tx) => {
+        for (const [rows, notes] of [['entities', 'entityNotes'], ['relationships', 'relationshipNotes']] as const) {
+          const pairs: BackingRow[] = []
+          await tx.table(rows).toCollection().modify((row: { key: string; observations?: unknown }) => {
+            if (Array.isArray(row.observations)) for (const slug of row.observations) if (typeof slug === 'string') pairs.push({ key: row.key, slug })
+            delete row.observations
+          })
+          await tx.table(notes).bulkPut(pairs)
+        }
+      })
   }
 }
 

@@ -1,5 +1,5 @@
-// Writes to a memory where one entity (its owner, say) is named in every note: each write
-// re-derives that entity from all the notes that name it, so its cost grows with them; and
+// Writes to a memory where one entity (its owner, say) is named in every note: each write adds
+// a backer to that entity, which should cost the same however many notes already name it; and
 // recalls of one note among the hub's, which must still find the note that answers.
 // Alone: `npx tsx test/bench/hub.ts 1000 5000`.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'

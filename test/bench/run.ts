@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     return benchHub(quick ? [500] : [1_000, 5_000])
   })
   results.hub = hub
-  console.log('\nWrites when one entity is named in every note (the memory\'s owner, say): each write re-derives it (BM25, fake-indexeddb)')
+  console.log('\nWrites when one entity is named in every note (the memory\'s owner, say): the goal is a cost that does not grow with its notes (BM25, fake-indexeddb)')
   console.table(hub)
   const embed = await benchEmbed(quick ? 5_000 : 20_000)
   results.embed = embed

@@ -56,7 +56,11 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
-  /** Extra files served at the given absolute paths, e.g. `{ '/e2e/model.onnx': bytes }`. */
+  /**
+   * Extra files served at the given absolute paths, e.g. `{ '/e2e/model.onnx': bytes }`,
+   * ahead of the build's own. Read on each request, so a test may change an entry later
+   * (a new deployment of `/sw.js`) without touching the build the other files share.
+   */
   files?: Record<string, Uint8Array | string>
 }
 
@@ -84,7 +88,9 @@ async function startServer(distDir: string, files: Record<string, Uint8Array | s
           server.middlewares.use((req, res, next) => {
             const body = files[req.url?.split('?')[0] ?? '']
             if (body === undefined) return next()
-            res.setHeader('Content-Type', typeof body === 'string' ? 'text/plain' : 'application/octet-stream')
+            // a service worker script must be served as JavaScript or the browser refuses it
+            const type = req.url?.split('?')[0]?.endsWith('.js') ? 'text/javascript' : typeof body === 'string' ? 'text/plain' : 'application/octet-stream'
+            res.setHeader('Content-Type', type)
             res.end(body)
           })
         },

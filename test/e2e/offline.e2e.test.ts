@@ -1,7 +1,7 @@
 // The installed app without a network: after one online visit the service worker has
 // precached the shell, the wasm runtime and the model, so a reload with the network off
 // still loads, recalls by meaning and captures new observations.
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -11,9 +11,12 @@ import { capture, createMemory, recall } from './ui'
 describe('Cairn offline, after one visit', () => {
   let harness: Harness
   let page: Page
+  // what the server answers ahead of the build: a new deployment of /sw.js goes here, so the
+  // build the other files share is never edited
+  const deployed: Record<string, string> = {}
 
   beforeAll(async () => {
-    harness = await startHarness()
+    harness = await startHarness({ files: deployed })
     page = await harness.openApp('/')
   })
   afterAll(async () => {
@@ -70,31 +73,28 @@ describe('Cairn offline, after one visit', () => {
   })
 
   it('offers a waiting new version with a Reload banner, and reloading activates it', async () => {
-    // a byte-different sw.js is what a new deployment looks like to the browser; the build is
-    // this run's own copy (global-setup.ts) and the original is put back afterwards
-    const swFile = join(inject('distDir'), 'sw.js')
-    const original = await readFile(swFile, 'utf8')
-    await writeFile(swFile, `${original}\n// next version\n`)
-    try {
-      await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update())
-      const banner = page.getByTestId('update-prompt')
-      await banner.waitFor()
-      expect(await banner.getAttribute('role')).toBe('status')
-      expect(await banner.textContent()).toContain('A new version is ready')
-      // the new worker waits: the page stays on the old one until the person reloads
-      expect(await page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration())?.waiting))).toBe(true)
-      await harness.screenshot(page, 'offline-update-prompt')
-      const reloaded = page.waitForEvent('framenavigated')
-      await banner.getByRole('button', { name: 'Reload' }).click()
-      await reloaded
-      await page.waitForSelector('html[data-ready="true"]')
-      await expect
-        .poll(() => page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration())?.waiting)))
-        .toBe(false)
-      expect(await page.getByTestId('update-prompt').count()).toBe(0)
-    } finally {
-      await writeFile(swFile, original)
-    }
+    // a byte-different sw.js is what a new deployment looks like to the browser. It stays
+    // deployed for the rest of the file: the browser checks for updates on every navigation,
+    // even with the page offline, and finding the old bytes again would install them and show
+    // the banner at a moment no step waits for, moving the links a later click aims at
+    const original = await readFile(join(inject('distDir'), 'sw.js'), 'utf8')
+    deployed['/sw.js'] = `${original}\n// next version\n`
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update())
+    const banner = page.getByTestId('update-prompt')
+    await banner.waitFor()
+    expect(await banner.getAttribute('role')).toBe('status')
+    expect(await banner.textContent()).toContain('A new version is ready')
+    // the new worker waits: the page stays on the old one until the person reloads
+    expect(await page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration())?.waiting))).toBe(true)
+    await harness.screenshot(page, 'offline-update-prompt')
+    const reloaded = page.waitForEvent('framenavigated')
+    await banner.getByRole('button', { name: 'Reload' }).click()
+    await reloaded
+    await page.waitForSelector('html[data-ready="true"]')
+    await expect
+      .poll(() => page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration())?.waiting)))
+      .toBe(false)
+    expect(await page.getByTestId('update-prompt').count()).toBe(0)
   })
 
   it('reloads with the network off, served by the service worker', async () => {
@@ -110,6 +110,15 @@ describe('Cairn offline, after one visit', () => {
     expect(await page.evaluate(() => navigator.onLine)).toBe(false)
     expect(await page.locator('.status').textContent()).toBe('Offline')
     expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true)
+    // the navigation's own update check runs in the background; awaiting one here shows that
+    // it finds the version the page runs, so no banner can appear during the next steps
+    const pending = await page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.getRegistration()
+      await registration?.update()
+      return { installing: Boolean(registration?.installing), waiting: Boolean(registration?.waiting) }
+    })
+    expect(pending).toEqual({ installing: false, waiting: false })
+    expect(await page.getByTestId('update-prompt').count()).toBe(0)
   })
 
   it('recalls the observation offline, through the model and wasm from the cache', async () => {

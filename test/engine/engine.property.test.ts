@@ -3,8 +3,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Graph, graphFingerprint } from '../../src/core/graph'
-import type { Entity, Relationship } from '../../src/core/types'
 import { fixture } from './fixture'
+import { readDerived } from '../../src/store/derived-rows'
 
 const NAMES = ['Jane Doe', 'Dr. Jane Doe', 'ACME Corp', 'Acme Corporation', 'IBM', 'International Business Machines', 'Paris', 'C++', 'C#', 'C']
 
@@ -51,11 +51,11 @@ describe('engine derivation', () => {
         }
         const live = memory.engine.committedGraph
         const db = memory.engine.db
-        const [obs, aliases, entities, relationships] = await Promise.all([db.observations.toArray(), db.aliases.toArray(), db.entities.toArray(), db.relationships.toArray()])
+        const [obs, aliases, { entities, relationships }] = await Promise.all([db.observations.toArray(), db.aliases.toArray(), readDerived(db)])
         const fresh = Graph.derive(obs, new Map(aliases.map((a) => [a.variant, a.canonical])))
         expect(graphFingerprint(live)).toBe(graphFingerprint(fresh))
-        expect(JSON.stringify(sortRows(entities as Entity[]))).toBe(JSON.stringify(sortRows([...fresh.entities.values()])))
-        expect(JSON.stringify(sortRows(relationships as Relationship[]))).toBe(JSON.stringify(sortRows([...fresh.relationships.values()])))
+        expect(JSON.stringify(sortRows(entities))).toBe(JSON.stringify(sortRows([...fresh.entities.values()])))
+        expect(JSON.stringify(sortRows(relationships))).toBe(JSON.stringify(sortRows([...fresh.relationships.values()])))
         // recall, notes ranked by the note index, is the same from the memory reopened from storage
         const asked = (c: typeof conn) => c.recall({ query: 'company things' }).then((r) => [r.entities.map((e) => e.name), r.observations.map((o) => o.slug)])
         const before = await asked(conn)

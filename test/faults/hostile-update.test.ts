@@ -120,9 +120,27 @@ function goodUpdate(doc: Y.Doc, slugs: string[]): Uint8Array {
 }
 
 async function settle(...devices: Device[]): Promise<void> {
-  // messages between channels are delivered asynchronously
-  await new Promise((r) => setTimeout(r, 30))
   for (const d of devices) await d.sync.settled()
+}
+
+/**
+ * Resolves once the memory listening on `tab`'s channel has handled every message `tab` posted
+ * before: one sender's messages arrive in order, and a listening memory answers a hello. A wait
+ * of a fixed time instead would be too short on a busy machine.
+ */
+async function heardAll(tab: BroadcastChannel): Promise<void> {
+  const from = `probe-${Math.random().toString(36).slice(2)}`
+  const answered = new Promise<void>((resolve) => {
+    const onMessage = (event: MessageEvent) => {
+      const m = event.data as { kind?: string; to?: string } | null
+      if (m?.kind !== 'welcome' || m.to !== from) return
+      tab.removeEventListener('message', onMessage)
+      resolve()
+    }
+    tab.addEventListener('message', onMessage)
+  })
+  tab.postMessage({ kind: 'hello', from, stateVector: Y.encodeStateVector(new Y.Doc()) })
+  await answered
 }
 
 describe('corrupt bytes from a peer', () => {
@@ -146,6 +164,7 @@ describe('corrupt bytes from a peer', () => {
       tab.postMessage({ kind: 'welcome', from: 'evil-tab', to: 'anyone', update: bytes(50), stateVector: bytes(8) })
       tab.postMessage({ kind: 'hello', from: 'evil-tab', stateVector: bytes(30) })
       tab.postMessage('not an object')
+      await heardAll(tab)
       await settle(v)
       for (const update of garbage) {
         try {
@@ -162,6 +181,7 @@ describe('corrupt bytes from a peer', () => {
       tab.postMessage({ kind: 'update', from: 'evil-tab', update: good })
       const c = await control(v)
       Y.applyUpdate(c.sync.doc, good, 'peer')
+      await heardAll(tab)
       await settle(v, c)
     } finally {
       tab.close()

@@ -3,9 +3,9 @@
 // rows are exactly what re-deriving them from the stored observations gives.
 import { describe, expect, it } from 'vitest'
 import { Graph, graphFingerprint } from '../../src/core/graph'
-import type { Entity, Relationship } from '../../src/core/types'
 import type { Memory } from '../../src/index'
 import { fixture } from '../engine/fixture'
+import { readDerived } from '../../src/store/derived-rows'
 
 const RUN_MS = 4_000
 const SHARED = ['Ada Lovelace', 'Analytical Engine', 'Royal Society', 'Charles Babbage', 'Difference Engine', 'London']
@@ -22,11 +22,11 @@ function sortRows<T extends { key: string }>(rows: T[]): T[] {
 
 async function expectRowsRederive(memory: Memory): Promise<void> {
   const db = memory.engine.db
-  const [obs, aliases, entities, relationships] = await Promise.all([db.observations.toArray(), db.aliases.toArray(), db.entities.toArray(), db.relationships.toArray()])
+  const [obs, aliases, { entities, relationships }] = await Promise.all([db.observations.toArray(), db.aliases.toArray(), readDerived(db)])
   const fresh = Graph.derive(obs, new Map(aliases.map((a) => [a.variant, a.canonical])))
   expect(graphFingerprint(memory.engine.committedGraph)).toBe(graphFingerprint(fresh))
-  expect(JSON.stringify(sortRows(entities as Entity[]))).toBe(JSON.stringify(sortRows([...fresh.entities.values()])))
-  expect(JSON.stringify(sortRows(relationships as Relationship[]))).toBe(JSON.stringify(sortRows([...fresh.relationships.values()])))
+  expect(JSON.stringify(sortRows(entities))).toBe(JSON.stringify(sortRows([...fresh.entities.values()])))
+  expect(JSON.stringify(sortRows(relationships))).toBe(JSON.stringify(sortRows([...fresh.relationships.values()])))
 }
 
 describe('concurrent writers and readers', () => {

@@ -10,6 +10,7 @@ import type { MemorySync, SyncOptions } from '../../../src/engine/memory-sync'
 import { Memory } from '../../../src/engine/open'
 import { installErrorTransfer } from '../../../src/engine/wire'
 import { MemoryDB } from '../../../src/store/db'
+import { derivedTables, readDerived } from '../../../src/store/derived-rows'
 import { readMemoryDoc } from '../../../src/sync/memory-doc'
 import { canonical, type StoredState } from './state'
 
@@ -26,9 +27,10 @@ function connection(): ConnectionHandle {
 async function readStored(id: string): Promise<StoredState> {
   const db = new MemoryDB(id, {})
   try {
-    const [observations, entities, relationships, aliases, files, fileBytes, updates] = await db.transaction(
-      'r', [db.observations, db.entities, db.relationships, db.aliases, db.files, db.fileBytes, db.docUpdates],
-      () => Promise.all([db.observations.toArray(), db.entities.toArray(), db.relationships.toArray(), db.aliases.toArray(), db.files.toArray(), db.fileBytes.toArray(), db.docUpdates.toArray()]),
+    const [observations, { entities, relationships }, aliases, files, fileBytes, updates] = await db.transaction(
+      'r', [db.observations, ...derivedTables(db), db.aliases, db.files, db.fileBytes, db.docUpdates],
+      // the rows with their backing notes put back, to compare whole with a derivation
+      () => Promise.all([db.observations.toArray(), readDerived(db), db.aliases.toArray(), db.files.toArray(), db.fileBytes.toArray(), db.docUpdates.toArray()]),
     )
     const derived = Graph.derive(observations, new Map(aliases.map((a) => [a.variant, a.canonical])))
     const byKey = <T extends { key: string }>(rows: T[]) => [...rows].sort((a, b) => (a.key < b.key ? -1 : 1))

@@ -1,0 +1,82 @@
+// Derived entity and relationship rows in IndexedDB: the rows themselves, and apart from them
+// which notes back each one, so a change to a busy entity stores only the pairs that changed.
+import type { GraphDelta } from '../core/graph'
+import type { Entity, Relationship } from '../core/types'
+import type { BackingRow, MemoryDB, StoredEntity, StoredRelationship } from './db'
+
+/** The tables a transaction that writes derived rows must include. */
+export function derivedTables(db: MemoryDB) {
+  return [db.entities, db.relationships, db.entityNotes, db.relationshipNotes]
+}
+
+function entityRow(e: Entity): StoredEntity {
+  const { observations: _, ...row } = e
+  return { ...row, queries: [...row.queries] }
+}
+
+function relationshipRow(r: Relationship): StoredRelationship {
+  const { observations: _, ...row } = r
+  return row
+}
+
+/** Stores one change of the graph, inside the caller's transaction. */
+export async function persistDelta(db: MemoryDB, delta: GraphDelta): Promise<void> {
+  if (delta.removedEntities.length) await db.entities.bulkDelete(delta.removedEntities)
+  if (delta.upsertedEntities.length) await db.entities.bulkPut(delta.upsertedEntities.map(entityRow))
+  if (delta.removedRelationships.length) await db.relationships.bulkDelete(delta.removedRelationships)
+  if (delta.upsertedRelationships.length) await db.relationships.bulkPut(delta.upsertedRelationships.map(relationshipRow))
+  const put = { entity: [] as BackingRow[], relationship: [] as BackingRow[] }
+  const gone = { entity: [] as Array<[string, string]>, relationship: [] as Array<[string, string]> }
+  for (const c of delta.backing) {
+    if (c.backs) put[c.of].push({ key: c.key, slug: c.slug })
+    else gone[c.of].push([c.key, c.slug])
+  }
+  if (gone.entity.length) await db.entityNotes.bulkDelete(gone.entity)
+  if (put.entity.length) await db.entityNotes.bulkPut(put.entity)
+  if (gone.relationship.length) await db.relationshipNotes.bulkDelete(gone.relationship)
+  if (put.relationship.length) await db.relationshipNotes.bulkPut(put.relationship)
+}
+
+/**
+ * Replaces every derived row with the given graph's, inside the caller's transaction. Backing
+ * is taken from what the graph knows of each entity and each stated edge.
+ */
+export async function replaceDerived(db: MemoryDB, entities: Iterable<Entity>, relationships: Iterable<Relationship>, edgeBacking: Iterable<BackingRow>): Promise<void> {
+  await Promise.all(derivedTables(db).map((t) => t.clear()))
+  const es = [...entities]
+  await db.entities.bulkPut(es.map(entityRow))
+  await db.relationships.bulkPut([...relationships].map(relationshipRow))
+  await db.entityNotes.bulkPut(es.flatMap((e) => e.observations.map((slug) => ({ key: e.key, slug }))))
+  await db.relationshipNotes.bulkPut([...edgeBacking])
+}
+
+/**
+ * The stored rows put back together with their backing notes (sorted, as the graph lists them).
+ * Backing of a dormant edge (stated, but an end is missing) has no row and is left out.
+ */
+export async function readDerived(db: MemoryDB): Promise<{ entities: Entity[]; relationships: Relationship[] }> {
+  return db.transaction('r', derivedTables(db), async () => {
+    const [entities, relationships, entityNotes, relationshipNotes] = await Promise.all([
+      db.entities.toArray(),
+      db.relationships.toArray(),
+      db.entityNotes.toArray(),
+      db.relationshipNotes.toArray(),
+    ])
+    const backing = (rows: BackingRow[]) => {
+      // primary-key order is by key then slug, so each list comes out sorted
+      const by = new Map<string, string[]>()
+      for (const { key, slug } of rows) {
+        const list = by.get(key)
+        if (list) list.push(slug)
+        else by.set(key, [slug])
+      }
+      return by
+    }
+    const eb = backing(entityNotes)
+    const rb = backing(relationshipNotes)
+    return {
+      entities: entities.map((e) => ({ ...e, observations: eb.get(e.key) ?? [] })),
+      relationships: relationships.map((r) => ({ ...r, observations: rb.get(r.key) ?? [] })),
+    }
+  })
+}
