@@ -10,6 +10,7 @@ import type { WebSocket } from 'ws'
 import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import type { Connection } from '../core/types'
+import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
 import { checkUpdate } from './update-policy'
@@ -28,6 +29,11 @@ export interface GateContext {
   /** Re-checked on every update, so a revoke that has not closed the socket yet still bites. */
   isRevoked: () => boolean
   onRevokedUpdate: () => void
+  /**
+   * Makes an accepted update durable before the room sees it; later messages of this socket
+   * wait for it. A failure closes the socket (the client resends after reconnecting).
+   */
+  persist?: (update: Uint8Array) => Promise<void>
 }
 
 function encodeUpdateMessage(update: Uint8Array): Uint8Array {
@@ -39,9 +45,12 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
 
 export class GatedSocket extends EventEmitter {
   private queue: Uint8Array[] | null = []
+  private waiting: Uint8Array[] = []
   /** Updates that depend on history the room lacks, merged, waiting for the rest. */
   private held: Uint8Array | null = null
   private sawStep2 = false
+  /** True while an update is being persisted; messages queue behind it, in order. */
+  private paused = false
   binaryType = 'arraybuffer'
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
@@ -50,6 +59,7 @@ export class GatedSocket extends EventEmitter {
     ws.on('message', (data: ArrayBuffer | Buffer) => {
       const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       if (this.queue) this.queue.push(bytes)
+      else if (this.paused) this.waiting.push(bytes)
       else this.receive(bytes)
     })
     ws.on('close', () => this.emit('close'))
@@ -58,9 +68,13 @@ export class GatedSocket extends EventEmitter {
 
   /** Starts delivering messages to the room; the ones that arrived while it loaded go first. */
   start(): void {
-    const queued = this.queue ?? []
+    this.waiting.push(...(this.queue ?? []))
     this.queue = null
-    for (const m of queued) this.receive(m)
+    this.drain()
+  }
+
+  private drain(): void {
+    while (!this.paused && this.waiting.length > 0) this.receive(this.waiting.shift()!)
   }
 
   get readyState(): number {
@@ -110,7 +124,18 @@ export class GatedSocket extends EventEmitter {
     const verdict = checkUpdate(tier, room, combined)
     if (verdict.ok) {
       this.held = null
-      if (!verdict.noop) this.forward(encodeUpdateMessage(combined))
+      if (verdict.noop) return
+      if (!this.ctx.persist) return this.forward(encodeUpdateMessage(combined))
+      this.paused = true
+      this.ctx.persist(combined).then(() => {
+        this.forward(encodeUpdateMessage(combined))
+        this.paused = false
+        this.drain()
+      }, (err: unknown) => {
+        this.ctx.log('error', 'update_persist_failed', { room: this.ctx.room, connection: this.ctx.connection.id, error: (err as Error).message })
+        this.waiting = []
+        this.ws.close(CLOSE.unavailable, 'the update could not be stored; reconnect to resend it')
+      })
       return
     }
     if (verdict.incomplete) {

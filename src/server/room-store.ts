@@ -9,6 +9,11 @@ export interface RoomStore {
    * order they were made, and `flush` waits for them.
    */
   append(room: string, update: Uint8Array): void
+  /**
+   * Records an update and resolves once it is durable. A store that offers it gets every
+   * client update through it, before the room (and so any other client) sees the update.
+   */
+  persist?(room: string, update: Uint8Array): Promise<void>
   /** Resolves when every append made so far (to `room`, or to every room) is durable. */
   flush(room?: string): Promise<void>
   /** Rewrites the room's history as one merged update; a hint, stores may do nothing. */

@@ -2,25 +2,29 @@
 // checked on every socket, a tier gate on every update, and embedded persistence.
 //
 // Seams for a larger deployment: `store` (a RoomStore: where room history lives) and
-// `authorize` (who a token is and what it may do). See the README section on scaling.
+// `authorize` (who a token is and what it may do), or `redis`, which fills both from a Redis
+// that several servers share. See the README section on running past one server.
 import { watch, type FSWatcher } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { docs, setPersistence, setupWSConnection, type WSSharedDoc } from '@y/websocket-server/utils'
 import { WebSocketServer, type WebSocket } from 'ws'
 import * as Y from 'yjs'
+import { MemoryError } from '../core/errors'
 import type { Connection, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
+import type { AccessSource, TokenAdmin } from './access-source'
 import { GatedSocket } from './gated-socket'
 import { jsonLineLog, type SyncLog } from './log'
+import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
 
 export type AuthResult = { ok: true; connection: Connection } | { ok: false; code: number; reason: string }
 
 /** Decides who a socket is. The default checks the token registry in the data directory. */
-export type Authorize = (token: string | null, room: string) => AuthResult
+export type Authorize = (token: string | null, room: string) => AuthResult | Promise<AuthResult>
 
 export interface SyncServerOptions {
   /** Default 127.0.0.1. Binding another interface exposes the server: put TLS in front of it. */
@@ -34,6 +38,11 @@ export interface SyncServerOptions {
   log?: SyncLog
   /** Largest WebSocket message accepted, in bytes (a first sync carries a whole memory). */
   maxMessageBytes?: number
+  /**
+   * Rooms and tokens in a Redis shared with other servers (a URL, or options) instead of the
+   * data directory; replaces `store` and `authorize`. Manage its tokens through `access`.
+   */
+  redis?: string | RedisOptions
 }
 
 export interface SyncServer {
@@ -41,11 +50,14 @@ export interface SyncServer {
   port: number
   /** `ws://host:port`, the serverUrl for the client. */
   url: string
+  /** The token file of the data directory; with `redis`, these throw: use `access`. */
   tokens: {
     add(input: { memoryId: string; tier?: Tier; agent: string }): NewToken
     revoke(id: string): Connection
     list(memoryId?: string): Connection[]
   }
+  /** The tokens this server checks, wherever they live (the token file, or Redis). */
+  access: TokenAdmin
   /** The room's current state as one update (a loaded room) or what storage holds, or null. */
   roomState(room: string): Promise<Uint8Array | null>
   close(): Promise<void>
@@ -81,7 +93,13 @@ setPersistence({
 export async function startSyncServer(options: SyncServerOptions): Promise<SyncServer> {
   const host = options.host ?? '127.0.0.1'
   const log = options.log ?? jsonLineLog
-  const store: RoomStore = options.store ?? new FileRoomStore(options.dataDir)
+  if (options.redis !== undefined && (options.store || options.authorize)) {
+    throw new MemoryError('invalid_request', 'pass either redis or store/authorize: redis provides both')
+  }
+  // Loaded only when asked for, so a single-machine server needs no Redis client.
+  const redis = options.redis === undefined ? undefined : await (await import('./redis-backend')).openRedisBackend(typeof options.redis === 'string' ? { url: options.redis } : options.redis, log)
+  const access: AccessSource | undefined = redis?.access
+  const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir)
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
   const id = `s${nextInstance++}`
   const docName = (room: string) => `${id}/${room}`
@@ -98,7 +116,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       preloaded.delete(room)
       if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
       doc.on('update', (update: Uint8Array, origin: unknown) => {
-        if (origin !== STORE_ORIGIN) store.append(room, update)
+        // A store that persists gets clients' updates before the room does (see GatedSocket).
+        if (origin !== STORE_ORIGIN && !(store.persist && origin instanceof GatedSocket)) store.append(room, update)
       })
       // Updates that clients of other servers sent reach this room's clients through the store.
       const unsubscribe = store.subscribe?.(room, (update) => Y.applyUpdate(doc, update, STORE_ORIGIN))
@@ -115,7 +134,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     },
   })
 
-  const authorize: Authorize = options.authorize ?? ((token, room) => {
+  const authorize: Authorize = options.authorize ?? (access ? (token, room) => access.authorize(token, room) : (token, room) => {
     if (!token) return { ok: false, code: CLOSE.unauthorized, reason: 'a connection token is required (?token=...)' }
     let connection = registry.verify(token)
     if (!connection) {
@@ -145,10 +164,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const closeSocketsOf = (connectionId: string, code: number, reason: string) => {
     for (const ws of sockets.get(connectionId) ?? []) ws.close(code, reason)
   }
-  registry.onRevoked((c) => {
+  const onRevoked = (c: Connection) => {
     log('info', 'connection_revoked', { connection: c.id, agent: c.agent, room: c.memoryId })
     closeSocketsOf(c.id, CLOSE.revoked, 'this connection token was revoked')
-  })
+  }
+  registry.onRevoked(onRevoked)
+  access?.onRevoked(onRevoked)
 
   async function onConnection(ws: WebSocket, req: IncomingMessage): Promise<void> {
     ws.on('error', (err) => log('warn', 'socket_error', { error: err.message }))
@@ -158,7 +179,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       ws.close(CLOSE.badRequest, 'the path must be /<memory id>')
       return
     }
-    const auth = authorize(url.searchParams.get('token'), room)
+    // Messages that arrive while an asynchronous check runs are kept and replayed to the gate.
+    const early: Array<[unknown, boolean]> = []
+    const keep = (data: unknown, isBinary: boolean) => early.push([data, isBinary])
+    ws.on('message', keep)
+    const auth = await authorize(url.searchParams.get('token'), room)
+    ws.off('message', keep)
     if (!auth.ok) {
       log('warn', 'connection_refused', { room, code: auth.code, reason: auth.reason })
       ws.close(auth.code, auth.reason)
@@ -177,9 +203,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       room,
       log,
       roomDoc: () => docs.get(docName(room)),
-      isRevoked: () => options.authorize === undefined && registry.isRevoked(connection.id),
+      isRevoked: () => (access ? access.isRevoked(connection.id) : options.authorize === undefined && registry.isRevoked(connection.id)),
       onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
+      persist: store.persist ? (update) => store.persist!(room, update) : undefined,
     })
+    for (const [data, isBinary] of early) ws.emit('message', data, isBinary)
     try {
       await ensureLoaded(room)
     } catch (err) {
@@ -212,7 +240,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
 
   let watcher: FSWatcher | undefined
   let reloadTimer: NodeJS.Timeout | undefined
-  if (options.authorize === undefined) {
+  if (options.authorize === undefined && !access) {
     try {
       watcher = watch(options.dataDir, (_event, filename) => {
         if (filename !== TOKENS_FILE) return
@@ -241,6 +269,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0)
   log('info', 'listening', { host, port, dataDir: options.dataDir })
 
+  const fileTokens = () => {
+    if (access) throw new MemoryError('invalid_request', 'this server keeps its tokens in Redis: use server.access (or `token ... --redis <url>`)')
+    return registry
+  }
+
   let closing: Promise<void> | undefined
   async function close(): Promise<void> {
     watcher?.close()
@@ -265,6 +298,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       }
     }
     await store.close()
+    await access?.close()
+    await redis?.close()
     instances.delete(id)
     await new Promise<void>((resolve) => {
       wss.close(() => resolve())
@@ -277,9 +312,14 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     port,
     url: `ws://${host}:${port}`,
     tokens: {
-      add: (input) => registry.add(input),
-      revoke: (connectionId) => registry.revoke(connectionId),
-      list: (memoryId) => registry.list(memoryId),
+      add: (input) => fileTokens().add(input),
+      revoke: (connectionId) => fileTokens().revoke(connectionId),
+      list: (memoryId) => fileTokens().list(memoryId),
+    },
+    access: access ?? {
+      add: async (input) => registry.add(input),
+      revoke: async (connectionId) => registry.revoke(connectionId),
+      list: async (memoryId) => registry.list(memoryId),
     },
     async roomState(room) {
       const live = docs.get(docName(room))

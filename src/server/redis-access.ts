@@ -1,0 +1,178 @@
+// Connection tokens in Redis, shared by every sync server: `<prefix>conn` maps a connection id
+// to its record, `<prefix>token` a token's sha256 to its connection id, `<prefix>revoked` a
+// revoked id to when. A revoke is published on `<prefix>revocations`, so each server closes
+// that connection's sockets at once; a server that was disconnected re-reads the revoked set.
+import { randomBytes } from 'node:crypto'
+import { isTier } from '../core/access'
+import { MemoryError } from '../core/errors'
+import type { Connection, Tier } from '../core/types'
+import { CLOSE } from '../sync/close-codes'
+import type { AccessSource } from './access-source'
+import { ROOM_NAME } from './file-room-store'
+import type { SyncLog } from './log'
+import type { RedisConnection } from './redis-connection'
+import type { AuthResult } from './sync-server'
+import { hashToken, type NewToken } from './token-registry'
+
+const TOKEN_PREFIX = 'cairn_'
+
+// The same rules and messages as the token file's `add`.
+function newConnection(input: { memoryId: string; tier?: Tier; agent: string }): NewToken {
+  const tier = input.tier ?? 'read_write'
+  if (!isTier(tier)) throw new MemoryError('invalid_request', `tier must be read, read_write or full, not "${String(tier)}"`)
+  if (typeof input.memoryId !== 'string' || !ROOM_NAME.test(input.memoryId)) {
+    throw new MemoryError('invalid_request', 'memory id must be 1-128 letters, digits, "-" or "_", starting with a letter or digit')
+  }
+  const agent = typeof input.agent === 'string' ? input.agent.trim() : ''
+  if (!agent || agent.length > 200) throw new MemoryError('invalid_request', 'agent must be a name of 1-200 characters')
+  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+  const connection: Connection = {
+    id: `conn_${randomBytes(6).toString('hex')}`,
+    memoryId: input.memoryId,
+    agent,
+    tier,
+    tokenHash: hashToken(token),
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+  }
+  return { token, connection }
+}
+
+function parseConnection(raw: Buffer | null, revokedAt: Buffer | null): Connection | null {
+  if (!raw) return null
+  try {
+    const c = JSON.parse(raw.toString()) as Connection
+    if (typeof c.id !== 'string' || typeof c.memoryId !== 'string' || !isTier(c.tier)) return null
+    return { ...c, revokedAt: revokedAt ? revokedAt.toString() : null }
+  } catch {
+    return null
+  }
+}
+
+export class RedisAccess implements AccessSource {
+  private readonly revoked = new Set<string>()
+  private readonly listeners = new Set<(c: Connection) => void>()
+  private readonly keys: { conn: string; token: string; revoked: string; channel: string }
+  private readonly log: SyncLog
+  private closed = false
+
+  private constructor(private readonly redis: RedisConnection, prefix: string, log: SyncLog) {
+    this.keys = { conn: `${prefix}conn`, token: `${prefix}token`, revoked: `${prefix}revoked`, channel: `${prefix}revocations` }
+    this.log = log
+  }
+
+  /** `watch`: follow revocations (a server); an admin command leaves it off. */
+  static async open(redis: RedisConnection, options: { prefix?: string; log?: SyncLog; watch?: boolean } = {}): Promise<RedisAccess> {
+    const access = new RedisAccess(redis, options.prefix ?? 'cairn:', options.log ?? (() => {}))
+    if (options.watch !== false) await access.watch()
+    return access
+  }
+
+  private async watch(): Promise<void> {
+    await this.redis.subscriber.subscribe(this.keys.channel, (message) => {
+      void this.revokedElsewhere(message.toString())
+    })
+    // Messages published while the subscriber was reconnecting are lost: re-read the set.
+    this.redis.subscriber.on('ready', () => {
+      if (!this.closed) void this.reloadRevoked()
+    })
+    await this.reloadRevoked()
+  }
+
+  private async reloadRevoked(): Promise<void> {
+    try {
+      const ids = await this.redis.command.sendCommand<Buffer[]>(['HKEYS', this.keys.revoked])
+      for (const id of ids) await this.revokedElsewhere(id.toString())
+    } catch (err) {
+      this.log('warn', 'revocations_reload_failed', { error: (err as Error).message })
+    }
+  }
+
+  private async revokedElsewhere(id: string): Promise<void> {
+    if (this.revoked.has(id)) return
+    this.revoked.add(id)
+    // Sockets close on the id alone; the record only fills in the log line.
+    let connection: Connection = { id, memoryId: '', agent: '', tier: 'read', tokenHash: '', createdAt: '', revokedAt: new Date().toISOString() }
+    try {
+      const [raw, at] = await Promise.all([
+        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.conn, id]),
+        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.revoked, id]),
+      ])
+      connection = parseConnection(raw, at) ?? connection
+    } catch {
+      // keep the bare record
+    }
+    for (const l of this.listeners) l(connection)
+  }
+
+  async authorize(token: string | null, room: string): Promise<AuthResult> {
+    if (!token) return { ok: false, code: CLOSE.unauthorized, reason: 'a connection token is required (?token=...)' }
+    if (token.length > 200) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
+    let connection: Connection | null
+    try {
+      // Looked up by the token's sha256: finding it says nothing about any other token.
+      const id = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.token, hashToken(token)])
+      if (!id) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
+      const [raw, at] = await Promise.all([
+        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.conn, id]),
+        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.revoked, id]),
+      ])
+      connection = parseConnection(raw, at)
+    } catch (err) {
+      this.log('warn', 'authorize_unavailable', { error: (err as Error).message })
+      return { ok: false, code: CLOSE.unavailable, reason: 'the token directory is unavailable; try again later' }
+    }
+    if (!connection) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
+    if (connection.revokedAt !== null || this.revoked.has(connection.id)) return { ok: false, code: CLOSE.revoked, reason: 'this connection token was revoked' }
+    if (connection.memoryId !== room) return { ok: false, code: CLOSE.forbidden, reason: 'this token belongs to another memory' }
+    return { ok: true, connection }
+  }
+
+  isRevoked(connectionId: string): boolean {
+    return this.revoked.has(connectionId)
+  }
+
+  onRevoked(listener: (connection: Connection) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  async add(input: { memoryId: string; tier?: Tier; agent: string }): Promise<NewToken> {
+    const made = newConnection(input)
+    const { connection } = made
+    await this.redis.command.sendCommand(['HSET', this.keys.conn, connection.id, JSON.stringify(connection)])
+    // The token becomes usable only once its record exists.
+    await this.redis.command.sendCommand(['HSET', this.keys.token, connection.tokenHash, connection.id])
+    return made
+  }
+
+  async revoke(id: string): Promise<Connection> {
+    const raw = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.conn, id])
+    if (!raw) throw new MemoryError('not_found', `no connection "${id}"; list them with \`token list\``, { id })
+    await this.redis.command.sendCommand(['HSETNX', this.keys.revoked, id, new Date().toISOString()])
+    await this.redis.command.sendCommand(['PUBLISH', this.keys.channel, id])
+    const at = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.revoked, id])
+    return parseConnection(raw, at)!
+  }
+
+  async list(memoryId?: string): Promise<Connection[]> {
+    const [conns, revoked] = await Promise.all([
+      this.redis.command.sendCommand<Buffer[]>(['HGETALL', this.keys.conn]),
+      this.redis.command.sendCommand<Buffer[]>(['HGETALL', this.keys.revoked]),
+    ])
+    const revokedAt = new Map<string, Buffer>()
+    for (let i = 0; i + 1 < revoked.length; i += 2) revokedAt.set(revoked[i]!.toString(), revoked[i + 1]!)
+    const out: Connection[] = []
+    for (let i = 0; i + 1 < conns.length; i += 2) {
+      const c = parseConnection(conns[i + 1]!, revokedAt.get(conns[i]!.toString()) ?? null)
+      if (c && (memoryId === undefined || c.memoryId === memoryId)) out.push(c)
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    this.listeners.clear()
+    if (this.redis.subscriber.isOpen) await this.redis.subscriber.unsubscribe(this.keys.channel).catch(() => {})
+  }
+}
