@@ -10,7 +10,6 @@ import type { WebSocket } from 'ws'
 import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import type { Connection } from '../core/types'
-import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
 import { checkUpdate } from './update-policy'
@@ -29,11 +28,14 @@ export interface GateContext {
   /** Re-checked on every update, so a revoke that has not closed the socket yet still bites. */
   isRevoked: () => boolean
   onRevokedUpdate: () => void
+  /** Starts making an accepted update durable, just before the room applies it. */
+  persist?: (update: Uint8Array) => void
   /**
-   * Makes an accepted update durable before the room sees it; later messages of this socket
-   * wait for it. A failure closes the socket (the client resends after reconnecting).
+   * What the room's persisted updates still wait for, or null when nothing is pending: every
+   * message to the client (a relayed update, a sync reply) is held until then, so no client
+   * sees an update that could still be lost.
    */
-  persist?: (update: Uint8Array) => Promise<void>
+  whenDurable?: () => Promise<void> | null
 }
 
 function encodeUpdateMessage(update: Uint8Array): Uint8Array {
@@ -45,12 +47,12 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
 
 export class GatedSocket extends EventEmitter {
   private queue: Uint8Array[] | null = []
-  private waiting: Uint8Array[] = []
   /** Updates that depend on history the room lacks, merged, waiting for the rest. */
   private held: Uint8Array | null = null
   private sawStep2 = false
-  /** True while an update is being persisted; messages queue behind it, in order. */
-  private paused = false
+  /** Messages to the client waiting for durability, in order. */
+  private outgoing: Promise<unknown> = Promise.resolve()
+  private heldOut = 0
   binaryType = 'arraybuffer'
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
@@ -59,7 +61,6 @@ export class GatedSocket extends EventEmitter {
     ws.on('message', (data: ArrayBuffer | Buffer) => {
       const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       if (this.queue) this.queue.push(bytes)
-      else if (this.paused) this.waiting.push(bytes)
       else this.receive(bytes)
     })
     ws.on('close', () => this.emit('close'))
@@ -68,13 +69,9 @@ export class GatedSocket extends EventEmitter {
 
   /** Starts delivering messages to the room; the ones that arrived while it loaded go first. */
   start(): void {
-    this.waiting.push(...(this.queue ?? []))
+    const queued = this.queue ?? []
     this.queue = null
-    this.drain()
-  }
-
-  private drain(): void {
-    while (!this.paused && this.waiting.length > 0) this.receive(this.waiting.shift()!)
+    for (const m of queued) this.receive(m)
   }
 
   get readyState(): number {
@@ -82,7 +79,13 @@ export class GatedSocket extends EventEmitter {
   }
 
   send(message: Uint8Array, _opts?: unknown, cb?: (err?: Error) => void): void {
-    this.ws.send(message, { binary: true }, cb)
+    const wait = this.ctx.whenDurable?.() ?? null
+    if (wait === null && this.heldOut === 0) return this.ws.send(message, { binary: true }, cb)
+    this.heldOut++
+    this.outgoing = Promise.all([this.outgoing, wait]).then(() => {
+      this.heldOut--
+      this.ws.send(message, { binary: true }, cb)
+    })
   }
 
   close(code?: number, reason?: string): void {
@@ -125,17 +128,8 @@ export class GatedSocket extends EventEmitter {
     if (verdict.ok) {
       this.held = null
       if (verdict.noop) return
-      if (!this.ctx.persist) return this.forward(encodeUpdateMessage(combined))
-      this.paused = true
-      this.ctx.persist(combined).then(() => {
-        this.forward(encodeUpdateMessage(combined))
-        this.paused = false
-        this.drain()
-      }, (err: unknown) => {
-        this.ctx.log('error', 'update_persist_failed', { room: this.ctx.room, connection: this.ctx.connection.id, error: (err as Error).message })
-        this.waiting = []
-        this.ws.close(CLOSE.unavailable, 'the update could not be stored; reconnect to resend it')
-      })
+      this.ctx.persist?.(combined)
+      this.forward(encodeUpdateMessage(combined))
       return
     }
     if (verdict.incomplete) {

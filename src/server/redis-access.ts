@@ -16,6 +16,15 @@ import { hashToken, type NewToken } from './token-registry'
 
 const TOKEN_PREFIX = 'cairn_'
 
+// One round trip: marks the connection revoked (the first time wins) and tells every server.
+const REVOKE = `
+local c = redis.call('HGET', KEYS[1], ARGV[1])
+if not c then return false end
+redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PUBLISH', KEYS[3], ARGV[1])
+return {c, redis.call('HGET', KEYS[2], ARGV[1])}
+`
+
 // The same rules and messages as the token file's `add`.
 function newConnection(input: { memoryId: string; tier?: Tier; agent: string }): NewToken {
   const tier = input.tier ?? 'read_write'
@@ -51,6 +60,8 @@ function parseConnection(raw: Buffer | null, revokedAt: Buffer | null): Connecti
 
 export class RedisAccess implements AccessSource {
   private readonly revoked = new Set<string>()
+  /** Connections this server authorized, for the log line of their revocation. */
+  private readonly seen = new Map<string, Connection>()
   private readonly listeners = new Set<(c: Connection) => void>()
   private readonly keys: { conn: string; token: string; revoked: string; channel: string }
   private readonly log: SyncLog
@@ -70,7 +81,7 @@ export class RedisAccess implements AccessSource {
 
   private async watch(): Promise<void> {
     await this.redis.subscriber.subscribe(this.keys.channel, (message) => {
-      void this.revokedElsewhere(message.toString())
+      this.revokedElsewhere(message.toString())
     })
     // Messages published while the subscriber was reconnecting are lost: re-read the set.
     this.redis.subscriber.on('ready', () => {
@@ -82,26 +93,18 @@ export class RedisAccess implements AccessSource {
   private async reloadRevoked(): Promise<void> {
     try {
       const ids = await this.redis.command.sendCommand<Buffer[]>(['HKEYS', this.keys.revoked])
-      for (const id of ids) await this.revokedElsewhere(id.toString())
+      for (const id of ids) this.revokedElsewhere(id.toString())
     } catch (err) {
       this.log('warn', 'revocations_reload_failed', { error: (err as Error).message })
     }
   }
 
-  private async revokedElsewhere(id: string): Promise<void> {
+  private revokedElsewhere(id: string): void {
     if (this.revoked.has(id)) return
     this.revoked.add(id)
-    // Sockets close on the id alone; the record only fills in the log line.
-    let connection: Connection = { id, memoryId: '', agent: '', tier: 'read', tokenHash: '', createdAt: '', revokedAt: new Date().toISOString() }
-    try {
-      const [raw, at] = await Promise.all([
-        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.conn, id]),
-        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.revoked, id]),
-      ])
-      connection = parseConnection(raw, at) ?? connection
-    } catch {
-      // keep the bare record
-    }
+    // Sockets close on the id alone, at once; a connection this server never saw gets a bare record.
+    const known = this.seen.get(id)
+    const connection: Connection = { ...(known ?? { id, memoryId: '', agent: '', tier: 'read', tokenHash: '', createdAt: '' }), revokedAt: new Date().toISOString() }
     for (const l of this.listeners) l(connection)
   }
 
@@ -125,6 +128,7 @@ export class RedisAccess implements AccessSource {
     if (!connection) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
     if (connection.revokedAt !== null || this.revoked.has(connection.id)) return { ok: false, code: CLOSE.revoked, reason: 'this connection token was revoked' }
     if (connection.memoryId !== room) return { ok: false, code: CLOSE.forbidden, reason: 'this token belongs to another memory' }
+    this.seen.set(connection.id, connection)
     return { ok: true, connection }
   }
 
@@ -147,12 +151,10 @@ export class RedisAccess implements AccessSource {
   }
 
   async revoke(id: string): Promise<Connection> {
-    const raw = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.conn, id])
-    if (!raw) throw new MemoryError('not_found', `no connection "${id}"; list them with \`token list\``, { id })
-    await this.redis.command.sendCommand(['HSETNX', this.keys.revoked, id, new Date().toISOString()])
-    await this.redis.command.sendCommand(['PUBLISH', this.keys.channel, id])
-    const at = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.revoked, id])
-    return parseConnection(raw, at)!
+    const reply = await this.redis.command.sendCommand<[Buffer, Buffer] | null>(['EVAL', REVOKE, '3', this.keys.conn, this.keys.revoked, this.keys.channel, id, new Date().toISOString()])
+    const c = reply ? parseConnection(reply[0], reply[1]) : null
+    if (!c) throw new MemoryError('not_found', `no connection "${id}"; list them with \`token list\``, { id })
+    return c
   }
 
   async list(memoryId?: string): Promise<Connection[]> {

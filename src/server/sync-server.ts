@@ -15,6 +15,7 @@ import type { Connection, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
 import type { AccessSource, TokenAdmin } from './access-source'
+import { DurabilityBarrier } from './durability-barrier'
 import { GatedSocket } from './gated-socket'
 import { jsonLineLog, type SyncLog } from './log'
 import type { RedisOptions } from './redis-backend'
@@ -124,6 +125,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       if (unsubscribe) unsubscribes.set(room, unsubscribe)
     },
     unbind(room) {
+      barriers.delete(room)
       unsubscribes.get(room)?.()
       unsubscribes.delete(room)
       const done = store.flush(room).then(() => store.compact(room)).catch((err: unknown) => {
@@ -159,6 +161,18 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       }
       await p
     }
+  }
+
+  // A store that can say when an update is durable: clients' messages wait for it (see GatedSocket).
+  const barriers = new Map<string, DurabilityBarrier>()
+  const persistUpdate = (room: string, update: Uint8Array) => {
+    let barrier = barriers.get(room)
+    if (!barrier) barriers.set(room, (barrier = new DurabilityBarrier()))
+    barrier.add(store.persist!(room, update), (err) => {
+      // The room holds an update storage does not: drop the room, its clients reconnect and resend.
+      log('error', 'update_persist_failed', { room, error: err.message })
+      for (const conn of docs.get(docName(room))?.conns.keys() ?? []) (conn as unknown as GatedSocket).close(CLOSE.unavailable, 'an update could not be stored; reconnect to resend it')
+    })
   }
 
   const closeSocketsOf = (connectionId: string, code: number, reason: string) => {
@@ -205,7 +219,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       roomDoc: () => docs.get(docName(room)),
       isRevoked: () => (access ? access.isRevoked(connection.id) : options.authorize === undefined && registry.isRevoked(connection.id)),
       onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
-      persist: store.persist ? (update) => store.persist!(room, update) : undefined,
+      persist: store.persist ? (update) => persistUpdate(room, update) : undefined,
+      whenDurable: () => barriers.get(room)?.current() ?? null,
     })
     for (const [data, isBinary] of early) ws.emit('message', data, isBinary)
     try {
