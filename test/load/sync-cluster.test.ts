@@ -10,7 +10,7 @@ describe('sync servers sharing rooms through Redis, under load and faults', () =
   it('3 servers, 60 clients: a server killed and Redis restarted lose nothing acknowledged', async () => {
     const r = await loadSyncCluster({
       backend: 'redis', servers: 3, clients: 60, memories: 3, durationMs: 8_000,
-      killServerAtMs: 2_500, restartRedisAtMs: 5_000, redisDownMs: 500, checkRevoke: true,
+      killServerAtMs: 2_500, restartRedisAtMs: 5_000, redisDownMs: 1_500, checkRevoke: true,
       convergeTimeoutMs: 30_000, log: (l) => console.info(l),
     })
     console.info(`cluster load: ${r.writes} writes (${r.writesPerSecond}/s), ${r.deliveriesPerSecond} deliveries/s, latency p50 ${r.latencyMs.p50} ms p95 ${r.latencyMs.p95} ms, converged in ${r.convergeMs} ms, revoke ${r.revokeMs?.join('/')} ms`)

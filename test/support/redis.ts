@@ -2,7 +2,7 @@
 // its own data directory, AOF with fsync on every write; killed (SIGKILL) and restarted on the
 // same port and directory on demand, removed at `stop`.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +17,8 @@ export interface TestRedis {
   kill(): Promise<void>
   /** Starts it again on the same port and directory. */
   start(): Promise<void>
+  /** Another Redis on a copy of this one's files as they are now (after `kill`: what survived). */
+  copy(): Promise<TestRedis>
   stop(): Promise<void>
 }
 
@@ -55,9 +57,10 @@ async function waitForPing(port: number, timeoutMs: number): Promise<void> {
   throw new Error(`redis-server did not answer on 127.0.0.1:${port} within ${timeoutMs} ms`)
 }
 
-export async function startRedis(options: { durable?: boolean } = {}): Promise<TestRedis> {
+export async function startRedis(options: { durable?: boolean; from?: string } = {}): Promise<TestRedis> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'cairn-redis-'))
+  if (options.from) cpSync(options.from, dir, { recursive: true })
   const durable = options.durable ?? true
   let child: ChildProcess | null = null
   let exited: Promise<void> = Promise.resolve()
@@ -81,6 +84,7 @@ export async function startRedis(options: { durable?: boolean } = {}): Promise<T
     dir,
     kill,
     start,
+    copy: () => startRedis({ durable, from: dir }),
     async stop() {
       await kill()
       rmSync(dir, { recursive: true, force: true })
