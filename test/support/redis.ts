@@ -1,7 +1,7 @@
 // A throwaway Redis for tests and benchmarks: Debian's redis-server on 127.0.0.1, a free port,
 // its own data directory, AOF with fsync on every write; killed (SIGKILL) and restarted on the
 // same port and directory on demand, removed at `stop`.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, connect } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -24,6 +24,19 @@ export interface TestRedis {
 
 export function redisAvailable(): boolean {
   return existsSync(REDIS_SERVER)
+}
+
+/** Installs Debian's redis-server when it is missing (as .ci/run does), or says how. */
+function ensureRedisServer(): void {
+  if (redisAvailable()) return
+  const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n']
+  const apt = (args: string[]) => execFileSync(asRoot[0] ?? 'apt-get', [...asRoot.slice(1), ...(asRoot.length ? ['apt-get'] : []), ...args], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 300_000 })
+  try {
+    apt(['update', '-qq'])
+    apt(['install', '-y', '-qq', '--no-install-recommends', 'redis-server'])
+  } catch (err) {
+    throw new Error(`${REDIS_SERVER} is missing and could not be installed (${(err as Error).message}); run: apt-get install redis-server`)
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -58,6 +71,7 @@ async function waitForPing(port: number, timeoutMs: number): Promise<void> {
 }
 
 export async function startRedis(options: { durable?: boolean; from?: string } = {}): Promise<TestRedis> {
+  ensureRedisServer()
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'cairn-redis-'))
   if (options.from) cpSync(options.from, dir, { recursive: true })
