@@ -279,6 +279,14 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       http.off('error', reject)
       resolve()
     })
+  }).catch(async (err: unknown) => {
+    // A port in use: release the Redis connections too, or the process would not exit.
+    watcher?.close()
+    await store.close().catch(() => {})
+    await access?.close().catch(() => {})
+    await redis?.close().catch(() => {})
+    instances.delete(id)
+    throw err
   })
   const address = http.address()
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0)
