@@ -90,6 +90,8 @@ export class RedisRoomStore implements RoomStore {
   private readonly compacting = new Map<string, Promise<void>>()
   private readonly inFlight = new Map<string, Set<Promise<void>>>()
   private readerId: number | null = null
+  /** Rooms whose cursor may have fallen behind a compaction: newly followed ones, or all after an error. */
+  private readonly toCheck = new Set<string>()
   private wake: (() => void) | null = null
   private readerLoop: Promise<void> | null = null
   private closed = false
@@ -199,6 +201,7 @@ export class RedisRoomStore implements RoomStore {
       sub = { cursor: this.loadedUpTo.get(room) ?? '0-0', listeners: new Set() }
       this.loadedUpTo.delete(room)
       this.subscriptions.set(room, sub)
+      this.toCheck.add(room)
       this.interruptReader()
     }
     sub.listeners.add(onUpdate)
@@ -227,7 +230,6 @@ export class RedisRoomStore implements RoomStore {
   }
 
   private async read(): Promise<void> {
-    let recovering = false
     while (!this.closed) {
       if (this.subscriptions.size === 0) {
         await new Promise<void>((resolve) => (this.wake = resolve))
@@ -235,10 +237,7 @@ export class RedisRoomStore implements RoomStore {
       }
       try {
         if (this.readerId === null) this.readerId = await this.redis.reader.sendCommand<number>(['CLIENT', 'ID'])
-        if (recovering) {
-          await this.catchUpAfterGap()
-          recovering = false
-        }
+        if (this.toCheck.size > 0) await this.catchUpAfterGap()
         const rooms = [...this.subscriptions.keys()]
         const streams = rooms.map((r) => this.keys(r)[1])
         const cursors = rooms.map((r) => this.subscriptions.get(r)!.cursor)
@@ -261,8 +260,8 @@ export class RedisRoomStore implements RoomStore {
         // The connection dropped (it reconnects by itself) or Redis restarted: a new client id,
         // and possibly entries trimmed while this reader was away.
         this.readerId = null
-        if (!recovering) this.log('warn', 'redis_reader_interrupted', { error: (err as Error).message })
-        recovering = true
+        if (this.toCheck.size < this.subscriptions.size) this.log('warn', 'redis_reader_interrupted', { error: (err as Error).message })
+        for (const room of this.subscriptions.keys()) this.toCheck.add(room)
         await sleep(100)
       }
     }
@@ -276,22 +275,30 @@ export class RedisRoomStore implements RoomStore {
     }
   }
 
-  /** A room whose cursor fell behind the snapshot gets the snapshot (merging is idempotent). */
+  /** Rooms whose cursor fell behind the snapshot get the snapshot (merging is idempotent). */
   private async catchUpAfterGap(): Promise<void> {
-    for (const [room, sub] of this.subscriptions) {
-      const [snapshotKey, stream] = this.keys(room)
-      const [upto, first] = await Promise.all([
-        this.redis.command.sendCommand<Buffer | null>(['HGET', snapshotKey, 'upto']),
-        this.redis.command.sendCommand<Entry[]>(['XRANGE', stream, '-', '+', 'COUNT', '1']),
-      ])
-      if (!upto) continue
-      const firstId = first[0]?.[0].toString()
-      const gap = compareIds(sub.cursor, upto.toString()) < 0 && (firstId === undefined || compareIds(firstId, sub.cursor) > 0)
-      if (!gap) continue
-      const snapshot = await this.redis.command.sendCommand<Buffer | null>(['HGET', snapshotKey, 'u'])
-      if (snapshot) for (const l of sub.listeners) this.deliver(room, l, new Uint8Array(snapshot))
-      this.log('warn', 'redis_reader_gap', { room, cursor: sub.cursor, snapshot: upto.toString() })
+    for (const room of [...this.toCheck]) {
+      const sub = this.subscriptions.get(room)
+      if (sub) await this.catchUp(room, sub)
+      // Only once checked: a check that failed (Redis down) runs again after the reconnect.
+      this.toCheck.delete(room)
     }
+  }
+
+  private async catchUp(room: string, sub: Subscription): Promise<void> {
+    const [snapshotKey, stream] = this.keys(room)
+    const [upto, first] = await Promise.all([
+      this.redis.command.sendCommand<Buffer | null>(['HGET', snapshotKey, 'upto']),
+      this.redis.command.sendCommand<Entry[]>(['XRANGE', stream, '-', '+', 'COUNT', '1']),
+    ])
+    if (!upto) return
+    const firstId = first[0]?.[0].toString()
+    // Behind the snapshot, and the entries right after the cursor may be gone.
+    const gap = compareIds(sub.cursor, upto.toString()) < 0 && (firstId === undefined || compareIds(firstId, sub.cursor) > 0)
+    if (!gap) return
+    const snapshot = await this.redis.command.sendCommand<Buffer | null>(['HGET', snapshotKey, 'u'])
+    if (snapshot) for (const l of sub.listeners) this.deliver(room, l, new Uint8Array(snapshot))
+    this.log('warn', 'redis_reader_gap', { room, cursor: sub.cursor, snapshot: upto.toString() })
   }
 
   async close(): Promise<void> {

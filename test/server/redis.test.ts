@@ -126,6 +126,31 @@ describe('sync servers on one Redis', () => {
     await store.close()
   })
 
+  it('a server whose cursor fell behind a compaction catches up from the snapshot', async () => {
+    const prefix = newPrefix()
+    const conn = await connectRedis(redis.url)
+    cleanups.push(() => conn.close())
+    const follower = new RedisRoomStore(conn, { prefix })
+    const writerStore = new RedisRoomStore(conn, { prefix, retentionMs: 0 })
+    cleanups.push(() => follower.close())
+    // the follower loads the room, then (slow to follow it) another server writes and compacts
+    expect(await follower.load('mem-4')).toBeNull()
+    const writer = createMemoryDoc()
+    const updates: Uint8Array[] = []
+    writer.on('update', (u: Uint8Array) => updates.push(u))
+    for (let i = 0; i < 20; i++) {
+      putObservation(writer, observation(`lagged-${i}`))
+      await writerStore.persist('mem-4', updates.at(-1)!)
+      await new Promise((r) => setTimeout(r, 2))
+    }
+    await writerStore.compact('mem-4')
+    expect(await conn.command.sendCommand<number>(['XLEN', `${prefix}room:mem-4:log`])).toBeLessThan(20)
+    const doc = createMemoryDoc()
+    follower.subscribe('mem-4', (u) => Y.applyUpdate(doc, u))
+    await waitFor('the follower to hold every update', () => memoryMaps(doc).observations.size === 20)
+    expect(Y.encodeStateVector(doc)).toEqual(Y.encodeStateVector(writer))
+  })
+
   it('refuses to start on a Redis that does not fsync every write', async () => {
     const volatile = await startRedis({ durable: false })
     cleanups.push(() => volatile.stop())
