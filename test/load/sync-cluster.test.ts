@@ -2,7 +2,9 @@
 // round-robin balancer writing for a few seconds: one server is SIGKILLed (its clients move to
 // the others) and Redis is SIGKILLed and restarted mid-run. Nothing a peer had received is
 // missing from Redis after either fault; at the end every client and a fresh server's load hold
-// every write; a revoke closes the token's sockets on all 3 servers in under 100 ms.
+// every write; a revoke closes the token's sockets on all 3 servers in under 100 ms (measured
+// where it is enforced, by each server's clock: how soon this busy test process notices the
+// closes is reported beside it).
 import { describe, expect, it } from 'vitest'
 import { loadSyncCluster } from './sync-cluster'
 
@@ -13,7 +15,7 @@ describe('sync servers sharing rooms through Redis, under load and faults', () =
       killServerAtMs: 2_500, restartRedisAtMs: 5_000, redisDownMs: 1_500, checkRevoke: true,
       convergeTimeoutMs: 30_000, log: (l) => console.info(l),
     })
-    console.info(`cluster load: ${r.writes} writes (${r.writesPerSecond}/s), ${r.deliveriesPerSecond} deliveries/s, latency p50 ${r.latencyMs.p50} ms p95 ${r.latencyMs.p95} ms, converged in ${r.convergeMs} ms, revoke ${r.revokeMs?.join('/')} ms`)
+    console.info(`cluster load: ${r.writes} writes (${r.writesPerSecond}/s), ${r.deliveriesPerSecond} deliveries/s, latency p50 ${r.latencyMs.p50} ms p95 ${r.latencyMs.p95} ms, converged in ${r.convergeMs} ms, revoke enforced by the servers in ${r.revokeMs?.join('/')} ms (seen by the clients in ${r.revokeSeenByClientsMs?.join('/')} ms)`)
     expect(r.problems).toEqual([])
     expect(r.refusals).toBe(0)
     expect(r.writes).toBeGreaterThan(100)
@@ -25,7 +27,9 @@ describe('sync servers sharing rooms through Redis, under load and faults', () =
       expect(f.missing).toBe(0)
     }
     expect(r.clientsOnKilledServer).toBeGreaterThan(0)
+    // each server closed the socket (on its own clock) within 100 ms of the revoke call
     expect(r.revokeMs).toHaveLength(3)
     for (const ms of r.revokeMs!) expect(ms).toBeLessThan(100)
+    expect(r.revokeSeenByClientsMs).toHaveLength(3)
   }, 180_000)
 })

@@ -68,8 +68,10 @@ export interface ClusterLoadResult {
   faults: Array<{ fault: string; atMs: number; acknowledged: number; missing: number }>
   /** Clients first connected to the server that was killed (they finish on others). */
   clientsOnKilledServer: number
-  /** From the revoke returning until each server closed its socket; ms. */
+  /** From the revoke call until each server closed the token's socket (its own clock); ms. */
   revokeMs: number[] | null
+  /** From the revoke call until each client saw its socket closed (4410); ms. */
+  revokeSeenByClientsMs: number[] | null
   refusals: number
   persisted: number
   problems: string[]
@@ -434,6 +436,7 @@ export async function loadSyncCluster(options: ClusterLoadOptions): Promise<Clus
     }
 
     let revokeMs: number[] | null = null
+    let revokeSeenByClientsMs: number[] | null = null
     if (options.checkRevoke) {
       const targets = servers.filter((s) => s.alive)
       const room = rooms[0]!
@@ -445,11 +448,14 @@ export async function loadSyncCluster(options: ClusterLoadOptions): Promise<Clus
           const closed: number[] = []
           let revokedAt = 0
           for (const c of sockets) c.on('status', (st) => { if (st.state === 'denied' && st.closed?.code === CLOSE.revoked) closed.push(performance.now() - revokedAt) })
+          const epochBefore = performance.timeOrigin + performance.now()
           revokedAt = performance.now()
           await access.revoke(leaver.connection.id)
           const deadline = performance.now() + 5_000
           while (closed.length < sockets.length && performance.now() < deadline) await sleep(2)
-          revokeMs = closed.map(round)
+          revokeSeenByClientsMs = closed.map(round)
+          const closedOn = await Promise.all(targets.map((s) => s.request<number[]>({ type: 'revocations' })))
+          revokeMs = closedOn.map((times) => round((times.at(-1) ?? Number.NaN) - epochBefore))
           if (closed.length < sockets.length) problems.push(`revoke: only ${closed.length} of ${sockets.length} servers closed the socket within 5 s`)
         } finally {
           for (const c of sockets) c.destroy()
@@ -504,6 +510,7 @@ export async function loadSyncCluster(options: ClusterLoadOptions): Promise<Clus
       faults,
       clientsOnKilledServer: options.killServerAtMs !== undefined && servers.length > 1 ? clients.filter((c) => c.servers.has(0)).length : 0,
       revokeMs,
+      revokeSeenByClientsMs,
       refusals,
       persisted,
       problems,
