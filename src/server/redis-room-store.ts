@@ -144,7 +144,9 @@ export class RedisRoomStore implements RoomStore {
       const deadline = Date.now() + this.persistTimeoutMs
       for (let attempt = 0; ; attempt++) {
         try {
-          await this.redis.command.sendCommand(['XADD', stream, '*', 'u', Buffer.from(update.buffer, update.byteOffset, update.byteLength), 's', this.serverId])
+          // Bounded even while it waits in the client's queue for a reconnect, or for a reply.
+          const timeout = Math.max(1, deadline - Date.now())
+          await this.redis.command.sendCommand(['XADD', stream, '*', 'u', Buffer.from(update.buffer, update.byteOffset, update.byteLength), 's', this.serverId], { timeout, rejectInFlight: true })
           break
         } catch (err) {
           if (this.closed || Date.now() >= deadline) {
@@ -162,7 +164,8 @@ export class RedisRoomStore implements RoomStore {
     })()
     let set = this.inFlight.get(room)
     if (!set) this.inFlight.set(room, (set = new Set()))
-    const tracked = done.finally(() => set.delete(tracked))
+    // Only for flush; the failure itself goes to the caller of persist.
+    const tracked: Promise<void> = done.then(() => undefined, () => undefined).finally(() => set.delete(tracked))
     set.add(tracked)
     return done
   }

@@ -151,6 +151,23 @@ describe('sync servers on one Redis', () => {
     expect(Y.encodeStateVector(doc)).toEqual(Y.encodeStateVector(writer))
   })
 
+  it('an append while Redis is down fails after its timeout with storage_failed, and works again once Redis is back', async () => {
+    const own = await startRedis()
+    cleanups.push(() => own.stop())
+    const conn = await connectRedis(own.url)
+    cleanups.push(() => conn.close())
+    const store = new RedisRoomStore(conn, { persistTimeoutMs: 1_000 })
+    await store.persist('mem-5', new Uint8Array([0, 0]))
+    await own.kill()
+    const started = Date.now()
+    await expect(store.persist('mem-5', new Uint8Array([0, 1]))).rejects.toMatchObject({ code: 'storage_failed' })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+    await store.flush()
+    await own.start()
+    await store.persist('mem-5', new Uint8Array([0, 2]))
+    expect(await conn.command.sendCommand(['XLEN', 'cairn:room:mem-5:log'])).toBe(2)
+  }, 20_000)
+
   it('refuses to start on a Redis that does not fsync every write', async () => {
     const volatile = await startRedis({ durable: false })
     cleanups.push(() => volatile.stop())
