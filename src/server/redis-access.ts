@@ -15,6 +15,7 @@ import type { AuthResult } from './sync-server'
 import { hashToken, type NewToken } from './token-registry'
 
 const TOKEN_PREFIX = 'cairn_'
+const AUTHORIZE_TIMEOUT_MS = 3_000
 
 // One round trip: marks the connection revoked (the first time wins) and tells every server.
 const REVOKE = `
@@ -114,11 +115,13 @@ export class RedisAccess implements AccessSource {
     let connection: Connection | null
     try {
       // Looked up by the token's sha256: finding it says nothing about any other token.
-      const id = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.token, hashToken(token)])
+      // While Redis is away the socket gets 4500 (retried) instead of waiting on the client's queue.
+      const bounded = { timeout: AUTHORIZE_TIMEOUT_MS }
+      const id = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.token, hashToken(token)], bounded)
       if (!id) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
       const [raw, at] = await Promise.all([
-        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.conn, id]),
-        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.revoked, id]),
+        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.conn, id], bounded),
+        this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.revoked, id], bounded),
       ])
       connection = parseConnection(raw, at)
     } catch (err) {
