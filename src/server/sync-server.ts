@@ -199,6 +199,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     ws.on('message', keep)
     const auth = await authorize(url.searchParams.get('token'), room)
     ws.off('message', keep)
+    if (ws.readyState !== ws.OPEN) return
     if (!auth.ok) {
       log('warn', 'connection_refused', { room, code: auth.code, reason: auth.reason })
       ws.close(auth.code, auth.reason)
