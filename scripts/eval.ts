@@ -1,6 +1,7 @@
 // `npm run eval`: retrieval quality of the entity index on WordNet 3.1 nouns (see
 // scripts/eval/task.ts). BM25, vectors and hybrid, hybrid weights tuned on the dev split and
 // reported on the held-out test split. Prints a table and writes bench/results/eval.json.
+// With `--locomo <path>`, the conversational task instead (scripts/eval-locomo.ts).
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex, type SearchMode } from '../src/search/entity-index'
@@ -9,6 +10,12 @@ import { createStaticEmbedder } from '../src/search/static-embedder'
 import { mean, ndcgAtK, pairedBootstrap, recallAtK } from './eval/metrics'
 import { buildTask, DEFAULT_TASK, type EvalQuery } from './eval/task'
 import { readNounSynsets, wordnetVersion } from './eval/wordnet'
+import { runLocomo } from './eval-locomo'
+
+function requirePath(path: string | undefined): string {
+  if (!path || path.startsWith('--')) throw new Error('--locomo takes the path of a LoCoMo writes-and-questions file, e.g. ../shared/data/locomo-dev.json')
+  return path
+}
 
 const K = 10
 const MODELS = 'public/models/'
@@ -132,7 +139,9 @@ async function main(): Promise<void> {
   console.log(`wrote bench/results/eval.json in ${result.timings.totalS} s`)
 }
 
-main().catch((err) => {
+const locomoAt = process.argv.indexOf('--locomo')
+const task = locomoAt >= 0 ? runLocomo(requirePath(process.argv[locomoAt + 1])) : main()
+task.catch((err) => {
   console.error(err)
   process.exit(1)
 })

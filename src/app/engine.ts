@@ -223,13 +223,41 @@ export async function downloadBackup(memoryId: string): Promise<string> {
   return filename
 }
 
-/** Imports a backup file as a new memory, with this app's own connection to it. */
-export async function importBackupFile(file: File): Promise<MemoryInfo> {
+/** A backup file read and parsed, before anything is imported. */
+export async function readBackupFile(file: File): Promise<{ parsed: unknown; name: string | undefined; notes: number }> {
   let parsed: unknown
   try {
     parsed = JSON.parse(await file.text())
   } catch {
     throw new Error(`"${file.name}" is not a JSON file; choose a .cairn.json backup.`)
   }
-  return adopt(await engine().importBackup(parsed))
+  const b = parsed as { info?: { name?: unknown }; observations?: unknown }
+  return { parsed, name: typeof b?.info?.name === 'string' ? b.info.name : undefined, notes: Array.isArray(b?.observations) ? b.observations.length : 0 }
+}
+
+/** Imports a parsed backup as a new memory, with this app's own connection; says what came in. */
+export async function importBackup(parsed: unknown): Promise<{ info: MemoryInfo; notes: number; entities: number; files: number }> {
+  const info = await adopt(await engine().importBackup(parsed))
+  const conn = await connection(info.id)
+  const [page, vocabulary, files] = await Promise.all([conn.listObservations({ limit: 1 }), conn.vocabulary(), conn.listFiles()])
+  return { info, notes: page.total, entities: vocabulary.entities.length, files: files.length }
+}
+
+/** How many notes a memory holds, for confirmations. */
+export async function noteCount(memoryId: string): Promise<number> {
+  return (await (await connection(memoryId)).listObservations({ limit: 1 })).total
+}
+
+export async function renameMemory(memoryId: string, name: string): Promise<MemoryInfo> {
+  return (await engine().openMemory(memoryId)).rename(name)
+}
+
+/** Deletes this device's copy of a memory, with the app's token and sync settings for it. */
+export async function deleteMemoryHere(memoryId: string): Promise<void> {
+  const conn = connections.get(memoryId)
+  connections.delete(memoryId)
+  await conn?.then((c) => c[Comlink.releaseProxy](), () => undefined)
+  await engine().deleteMemory(memoryId)
+  localStorage.removeItem(tokenKey(memoryId))
+  localStorage.removeItem(syncKey(memoryId))
 }

@@ -1,5 +1,5 @@
 // Hash routing: `#/` lists memories; `#/m/<memory>/<screen>/<arg>` opens a screen of one memory.
-export type Screen = 'capture' | 'recall' | 'entity' | 'observation' | 'consolidate' | 'files' | 'connections' | 'graph'
+export type Screen = 'capture' | 'notes' | 'recall' | 'entity' | 'observation' | 'consolidate' | 'files' | 'connections' | 'graph'
 
 export interface Route {
   memoryId?: string
@@ -7,7 +7,7 @@ export interface Route {
   arg?: string
 }
 
-const SCREENS: readonly Screen[] = ['capture', 'recall', 'entity', 'observation', 'consolidate', 'files', 'connections', 'graph']
+const SCREENS: readonly Screen[] = ['capture', 'notes', 'recall', 'entity', 'observation', 'consolidate', 'files', 'connections', 'graph']
 
 function parse(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map((p) => decodeURIComponent(p))

@@ -108,12 +108,15 @@ function confidence(value: unknown, issues: Issue[]): number | undefined {
 
 function filePath(value: unknown, path: string, issues: Issue[]): string {
   const p = text(value, path, issues, { required: true, max: LIMITS.pathChars })
-  if (p && !isValidFilePath(p)) issues.push({ path, message: `"${p}" is not a valid appendix path (relative, "/"-separated, no "." or ".." parts)` })
+  if (p && !isValidFilePath(p)) issues.push({ path, message: `"${p}" is not a valid appendix path (relative, "/"-separated, no "." or ".." parts, no control or bidirectional characters)` })
   return p
 }
 
+/** Control characters, and the bidirectional marks that make a path display as another (U+202E). */
+const UNSAFE_PATH_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+
 export function isValidFilePath(p: string): boolean {
-  if (p.startsWith('/') || p.endsWith('/') || p.includes('\\') || p.includes('\u0000')) return false
+  if (p.startsWith('/') || p.endsWith('/') || p.includes('\\') || UNSAFE_PATH_CHARS.test(p)) return false
   return p.split('/').every((part) => part.length > 0 && part !== '.' && part !== '..')
 }
 
@@ -136,10 +139,9 @@ function entityList(value: unknown, issues: Issue[], path = 'entities'): Authore
     const name = text(own(raw, 'name'), `${at}.name`, issues, { required: true, max: LIMITS.nameChars })
     const key = normalizeName(name)
     if (name && !key) issues.push({ path: `${at}.name`, message: `"${name}" has no letters or digits` })
-    const label = name || `#${i}`
+    // a description may be left out when the entity already exists (checkEndpoints makes sure of it)
     const description = text(own(raw, 'description'), `${at}.description`, issues, { required: false, max: LIMITS.descriptionChars })
-    if (!description) issues.push({ path: `${at}.description`, message: `entity "${label}" needs a non-empty description: it is what recall matches against` })
-    const type = normalizeType(text(own(raw, 'type'), `${at}.type`, issues, { required: false, max: LIMITS.typeChars })) || 'thing'
+    const type = normalizeType(text(own(raw, 'type'), `${at}.type`, issues, { required: false, max: LIMITS.typeChars })) || (description ? 'thing' : '')
     const queries = stringList(own(raw, 'queries'), `${at}.queries`, issues, LIMITS.queries, LIMITS.queryChars)
     if (key && seen.has(key)) issues.push({ path: `${at}.name`, message: `entity "${name}" is listed twice in this observation` })
     if (key) seen.add(key)
@@ -216,7 +218,11 @@ function contentOf(value: unknown, issues: Issue[]): { content: string; warnings
 }
 
 /** Validates a new observation. Throws `invalid_write` (or `too_large`) naming every problem. */
-export function validateObservationInput(input: unknown): ValidObservation {
+/**
+ * Checks a write against the contract. `entityExists` (by name, after normalization and
+ * aliases) lets it also name each new entity that lacks a description.
+ */
+export function validateObservationInput(input: unknown, entityExists?: (name: string) => boolean): ValidObservation {
   const issues: Issue[] = []
   if (!isPlainObject(input)) fail([{ path: '', message: 'an observation must be an object { title, content, entities, ... }' }], 'write')
   checkFields(input, INPUT_FIELDS, '', issues)
@@ -228,10 +234,28 @@ export function validateObservationInput(input: unknown): ValidObservation {
   const conf = confidence(own(input, 'confidence'), issues) ?? 1
   const source = text(own(input, 'source'), 'source', issues, { required: false, max: LIMITS.sourceChars })
   const entities = entityList(own(input, 'entities'), issues)
+  // reported with every other problem, so a writer fixes them all at once
+  if (entityExists) issues.push(...undescribedNewEntities(entities, entityExists))
   const relationships = relationshipList(own(input, 'relationships'), issues)
   const files = (stringListRaw(own(input, 'files'), 'files', issues) ?? []).map((f, i) => filePath(f, `files[${i}]`, issues))
+  checkStoredLengths({ category, tags, entities, relationships }, issues)
   if (issues.length) fail(issues, 'write')
   return { title, content, category, tags: [...new Set(tags)], observedAt, confidence: conf, source, entities, relationships, files: [...new Set(files)], warnings }
+}
+
+/**
+ * Limits hold for what is stored, which is normalized: case folding and NFKC can lengthen a
+ * value that passed on input ("İ" lowercases to two characters, U+FDFA expands to 18), and
+ * every device's sync check judges the stored value.
+ */
+function checkStoredLengths(v: { category?: string; tags?: string[]; entities: AuthoredEntity[]; relationships: AuthoredRelationship[] }, issues: Issue[]): void {
+  const over = (value: string, path: string, max: number) => {
+    if (value.length > max) issues.push({ path, message: `is ${value.length} characters once normalized (case folding, NFKC); the limit is ${max}` })
+  }
+  if (v.category !== undefined) over(v.category, 'category', LIMITS.categoryChars)
+  v.tags?.forEach((t, i) => over(t, `tags[${i}]`, LIMITS.tagChars))
+  v.entities.forEach((e, i) => over(e.type, `entities[${i}].type`, LIMITS.typeChars))
+  v.relationships.forEach((r, i) => over(r.type, `relationships[${i}].type`, LIMITS.typeChars))
 }
 
 function stringListRaw(value: unknown, path: string, issues: Issue[]): unknown[] | undefined {
@@ -296,13 +320,26 @@ export function validatePatch(patch: unknown): ValidPatch {
         removeRelationships.push(relationshipKey(normalizeName(s), normalizeType(t), normalizeName(g)))
       })
   }
+  checkStoredLengths({ category: fields.category, tags: fields.tags, entities, relationships }, issues)
   if (issues.length) fail(issues, 'update')
   return { fields, entities, relationships, removeEntities, removeRelationships, warnings }
 }
 
+/** Naming an existing entity needs no description; a new one does. */
+function undescribedNewEntities(entities: AuthoredEntity[], exists: (name: string) => boolean): Issue[] {
+  const issues: Issue[] = []
+  entities.forEach((e, i) => {
+    if (!e.description && e.name && normalizeName(e.name) && !exists(e.name)) {
+      issues.push({ path: `entities[${i}].description`, message: `entity "${e.name}" needs a non-empty description: it is new to this memory, and a description is what recall matches against` })
+    }
+  })
+  return issues
+}
+
 /**
- * Every relationship endpoint must be an entity of the same observation or one that already
- * exists (after aliases); self-loops are meaningless and rejected.
+ * An entity named without a description must already exist (after aliases); every
+ * relationship endpoint must be an entity of the same observation or an existing one;
+ * self-loops are meaningless and rejected.
  */
 export function checkEndpoints(
   entities: AuthoredEntity[],
@@ -311,8 +348,8 @@ export function checkEndpoints(
   exists: (key: string) => boolean,
   what: 'write' | 'update',
 ): void {
-  const issues: Issue[] = []
-  const local = new Set(entities.map((e) => resolve(normalizeName(e.name))))
+  const issues: Issue[] = undescribedNewEntities(entities, (name) => exists(resolve(normalizeName(name))))
+  const local = new Set(entities.filter((e) => e.description || exists(resolve(normalizeName(e.name)))).map((e) => resolve(normalizeName(e.name))))
   const seen = new Set<string>()
   relationships.forEach((r, i) => {
     const s = resolve(normalizeName(r.source))

@@ -53,7 +53,7 @@ export function graphSlice(graph: Graph, opts: GraphSliceOptions = {}): GraphSli
   const order = byDegree(graph)
   let center: string | null = null
   if (opts.center !== undefined) {
-    center = graph.resolve(normalizeName(opts.center))
+    center = graph.resolveName(opts.center)
     if (!graph.entities.has(center)) {
       throw new MemoryError('not_found', `no entity named "${opts.center}"; check the spelling or recall to find it`, { entity: opts.center })
     }

@@ -3,13 +3,13 @@
 //
 // An entity lives while some observation describes it. An edge lives while some observation
 // states it and both of its ends live; otherwise it waits, dormant, in its observations.
-import { normalizeName, relationshipKey } from './normalize'
+import { legacyNameKey, normalizeName, relationshipKey, words } from './normalize'
 import type { Entity, Observation, RecalledRelationship, Relationship } from './types'
 
 export type AliasMap = ReadonlyMap<string, string>
 
 /** Names the derivation rules; change it when they change, so stored derived rows get rewritten. */
-export const DERIVATION_RULES = 'cairn-derive@1'
+export const DERIVATION_RULES = 'cairn-derive@2'
 
 export interface GraphDelta {
   upsertedEntities: Entity[]
@@ -24,11 +24,15 @@ interface Contribution {
   /** Aligned with the observation's entities: the authored key and the key after aliases. */
   authoredKeys: string[]
   entityKeys: string[]
+  /** Aligned with the observation's entities: the description's words, '' where none was given. */
+  descriptionKeys: string[]
   /** Aligned with the observation's relationships; null where a merge made a self-loop. */
   relKeys: Array<string | null>
 }
 
 const MAX_QUERIES = 8
+/** Descriptions besides the displayed one that an entity keeps for matching. */
+const MAX_OTHER_DESCRIPTIONS = 7
 
 export function resolveKey(aliases: AliasMap, key: string): string {
   return aliases.get(key) ?? key
@@ -163,21 +167,31 @@ export class Graph {
     return this.settle(touched)
   }
 
+  /** An authored name's key after aliases; a merge recorded under the name's older key still applies. */
+  resolveName(name: string): string {
+    const key = normalizeName(name)
+    const alias = this.aliases.get(key)
+    if (alias !== undefined) return alias
+    const legacy = legacyNameKey(name)
+    return legacy !== key ? (this.aliases.get(legacy) ?? key) : key
+  }
+
   private contributionOf(o: Observation): Contribution {
     const authoredKeys = o.entities.map((e) => normalizeName(e.name))
-    const entityKeys = authoredKeys.map((k) => this.resolve(k))
+    const entityKeys = o.entities.map((e) => this.resolveName(e.name))
     const entities = new Set(entityKeys)
     const relationships = new Map<string, { source: string; type: string; target: string }>()
     const relKeys = o.relationships.map((r) => {
-      const source = this.resolve(normalizeName(r.source))
-      const target = this.resolve(normalizeName(r.target))
+      const source = this.resolveName(r.source)
+      const target = this.resolveName(r.target)
       // a merge can turn an edge into a self-loop: dropped, as consolidation requires
       if (source === target) return null
       const key = relationshipKey(source, r.type, target)
       relationships.set(key, { source, type: r.type, target })
       return key
     })
-    return { entities, relationships, authoredKeys, entityKeys, relKeys }
+    const descriptionKeys = o.entities.map((e) => (e.description ? words(e.description).join(' ') || e.description : ''))
+    return { entities, relationships, authoredKeys, entityKeys, relKeys, descriptionKeys }
   }
 
   private detach(slug: string, touched: { entities: Set<string>; edges: Set<string> }): void {
@@ -261,40 +275,64 @@ export class Graph {
     return delta
   }
 
+  /**
+   * The description rule, the same on every device: an entity lives while some note describes
+   * it. It shows the description the most of its notes give (case, spacing and punctuation
+   * aside); ties go to the longer one, then to the one given first. So a passing mention does
+   * not replace a summary, and a note may name the entity without describing it. The other
+   * descriptions are kept for matching. Its type is the one given with the shown description;
+   * its display name, the latest note's spelling of its own key.
+   */
   private recomputeEntity(key: string): void {
     const backers = this.entityBackers.get(key)
     if (!backers || backers.size === 0) {
       this.setEntity(key, undefined)
       return
     }
-    // One pass finds the most recent backer (the winner), the most recent that names the entity
-    // itself (the display name) and the backers with retrieval queries; only those few are
-    // sorted. An entity named in most notes (the memory's owner) has thousands of backers.
-    let latest: Observation | undefined
+    // One pass over the backers; an entity named in most notes (the memory's owner) has thousands.
     let latestNaming: Observation | undefined
     const withQueries: Observation[] = []
+    const given = new Map<string, { count: number; latest: Observation; first: Observation; at: number }>()
     for (const slug of backers) {
       const o = this.observations.get(slug) as Observation
       const c = this.contributions.get(slug) as Contribution
-      if (!latest || compareRecency(o, latest) < 0) latest = o
       let names = false
       let asks = false
       for (let i = 0; i < o.entities.length; i++) {
         if (c.entityKeys[i] !== key) continue
         if (c.authoredKeys[i] === key) names = true
         if (o.entities[i]!.queries.length) asks = true
+        const d = c.descriptionKeys[i]!
+        if (!d) continue
+        const g = given.get(d)
+        if (!g) given.set(d, { count: 1, latest: o, first: o, at: i })
+        else {
+          g.count++
+          if (compareRecency(o, g.latest) < 0) {
+            g.latest = o
+            g.at = i
+          }
+          if (compareRecency(o, g.first) > 0) g.first = o
+        }
       }
       if (names && (!latestNaming || compareRecency(o, latestNaming) < 0)) latestNaming = o
       if (asks) withQueries.push(o)
     }
-    const firstOf = (o: Observation | undefined, authored: boolean) => {
-      if (!o) return undefined
-      const c = this.contributions.get(o.slug) as Contribution
-      const i = o.entities.findIndex((_e, j) => c.entityKeys[j] === key && (!authored || c.authoredKeys[j] === key))
-      return o.entities[i]
+    if (given.size === 0) {
+      // only named, never described: the entity waits, dormant, for a note that describes it
+      this.setEntity(key, undefined)
+      return
     }
-    const winner = firstOf(latest, false)
-    const display = firstOf(latestNaming, true)?.name
+    const ranked = [...given.values()].map((g) => ({ ...g, text: g.latest.entities[g.at]!.description })).sort(
+      (a, b) => b.count - a.count || b.text.length - a.text.length || compareRecency(b.first, a.first) || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0),
+    )
+    const shown = ranked[0]!
+    const shownEntity = shown.latest.entities[shown.at]!
+    let display: string | undefined
+    if (latestNaming) {
+      const c = this.contributions.get(latestNaming.slug) as Contribution
+      display = latestNaming.entities.find((_e, j) => c.entityKeys[j] === key && c.authoredKeys[j] === key)?.name
+    }
     const queries: string[] = []
     const seenQ = new Set<string>()
     for (const o of withQueries.sort(compareRecency)) {
@@ -310,13 +348,13 @@ export class Graph {
         }
       }
     }
-    const w = winner as { name: string; type: string; description: string }
     const prev = this.entities.get(key)
     this.setEntity(key, {
       key,
-      name: display ?? w.name,
-      type: w.type,
-      description: w.description,
+      name: display ?? shownEntity.name,
+      type: shownEntity.type || 'thing',
+      description: shown.text,
+      descriptions: ranked.slice(1, 1 + MAX_OTHER_DESCRIPTIONS).map((g) => g.text),
       queries,
       degree: prev?.degree ?? this.degreeOf(key),
       observations: [...backers].sort(),
@@ -353,6 +391,15 @@ export class Graph {
     return n
   }
 
+  /** Keys (after aliases) of the live entities an observation names. */
+  entitiesOf(slug: string): string[] {
+    const c = this.contributions.get(slug)
+    if (!c) return []
+    const out: string[] = []
+    for (const k of c.entities) if (this.entities.has(k)) out.push(k)
+    return out
+  }
+
   /** Live edges touching an entity, heaviest first (ties by key). */
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []
@@ -375,12 +422,17 @@ export class Graph {
   }
 }
 
+/** Every key an alias may be recorded under for the names an observation authors (older keys too). */
 function authoredKeysOf(o: Observation): Set<string> {
   const keys = new Set<string>()
-  for (const e of o.entities) keys.add(normalizeName(e.name))
+  const add = (name: string) => {
+    keys.add(normalizeName(name))
+    keys.add(legacyNameKey(name))
+  }
+  for (const e of o.entities) add(e.name)
   for (const r of o.relationships) {
-    keys.add(normalizeName(r.source))
-    keys.add(normalizeName(r.target))
+    add(r.source)
+    add(r.target)
   }
   return keys
 }

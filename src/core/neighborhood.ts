@@ -17,10 +17,10 @@ export function neighborhoodOf(graph: Graph, key: string, cap = NEIGHBORHOOD_EDG
 }
 
 export function neighborhoodsOf(graph: Graph, o: Observation): Neighborhood[] {
-  const keys = new Set(o.entities.map((e) => graph.resolve(normalizeName(e.name))))
+  const keys = new Set(o.entities.map((e) => graph.resolveName(e.name)))
   for (const r of o.relationships) {
-    keys.add(graph.resolve(normalizeName(r.source)))
-    keys.add(graph.resolve(normalizeName(r.target)))
+    keys.add(graph.resolveName(r.source))
+    keys.add(graph.resolveName(r.target))
   }
   const out: Neighborhood[] = []
   for (const k of keys) {

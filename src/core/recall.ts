@@ -20,15 +20,17 @@ export interface RecallFilter {
   to?: string
   entity?: string
   limits: RecallLimits
+  /** Structural recall continues after this observation (newest-first order). */
+  cursor?: { observedAt: string; slug: string }
 }
 
-const REQUEST_FIELDS = new Set(['query', 'category', 'tags', 'from', 'to', 'entity', 'limits'])
+const REQUEST_FIELDS = new Set(['query', 'category', 'tags', 'from', 'to', 'entity', 'limits', 'cursor'])
 
 /** Validates a recall request; limits above the ceilings are clamped to them. */
 export function parseRecallRequest(raw: unknown): RecallFilter {
   const issues: Issue[] = []
   const req = (raw ?? {}) as Record<string, unknown>
-  if (typeof req !== 'object' || Array.isArray(req)) throw new MemoryError('invalid_request', 'recall takes an object { query?, category?, tags?, from?, to?, entity?, limits? }')
+  if (typeof req !== 'object' || Array.isArray(req)) throw new MemoryError('invalid_request', 'recall takes an object { query?, category?, tags?, from?, to?, entity?, limits?, cursor? }')
   for (const k of Object.keys(req)) if (!REQUEST_FIELDS.has(k)) issues.push({ path: k, message: `unknown field; allowed: ${[...REQUEST_FIELDS].join(', ')}` })
   const str = (k: string): string | undefined => {
     const v = own(req, k)
@@ -54,12 +56,20 @@ export function parseRecallRequest(raw: unknown): RecallFilter {
     if (typeof rawLimits !== 'object' || Array.isArray(rawLimits)) issues.push({ path: 'limits', message: 'must be an object' })
     else
       for (const [k, v] of Object.entries(rawLimits as Record<string, unknown>)) {
-        if (!(k in DEFAULT_LIMITS)) issues.push({ path: `limits.${k}`, message: 'unknown limit; allowed: entities, relationships, observations, bytes' })
+        // own keys only: `toString` is `in` every object
+        if (!Object.hasOwn(DEFAULT_LIMITS, k)) issues.push({ path: `limits.${k}`, message: 'unknown limit; allowed: entities, relationships, observations, bytes' })
         else if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) issues.push({ path: `limits.${k}`, message: 'must be a whole number ≥ 0' })
         else limits[k as keyof RecallLimits] = Math.min(v, MAX_LIMITS[k as keyof RecallLimits])
       }
   }
   if (from && to && from > to) issues.push({ path: 'from', message: 'is after to' })
+  const rawCursor = own(req, 'cursor')
+  let cursor: RecallFilter['cursor']
+  if (rawCursor !== undefined && rawCursor !== null) {
+    cursor = typeof rawCursor === 'string' && rawCursor.length <= 2_000 ? decodeCursor(rawCursor) : undefined
+    if (!cursor) issues.push({ path: 'cursor', message: 'is not a cursor this memory returned (pass nextCursor from a structural recall)' })
+    else if (query) issues.push({ path: 'cursor', message: 'pages structural recall only (no query)' })
+  }
   if (issues.length) throw new MemoryError('invalid_request', `recall rejected: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, { issues })
   const filter: RecallFilter = { tags, limits }
   if (query) filter.query = query
@@ -67,6 +77,7 @@ export function parseRecallRequest(raw: unknown): RecallFilter {
   if (entity) filter.entity = entity
   if (from) filter.from = from
   if (to) filter.to = to
+  if (cursor) filter.cursor = cursor
   return filter
 }
 
@@ -97,18 +108,50 @@ interface Scored {
   via: 'match' | 'neighbor'
 }
 
-/** Semantic recall: seeds ranked by the index, a bounded 1-hop expansion by edge weight. */
-export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score: number }>, f: RecallFilter, snippetLength: number): RecallResult {
+/** A note's match with the query, from the note index: in [0, 1], the best note 1. */
+export interface NoteMatch {
+  slug: string
+  score: number
+}
+
+/**
+ * How far an entity may rank through the notes that back it rather than its own description:
+ * descriptions lead, but an entity whose notes answer the query is not left out.
+ */
+const NOTE_SUPPORT = 0.5
+/** How much the scores of the recalled entities a note backs add to the note's own match. */
+const ENTITY_SHARE = 0.2
+/** Weight of the time a question asks about (a year or month it names, "latest", "first"). */
+const TIME_SHARE = 0.3
+/** Recency as a weak prior: the newest note gains at most this much. */
+const RECENCY_SHARE = 0.02
+
+/**
+ * Semantic recall. Entities rank by their descriptions (the index's hits) or, more weakly, by
+ * the notes that back them; a bounded 1-hop expansion by edge weight adds neighbors. The
+ * observations come only from the recalled entities, ordered by how well each answers the
+ * query: its own match, fused with its entities' scores and the time the question names.
+ */
+export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score: number }>, notes: NoteMatch[], f: RecallFilter, snippetLength: number): RecallResult {
   const allowed = allowedObservations(graph, f)
   const backed = (key: string): boolean => {
     const e = graph.entities.get(key)
     if (!e) return false
     return !allowed || e.observations.some((s) => allowed.has(s))
   }
-  const seeds = hits.filter((h) => h.score > 0 && backed(h.key))
+  const noteScore = new Map<string, number>()
+  for (const n of notes) if (n.score > 0 && (!allowed || allowed.has(n.slug))) noteScore.set(n.slug, n.score)
+  const matched = new Map<string, number>()
+  for (const h of hits) if (h.score > 0 && !matched.has(h.key) && backed(h.key)) matched.set(h.key, h.score)
+  for (const [slug, score] of noteScore) {
+    for (const key of graph.entitiesOf(slug)) {
+      const through = NOTE_SUPPORT * score
+      if (through > (matched.get(key) ?? 0)) matched.set(key, through)
+    }
+  }
   const chosen = new Map<string, Scored>()
-  for (const h of seeds) if (!chosen.has(h.key)) chosen.set(h.key, { key: h.key, score: h.score, via: 'match' })
-  const seedList = [...chosen.values()].slice(0, f.limits.entities)
+  const seedList = [...matched].map(([key, score]) => ({ key, score, via: 'match' as const })).sort(byScore).slice(0, f.limits.entities)
+  for (const seed of seedList) chosen.set(seed.key, seed)
   const top = seedList[0]?.score ?? 1
   for (const seed of seedList) {
     let added = 0
@@ -121,40 +164,150 @@ export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score:
       added++
     }
   }
-  const ranked = [...chosen.values()].sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1))
-  return finish(graph, 'semantic', ranked, allowed, f, snippetLength, top)
+  const ranked = [...chosen.values()].sort(byScore)
+  const when = f.query ? timeHints(f.query) : NO_TIME_HINTS
+  const scoreNote = (o: Observation, entityShare: number): number => {
+    let score = (noteScore.get(o.slug) ?? 0) + ENTITY_SHARE * entityShare
+    if (when.range && o.observedAt >= when.range.from && o.observedAt < when.range.to) score += TIME_SHARE
+    return score
+  }
+  return finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, allowed, scoreNote, when.order))
 }
 
-/** Structural recall: observations by filter, newest first; entities by how many of them name it. */
-export function assembleStructural(graph: Graph, f: RecallFilter, snippetLength: number): RecallResult {
-  const allowed = allowedObservations(graph, f) ?? new Set([...graph.allObservations()].map((o) => o.slug))
-  const counts = new Map<string, number>()
-  for (const slug of allowed) {
-    const o = graph.getObservation(slug)
-    if (!o) continue
-    for (const e of o.entities) {
-      const k = graph.resolve(normalizeName(e.name))
-      if (graph.entities.has(k)) counts.set(k, (counts.get(k) ?? 0) + 1)
+/**
+ * The observations backing the recalled entities (only those may come back), ranked by
+ * `scoreNote`; time breaks ties and adds a weak prior toward the end the question leans to.
+ */
+function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<string> | undefined, scoreNote: (o: Observation, entityShare: number) => number, order: 'newest' | 'oldest'): Chosen[] {
+  const backing = new Map<string, { share: number; names: string[] }>()
+  for (const e of entities) {
+    for (const slug of graph.entities.get(e.key)!.observations) {
+      if (allowed && !allowed.has(slug)) continue
+      const cur = backing.get(slug)
+      if (cur) {
+        cur.names.push(e.name)
+        if (e.score > cur.share) cur.share = e.score
+      } else backing.set(slug, { share: e.score, names: [e.name] })
     }
   }
+  const byTime = order === 'newest' ? newestFirst : (a: Observation, b: Observation) => newestFirst(b, a)
+  const candidates = [...backing].map(([slug, v]) => ({ o: graph.getObservation(slug)!, names: v.names, share: v.share, score: 0 }))
+  candidates.sort((a, b) => byTime(a.o, b.o))
+  const n = candidates.length
+  candidates.forEach((c, i) => (c.score = scoreNote(c.o, c.share) + (n > 1 ? RECENCY_SHARE * (1 - i / (n - 1)) : 0)))
+  return candidates.sort((a, b) => b.score - a.score || byTime(a.o, b.o))
+}
+
+function byScore(a: Scored, b: Scored): number {
+  return b.score - a.score || (a.key < b.key ? -1 : 1)
+}
+
+interface TimeHints {
+  /** A period the question names ("in May 2023", "in 2022"), as ISO bounds [from, to). */
+  range?: { from: string; to: string }
+  /** Which end of time the question leans to: "latest" / "first", else newest as a weak prior. */
+  order: 'newest' | 'oldest'
+}
+
+const NO_TIME_HINTS: TimeHints = { order: 'newest' }
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']
+const MONTH_YEAR = new RegExp(`\\b(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')})\\.?,?\\s+(\\d{4})\\b`, 'i')
+const YEAR = /\b(19\d{2}|20\d{2})\b/
+const OLDEST = /\b(first|earliest|originally|initially|oldest)\b/i
+
+/** The time a question names, read without a model: a month and year, a year, or "first". */
+export function timeHints(query: string): TimeHints {
+  const order = OLDEST.test(query) ? 'oldest' : 'newest'
+  const my = MONTH_YEAR.exec(query)
+  if (my) {
+    const month = MONTHS.findIndex((m) => m.startsWith(my[1]!.toLowerCase().slice(0, 3)))
+    const year = Number(my[2])
+    return { order, range: { from: new Date(Date.UTC(year, month, 1)).toISOString(), to: new Date(Date.UTC(year, month + 1, 1)).toISOString() } }
+  }
+  const y = YEAR.exec(query)
+  if (y) {
+    const year = Number(y[1])
+    return { order, range: { from: new Date(Date.UTC(year, 0, 1)).toISOString(), to: new Date(Date.UTC(year + 1, 0, 1)).toISOString() } }
+  }
+  return { order }
+}
+
+/**
+ * Structural recall: the observations the filters select, newest first, a page at a time
+ * (`cursor` continues after the last one returned); entities by how many of the page name them.
+ */
+export function assembleStructural(graph: Graph, f: RecallFilter, snippetLength: number): RecallResult {
+  const allowed = allowedObservations(graph, f)
+  const selected: Observation[] = []
+  for (const o of allowed ? [...allowed].map((s) => graph.getObservation(s)!) : graph.allObservations()) {
+    if (!f.cursor || newestFirst(o, f.cursor as Observation) > 0) selected.push(o)
+  }
+  selected.sort(newestFirst)
+  const page = selected.slice(0, f.limits.observations)
+  const counts = new Map<string, number>()
+  for (const o of page) for (const k of graph.entitiesOf(o.slug)) counts.set(k, (counts.get(k) ?? 0) + 1)
   const max = Math.max(1, ...counts.values())
   const ranked: Scored[] = [...counts]
     .map(([key, n]) => ({ key, score: n / max, via: 'match' as const }))
     .sort((a, b) => b.score - a.score || (graph.entities.get(b.key)?.degree ?? 0) - (graph.entities.get(a.key)?.degree ?? 0) || (a.key < b.key ? -1 : 1))
-  return finish(graph, 'structural', ranked, allowed, f, snippetLength, 1)
+  const result = finish(graph, 'structural', ranked, f, snippetLength, 1, (entities) => {
+    const names = new Map(entities.map((e) => [e.key, e.name]))
+    return selected.map((o) => ({ o, names: graph.entitiesOf(o.slug).flatMap((k) => (names.has(k) ? [names.get(k)!] : [])) }))
+  })
+  const last = result.observations[result.observations.length - 1]
+  if (last && result.observations.length < selected.length) result.nextCursor = encodeCursor({ observedAt: last.observedAt, slug: last.slug })
+  return result
+}
+
+/** Where a page of structural recall ended: opaque to callers. */
+export function encodeCursor(at: { observedAt: string; slug: string }): string {
+  return 'c1.' + toBase64Url(JSON.stringify([at.observedAt, at.slug]))
+}
+
+export function decodeCursor(cursor: string): { observedAt: string; slug: string } | undefined {
+  if (!cursor.startsWith('c1.')) return undefined
+  try {
+    const value = JSON.parse(fromBase64Url(cursor.slice(3))) as unknown
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') return { observedAt: value[0], slug: value[1] }
+  } catch {
+    // not one of ours
+  }
+  return undefined
+}
+
+function toBase64Url(text: string): string {
+  let binary = ''
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+function fromBase64Url(text: string): string {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'))
+  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)))
+}
+
+/** Newest first by observedAt, then slug: the order of structural recall and of ties. */
+function newestFirst(a: Observation, b: Observation): number {
+  return a.observedAt > b.observedAt ? -1 : a.observedAt < b.observedAt ? 1 : a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0
 }
 
 function allowedObservations(graph: Graph, f: RecallFilter): Set<string> | undefined {
   if (!hasObservationFilter(f)) return undefined
   let entityKey: string | undefined
-  if (f.entity) entityKey = graph.resolve(normalizeName(f.entity))
+  if (f.entity) entityKey = graph.resolveName(f.entity)
   const out = new Set<string>()
   const pool = entityKey !== undefined ? (graph.entities.get(entityKey)?.observations ?? []).map((s) => graph.getObservation(s) as Observation) : graph.allObservations()
   for (const o of pool) if (o && observationMatches(o, f, entityKey, graph)) out.add(o.slug)
   return out
 }
 
-function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], allowed: Set<string> | undefined, f: RecallFilter, snippetLength: number, topScore: number): RecallResult {
+interface Chosen {
+  o: Observation
+  /** Names of the recalled entities the observation backs. */
+  names: string[]
+}
+
+function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: RecallFilter, snippetLength: number, topScore: number, choose: (entities: RecalledEntity[]) => Chosen[]): RecallResult {
   const { limits } = f
   const keptScored = ranked.slice(0, limits.entities)
   const entities: RecalledEntity[] = keptScored.map((s) => {
@@ -172,19 +325,7 @@ function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], allo
   }
   const edgesAll = [...edgeSet.values()].sort((a, b) => a.best - b.best || b.r.weight - a.r.weight || (a.r.key < b.r.key ? -1 : 1))
   const relationships: RecalledRelationship[] = edgesAll.slice(0, limits.relationships).map((x) => graph.present(x.r))
-  // observations backing the chosen entities, ranked by the scores of the entities they back
-  const obsScore = new Map<string, { score: number; names: string[] }>()
-  entities.forEach((e) => {
-    for (const slug of graph.entities.get(e.key)!.observations) {
-      if (allowed && !allowed.has(slug)) continue
-      const cur = obsScore.get(slug) ?? { score: 0, names: [] }
-      cur.score += e.score
-      cur.names.push(e.name)
-      obsScore.set(slug, cur)
-    }
-  })
-  const obsRanked = [...obsScore].map(([slug, v]) => ({ o: graph.getObservation(slug)!, ...v }))
-  obsRanked.sort((a, b) => b.score - a.score || (a.o.observedAt > b.o.observedAt ? -1 : a.o.observedAt < b.o.observedAt ? 1 : a.o.slug < b.o.slug ? -1 : 1))
+  const obsRanked = choose(entities)
   const observations: Snippet[] = obsRanked.slice(0, limits.observations).map(({ o, names }) => {
     const { snippet, truncated } = snippetOf(o.content, snippetLength)
     return { slug: o.slug, title: o.title, category: o.category, tags: o.tags, observedAt: o.observedAt, snippet, truncated, entities: names }

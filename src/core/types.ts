@@ -33,7 +33,8 @@ export interface MemoryInfo {
 export interface EntityInput {
   name: string
   type?: string
-  description: string
+  /** Required for an entity new to the memory; may be left out when naming an existing one. */
+  description?: string
   /** A couple of questions this entity should answer, folded into matching. */
   queries?: string[]
 }
@@ -120,7 +121,10 @@ export interface Entity {
   key: string
   name: string
   type: string
+  /** The description shown: the one most of its notes give (see the description rule in core/graph). */
   description: string
+  /** Other descriptions it was given, most given first: they still match a query. */
+  descriptions: string[]
   queries: string[]
   degree: number
   /** Slugs of the observations that name this entity, sorted. */
@@ -212,6 +216,8 @@ export interface RecallRequest {
   to?: string
   entity?: string
   limits?: Partial<RecallLimits>
+  /** Structural recall only: the `nextCursor` of the previous page. */
+  cursor?: string
 }
 
 export interface RecalledEntity {
@@ -258,6 +264,8 @@ export interface RecallResult {
   relationships: RecalledRelationship[]
   observations: Snippet[]
   truncation: Truncation | null
+  /** Structural recall: where the next page starts, when observations were left after this one. */
+  nextCursor?: string
 }
 
 export interface Neighborhood {

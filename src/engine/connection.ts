@@ -5,6 +5,7 @@ import type {
   AppendixFile, Connection, DeleteResult, EntityDetail, MergeProposal, Observation, ObservationInput, ObservationPatch, RecallRequest, RecallResult, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { GraphSlice, GraphSliceOptions } from '../core/graph-slice'
+import { listNotes, vocabularyOf, type NotePage, type NoteListRequest, type Vocabulary } from '../core/notes'
 import type { FileInput } from './files'
 import type { MemoryEngine } from './memory'
 
@@ -70,6 +71,16 @@ export class ConnectionHandle {
   async graphSlice(opts: GraphSliceOptions = {}): Promise<GraphSlice> {
     this.check('inspect')
     return this.engine.graphSlice(opts)
+  }
+  /** Read tier, like recall: every observation page by page, for browsing notes. */
+  async listObservations(request: NoteListRequest = {}): Promise<NotePage> {
+    this.check('recall')
+    return listNotes(this.engine.committedGraph, request)
+  }
+  /** Read tier, like inspect: every entity name, alias and relationship type, for linking a note. */
+  async vocabulary(): Promise<Vocabulary> {
+    this.check('inspect')
+    return vocabularyOf(this.engine.committedGraph)
   }
   async storeFile(input: StoreFileInput): Promise<AppendixFile> {
     return this.engine.storeFile(input, this.check('storeFile'))

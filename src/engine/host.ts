@@ -7,6 +7,7 @@ import type { Embedder } from '../search/embedder'
 import { installErrorTransfer } from './wire'
 import type { SyncView } from './memory-sync'
 import { exportMemory, importMemory, type MemoryBackup } from './backup'
+import { deleteMemory, renameMemory } from './memory-admin'
 
 export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
 
@@ -51,6 +52,9 @@ export class HostedMemory {
   async exportBackup(): Promise<MemoryBackup> {
     return exportMemory(this.memory)
   }
+  async rename(name: string): Promise<MemoryInfo> {
+    return renameMemory(this.memory, name)
+  }
   async close(): Promise<void> {
     await this.memory.close()
   }
@@ -62,11 +66,15 @@ export interface EngineHost {
   listMemories(): Promise<MemoryInfo[]>
   /** Rebuilds a backup (parsed JSON) as a new memory with the backup's retrieval config. */
   importBackup(backup: unknown): Promise<HostedMemory & Comlink.ProxyMarked>
+  /** Removes this device's copy of a memory: its database and its place in the list. */
+  deleteMemory(id: string): Promise<void>
 }
 
 export function createEngineHost(loadEmbedder: EmbedderLoader = async () => undefined): EngineHost {
   // promises, so two screens opening one memory at once share one open
   const open = new Map<string, Promise<HostedMemory>>()
+  /** The memories behind `open`, so a delete can close one before removing its database. */
+  const memories = new Map<string, Memory>()
   const load = async (id: string): Promise<HostedMemory> => {
     const info = (await listMemories()).find((m) => m.id === id)
     const embedder = info && info.retrieval.embedder !== 'bm25-only' ? await loadEmbedder(info.retrieval.embedder) : undefined
@@ -74,6 +82,7 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
     const memory = await Memory.open(id, options)
     // every open memory keeps its sync document, so other tabs see its writes
     await memory.sync()
+    memories.set(id, memory)
     return new HostedMemory(memory)
   }
   return {
@@ -84,6 +93,7 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
       await memory.sync()
       const hosted = new HostedMemory(memory)
       open.set(memory.info.id, Promise.resolve(hosted))
+      memories.set(memory.info.id, memory)
       return Comlink.proxy(hosted)
     },
     async openMemory(id) {
@@ -96,6 +106,14 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
       return Comlink.proxy(await hosted)
     },
     listMemories: () => listMemories(),
+    async deleteMemory(id) {
+      // an open still in progress finishes first, so its database is closed before it is deleted
+      await open.get(id)?.catch(() => undefined)
+      const memory = memories.get(id)
+      open.delete(id)
+      memories.delete(id)
+      await deleteMemory(id, memory)
+    },
     async importBackup(backup) {
       const retrieval = (backup as { info?: { retrieval?: { embedder?: unknown } } } | null)?.info?.retrieval
       const embedderId = typeof retrieval?.embedder === 'string' && retrieval.embedder !== 'bm25-only' ? retrieval.embedder : undefined
@@ -104,6 +122,7 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
       await memory.sync()
       const hosted = new HostedMemory(memory)
       open.set(memory.info.id, Promise.resolve(hosted))
+      memories.set(memory.info.id, memory)
       return Comlink.proxy(hosted)
     },
   }

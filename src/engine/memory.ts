@@ -15,6 +15,7 @@ import type {
 } from '../core/types'
 import type { MemoryDB, UnmirroredRow } from '../store/db'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
+import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { storeFileRecord, validateFileInput } from './files'
 import { WriteQueue } from './queue'
 import { storageError, stored } from '../store/storage-error'
@@ -24,6 +25,9 @@ import { randomId, sha256Hex } from './tokens'
 const SEARCH_HEADROOM = 4
 export const VERSION_KEY = 'version'
 export const INDEX_SNAPSHOT_KEY = 'entityIndex'
+export const NOTE_INDEX_SNAPSHOT_KEY = 'noteIndex'
+/** Notes the note index offers a recall: enough to reach past the entities' own cap. */
+const NOTE_CANDIDATES = 300
 /** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
 const SNAPSHOT_DELAY_MS = 2_000
 
@@ -74,6 +78,7 @@ export class MemoryEngine {
     readonly db: MemoryDB,
     private readonly graph: Graph,
     private readonly index: EntityIndex,
+    private readonly notes: NoteIndex,
     state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number },
     private readonly clock: () => string = () => new Date().toISOString(),
   ) {
@@ -93,14 +98,14 @@ export class MemoryEngine {
 
   write(input: unknown, createdBy: string): Promise<WriteResult> {
     return this.enqueue(async () => {
-      const valid = validateObservationInput(input)
+      const valid = validateObservationInput(input, (name) => this.graph.entities.has(this.graph.resolveName(name)))
       checkEndpoints(valid.entities, valid.relationships, (k) => this.graph.resolve(k), (k) => this.graph.entities.has(k), 'write')
       const now = this.clock()
       const slug = makeSlug(valid.title, (s) => this.graph.getObservation(s) !== undefined, () => randomId(6))
       const { warnings: w, ...fields } = valid
       const observation: Observation = { slug, ...fields, observedAt: fields.observedAt ?? now, createdBy, createdAt: now, updatedAt: now }
       const warnings = [...w, ...this.unknownFileWarnings(observation.files)]
-      const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolve(normalizeName(n))))
+      const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolveName(n)))
       const possibleDuplicates = findPossibleDuplicates(newNames, this.variants)
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
@@ -171,7 +176,7 @@ export class MemoryEngine {
       const opts = (options ?? {}) as { canonical?: unknown }
       let canonical = proposal.canonical
       if (opts.canonical !== undefined) {
-        const wanted = typeof opts.canonical === 'string' ? this.graph.resolve(normalizeName(opts.canonical)) : ''
+        const wanted = typeof opts.canonical === 'string' ? this.graph.resolveName(opts.canonical) : ''
         if (!proposal.pair.includes(wanted)) {
           throw new MemoryError('invalid_request', `canonical must be one of the proposal's names: ${proposal.names.join(' or ')}`, { id: proposal.id, names: proposal.names })
         }
@@ -224,7 +229,7 @@ export class MemoryEngine {
       const now = this.clock()
       this.emit({ observations: { put: fresh }, aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })), unmirrored: journal })
       // every entity may have gained backers; the index skips those whose text did not change
-      await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] })
+      await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
       return fresh.length
     })
   }
@@ -278,7 +283,8 @@ export class MemoryEngine {
         throw storageError(err)
       }
       this.version++
-      await this.reindex(delta)
+      const put = [...previous.keys()].map((s) => this.graph.getObservation(s)).filter((o): o is Observation => o !== undefined)
+      await this.reindex(delta, { put, deleted: [...previous.keys()].filter((s) => !this.graph.getObservation(s)) })
       return delta
     })
   }
@@ -355,8 +361,10 @@ export class MemoryEngine {
     this.assertOpen()
     const f = parseRecallRequest(request)
     if (!f.query) return assembleStructural(this.graph, f, this.info.retrieval.snippetLength)
+    // the note index first: it embeds the query with its words, the entity index then reuses the query's vector
+    const notes = await this.notes.search(f.query, Math.max(f.limits.observations, NOTE_CANDIDATES))
     const hits = await this.index.search(f.query, Math.max(f.limits.entities * SEARCH_HEADROOM, 20))
-    return assembleSemantic(this.graph, hits, f, this.info.retrieval.snippetLength)
+    return assembleSemantic(this.graph, hits, notes, f, this.info.retrieval.snippetLength)
   }
 
   getObservation(slug: unknown): Observation {
@@ -376,7 +384,7 @@ export class MemoryEngine {
   inspect(name: unknown): EntityDetail {
     this.assertOpen()
     if (typeof name !== 'string' || !normalizeName(name)) throw new MemoryError('invalid_request', 'inspect takes an entity name')
-    const key = this.graph.resolve(normalizeName(name))
+    const key = this.graph.resolveName(name)
     const entity = this.graph.entities.get(key)
     if (!entity) throw new MemoryError('not_found', `no entity named "${name}"; recall with a query to find similar names`, { name })
     const edges = this.graph.edgesOf(key)
@@ -414,8 +422,8 @@ export class MemoryEngine {
     this.snapshotTimer = undefined
     const version = this.version
     if (version === this.savedVersion) return
-    const snapshot = await this.index.snapshot()
-    await stored(() => this.db.meta.put({ key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } }))
+    const [snapshot, notes] = await Promise.all([this.index.snapshot(), this.notes.snapshot()])
+    await stored(() => this.db.meta.bulkPut([{ key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } }, { key: NOTE_INDEX_SNAPSHOT_KEY, value: { version, snapshot: notes } }]))
     this.savedVersion = version
   }
 
@@ -500,7 +508,7 @@ export class MemoryEngine {
     this.graph.applyPreviewed(slug, next, delta)
     this.version++
     this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, unmirrored: journal })
-    await this.reindex(delta)
+    await this.reindex(delta, next ? { put: [next], deleted: [] } : { put: [], deleted: [slug] })
     return delta
   }
 
@@ -533,7 +541,9 @@ export class MemoryEngine {
     for (const listener of this.commitListeners) listener(change)
   }
 
-  private async reindex(delta: GraphDelta): Promise<void> {
+  private async reindex(delta: GraphDelta, notes?: { put: Observation[]; deleted: string[] }): Promise<void> {
+    if (notes?.deleted.length) await this.notes.remove(notes.deleted)
+    if (notes?.put.length) await this.notes.upsert(notes.put.map(noteDoc))
     for (const k of delta.removedEntities) this.variants.remove(k)
     for (const e of delta.upsertedEntities) this.variants.add(e.key, e.name)
     if (delta.removedEntities.length) await this.index.remove(delta.removedEntities)
@@ -544,9 +554,14 @@ export class MemoryEngine {
   }
 }
 
-/** What the search index sees of an entity. */
+/** What the search index sees of an entity: every description it was given can match. */
 export function entityDoc(e: Entity): EntityDoc {
-  return { key: e.key, name: e.name, type: e.type, description: e.description, queries: e.queries }
+  return { key: e.key, name: e.name, type: e.type, description: [e.description, ...e.descriptions].join('\n'), queries: e.queries }
+}
+
+/** What the note index sees of an observation. */
+export function noteDoc(o: Observation): NoteDoc {
+  return { slug: o.slug, text: `${o.title}\n${o.content}` }
 }
 
 /** One delta for several applied changes: each touched key, as the graph now holds it. */

@@ -1,15 +1,18 @@
 // Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph } from '../core/graph'
-import { BM25_ONLY, type Connection, type Entity, type MemoryInfo, type Relationship, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import { BM25_ONLY, type Connection, type Entity, type MemoryInfo, type Observation, type Relationship, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
+import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
-import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, VERSION_KEY } from './memory'
+import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
+import { entityDoc, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory'
 import { ConnectionHandle } from './connection'
 import { MemorySync, type SyncOptions } from './memory-sync'
+import { revocationChannel, type RevocationChannel } from './revocations'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
 export { BM25_ONLY } from '../core/types'
@@ -60,10 +63,26 @@ function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: E
 export class Memory {
   private syncing: Promise<MemorySync> | undefined
 
+  private readonly revocations: RevocationChannel
+
   private constructor(
     readonly engine: MemoryEngine,
     private connections: Map<string, Connection>,
-  ) {}
+  ) {
+    this.revocations = revocationChannel(engine.info.id, (id, revokedAt) => {
+      const c = this.connections.get(id)
+      if (c && !c.revokedAt) this.connections.set(id, { ...c, revokedAt })
+    })
+  }
+
+  /** Takes in connections other instances of this memory created or revoked since it opened. */
+  private async refreshConnections(): Promise<void> {
+    const rows = await stored(() => this.engine.db.connections.toArray())
+    for (const row of rows) {
+      const known = this.connections.get(row.id)
+      if (!known || (row.revokedAt && !known.revokedAt)) this.connections.set(row.id, row)
+    }
+  }
 
   get info(): MemoryInfo {
     return structuredClone(this.engine.info)
@@ -98,8 +117,10 @@ export class Memory {
     }
     const db = new MemoryDB(info.id, opts)
     await stored(() => db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }]))
-    const index = await createEntityIndex(indexOptions(info, opts.embedder))
-    return new Memory(new MemoryEngine(info, db, new Graph(), index, { proposals: [], files: [], version: 0 }), new Map())
+    const embedder = queryOnce(opts.embedder)
+    const index = await createEntityIndex(indexOptions(info, embedder))
+    const notes = await createNoteIndex(noteIndexOptions(info, embedder))
+    return new Memory(new MemoryEngine(info, db, new Graph(), index, notes, { proposals: [], files: [], version: 0 }), new Map())
   }
 
   static async open(id: string, opts: OpenMemoryOptions = {}): Promise<Memory> {
@@ -108,10 +129,11 @@ export class Memory {
     registry.close()
     if (!info) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
     checkRetrieval(info, opts.embedder)
+    const embedder = queryOnce(opts.embedder)
     const db = new MemoryDB(id, opts)
-    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow] = await db.transaction(
+    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow, savedNotes] = await db.transaction(
       'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta],
-      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY)]),
+      () => Promise.all([db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY), db.meta.get(NOTE_INDEX_SNAPSHOT_KEY)]),
     )
     const version = typeof versionRow?.value === 'number' ? versionRow.value : 0
     // observations are the truth: the graph is always re-derived from them
@@ -120,7 +142,7 @@ export class Memory {
     let index: EntityIndex
     const snap = saved?.value as { version: number; snapshot: unknown } | undefined
     // an unreadable snapshot costs a rebuild, never the memory
-    const restored = snap ? await restoreEntityIndex(snap.snapshot as never, indexOptions(info, opts.embedder)).catch(() => undefined) : undefined
+    const restored = snap ? await restoreEntityIndex(snap.snapshot as never, indexOptions(info, embedder)).catch(() => undefined) : undefined
     if (restored) {
       // The snapshot may predate the last commits (the page closed before saving it, or another
       // tab saved it): bring it up to the graph. Only entities whose text changed are re-embedded.
@@ -129,10 +151,11 @@ export class Memory {
       await restored.upsert([...graph.entities.values()].map(entityDoc))
       index = restored
     } else {
-      index = await createEntityIndex(indexOptions(info, opts.embedder))
+      index = await createEntityIndex(indexOptions(info, embedder))
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }
-    return new Memory(new MemoryEngine(info, db, graph, index, { proposals, files, version }), new Map(connections.map((c) => [c.id, c])))
+    const notes = await openNoteIndex(savedNotes?.value as { snapshot: unknown } | undefined, observations, noteIndexOptions(info, embedder))
+    return new Memory(new MemoryEngine(info, db, graph, index, notes, { proposals, files, version }), new Map(connections.map((c) => [c.id, c])))
   }
 
   /** Creates a connection for an agent; the token is returned once and stored only hashed. */
@@ -158,6 +181,8 @@ export class Memory {
   /** Reattaches an agent that kept its token. */
   async connectWithToken(token: string): Promise<ConnectionHandle> {
     const hash = typeof token === 'string' ? await sha256Hex(token) : ''
+    // another tab may have made or revoked this connection: the database has the last word
+    await this.refreshConnections()
     for (const c of this.connections.values()) {
       if (constantTimeEqual(c.tokenHash, hash)) {
         if (c.revokedAt) break
@@ -173,11 +198,13 @@ export class Memory {
 
   /** Revocation takes effect at once, also on connection handles already in use. */
   async revoke(connectionId: string): Promise<void> {
+    if (!this.connections.has(connectionId)) await this.refreshConnections()
     const c = this.connections.get(connectionId)
     if (!c) throw new MemoryError('not_found', `no connection "${connectionId}"`)
     const revoked = { ...c, revokedAt: new Date().toISOString() }
     await stored(() => this.engine.db.connections.put(revoked))
     this.connections.set(c.id, revoked)
+    this.revocations.announce(c.id, revoked.revokedAt)
   }
 
   /** Persists the search index so the next open neither re-embeds nor rebuilds. */
@@ -202,14 +229,36 @@ export class Memory {
   }
 
   async close(): Promise<void> {
+    this.revocations.close()
     if (this.syncing) await (await this.syncing.catch(() => null))?.stop()
     await this.saveIndex().catch(() => undefined)
     this.engine.close()
   }
 }
 
+/** Both indexes embed a recall's query: one embedder that remembers recent queries serves both. */
+function queryOnce(embedder: Embedder | undefined): Embedder | undefined {
+  return embedder && rememberRecentTexts(embedder)
+}
+
 function indexOptions(info: MemoryInfo, embedder: Embedder | undefined): Parameters<typeof createEntityIndex>[0] {
   return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder, weights: info.retrieval.weights } : {}
+}
+
+function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Parameters<typeof createNoteIndex>[0] {
+  return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder } : {}
+}
+
+/** The saved note index brought up to the observations, or a new one when there is none or it is unreadable. */
+async function openNoteIndex(saved: { snapshot: unknown } | undefined, observations: Observation[], opts: Parameters<typeof createNoteIndex>[0]): Promise<NoteIndex> {
+  const restored = saved ? await restoreNoteIndex(saved.snapshot as never, opts).catch(() => undefined) : undefined
+  const notes = restored ?? (await createNoteIndex(opts))
+  const live = new Set(observations.map((o) => o.slug))
+  const gone = notes.keys().filter((slug) => !live.has(slug))
+  if (gone.length) await notes.remove(gone)
+  // only notes whose text changed since the snapshot are embedded again
+  await notes.upsert(observations.map(noteDoc))
+  return notes
 }
 
 function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void {

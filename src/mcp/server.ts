@@ -1,6 +1,6 @@
 // The MCP face of a memory. Each session is bound to one connection, so the tier of the token
 // that opened it decides what every tool call in it may do.
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -55,40 +55,61 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined
 }
 
+const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest()
+
+/** Equal-length digests compared in constant time, so a wrong token's timing says nothing about the right one. */
+function sameToken(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** A session closes after this long without a request, unless the server is told otherwise. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
+
 /**
  * Streamable HTTP on one path (`/mcp`). A session starts with an initialize request carrying
- * `Authorization: Bearer <connection token>`; later requests must carry the same token.
+ * `Authorization: Bearer <connection token>`; later requests must carry the same token. The
+ * token is checked before any body is read, a request from a browser page of another origin
+ * is refused, and a session idle for `sessionIdleMs` is closed.
  */
-export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?: string; port?: number }): Promise<HttpMcpServer> {
+export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?: string; port?: number; sessionIdleMs?: number }): Promise<HttpMcpServer> {
   const host = opts.host ?? '127.0.0.1'
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; token: string }>()
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; tokenDigest: Buffer; lastSeen: number }>()
   // Set once the port is known; a page on another origin must not reach a loopback server by rebinding DNS.
   let allowedHosts: string[] = []
+  let allowedOrigins: string[] = []
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return reply(res, 404, 'not_found', 'the MCP endpoint is /mcp')
+    // Agents send no Origin; a browser always does, and only this server's own pages may call it.
+    const origin = req.headers.origin
+    if (origin !== undefined && !allowedOrigins.includes(origin)) return reply(res, 403, 'forbidden', 'requests from other web origins are refused')
     const token = bearer(req)
     if (!token) return reply(res, 401, 'forbidden', 'send the connection token as Authorization: Bearer <token>')
+    const tokenDigest = digest(token)
     const sessionId = req.headers['mcp-session-id']
-    const body = req.method === 'POST' ? await readJson(req) : undefined
     if (typeof sessionId === 'string') {
       const s = sessions.get(sessionId)
       if (!s) return reply(res, 404, 'not_found', 'unknown or closed session; initialize a new one')
-      if (s.token !== token) return reply(res, 403, 'forbidden', 'this session belongs to another connection')
+      if (!sameToken(s.tokenDigest, tokenDigest)) return reply(res, 403, 'forbidden', 'this session belongs to another connection')
+      s.lastSeen = Date.now()
+      const body = req.method === 'POST' ? await readJson(req) : undefined
       return s.transport.handleRequest(req, res, body)
     }
-    if (req.method !== 'POST' || !isInitializeRequest(body)) return reply(res, 400, 'invalid_request', 'start a session with an initialize request')
+    if (req.method !== 'POST') return reply(res, 400, 'invalid_request', 'start a session with an initialize request')
     let conn: ConnectionHandle
     try {
       conn = await (await opts.provider.memory()).connectWithToken(token)
     } catch (e) {
       return reply(res, 403, isMemoryError(e) ? e.code : 'forbidden', e instanceof Error ? e.message : 'token refused')
     }
+    const body = await readJson(req)
+    if (!isInitializeRequest(body)) return reply(res, 400, 'invalid_request', 'start a session with an initialize request')
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableDnsRebindingProtection: true,
       allowedHosts,
-      onsessioninitialized: (id) => void sessions.set(id, { transport, token }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, tokenDigest, lastSeen: Date.now() }),
     })
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId)
@@ -96,6 +117,16 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
     await createMcpServer(conn).connect(transport)
     await transport.handleRequest(req, res, body)
   }
+
+  const sweep = setInterval(() => {
+    const now = Date.now()
+    for (const [id, s] of sessions) {
+      if (now - s.lastSeen < idleMs) continue
+      sessions.delete(id)
+      void s.transport.close().catch(() => undefined)
+    }
+  }, Math.max(50, Math.min(60_000, Math.floor(idleMs / 4))))
+  sweep.unref()
 
   const http: HttpServer = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -109,9 +140,11 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
   })
   const { port } = http.address() as AddressInfo
   allowedHosts = [`${host}:${port}`, `localhost:${port}`]
+  allowedOrigins = allowedHosts.map((h) => `http://${h}`)
   return {
     url: `http://${host}:${port}/mcp`,
     async close() {
+      clearInterval(sweep)
       await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)))
       sessions.clear()
       http.closeAllConnections()

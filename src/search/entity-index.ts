@@ -6,7 +6,7 @@
 import { count, create, insertMultiple, load as oramaLoad, removeMultiple, save as oramaSave, search as oramaSearch } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
-import { compareRanked, topK, type Scored } from './top-k'
+import { topK, type Scored } from './top-k'
 import { VectorRows } from './vector-rows'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { wholeWordIndex } from './whole-word-index'
@@ -255,18 +255,15 @@ class OramaEntityIndex implements EntityIndex {
 
   /** BM25 hits, best first and ties by key, normalized so the best is 1. */
   private textHits(term: string, k: number): Scored[] {
-    // Orama breaks ties by insertion order: fetch past the k-th score so ties are cut by key instead
-    let fetch = k + 1
-    let hits: Scored[]
-    for (;;) {
-      const result = oramaSearch(this.db, { term, properties: TEXT_PROPERTIES, boost: { name: NAME_BOOST }, limit: fetch })
-      if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
-      hits = result.hits.filter((h) => h.score > 0).map((h) => ({ key: h.id, score: h.score }))
-      if (hits.length < fetch || hits[k - 1]!.score !== hits[hits.length - 1]!.score) break
-      fetch *= 4
-    }
-    const best = hits[0]?.score ?? 1
-    return hits.map((h) => ({ key: h.key, score: round(h.score / best) })).sort(compareRanked).slice(0, k)
+    // Orama scores every match whatever the limit and breaks ties by insertion order, which
+    // differs between devices: take every match in one search and cut ties by key here
+    const result = oramaSearch(this.db, { term, properties: TEXT_PROPERTIES, boost: { name: NAME_BOOST }, limit: this.entries.length })
+    if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
+    const hits = result.hits
+    let best = 0
+    for (const h of hits) if (h.score > best) best = h.score
+    if (best <= 0) return []
+    return topK(hits.length, k, (i) => round(hits[i]!.score / best), (i) => hits[i]!.id)
   }
 
   private async embedDocs(docs: EntityDoc[]): Promise<Float32Array[][]> {

@@ -1,13 +1,15 @@
 // Embedded persistence: one append-only log file per room under `<dataDir>/rooms/`. Each record
 // is [u32 length][u32 crc32][Yjs update]; appends are batched and fdatasync'ed, a torn tail
-// left by a crash is cut off on load, and compaction rewrites the log as one merged update
-// through a temporary file and an atomic rename.
+// left by a crash is cut off on load, a corrupt record is skipped (logged) without losing the
+// good ones after it, and compaction rewrites the log as one merged update through a
+// temporary file and an atomic rename.
 import { mkdirSync } from 'node:fs'
 import { open, readFile, rename, truncate, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
+import { jsonLineLog, type SyncLog } from './log'
 import type { RoomStore } from './room-store'
 
 /** Room names are memory ids: they become file names, so only a safe alphabet is accepted. */
@@ -18,6 +20,8 @@ const HEADER_BYTES = 8
 export interface FileRoomStoreOptions {
   /** Compact a room's log once it holds this many records. */
   compactAfterRecords?: number
+  /** Where skipped records and write failures are reported; default JSON lines on stderr. */
+  log?: SyncLog
 }
 
 interface RoomState {
@@ -26,6 +30,8 @@ interface RoomState {
   queued: Uint8Array[]
   drainScheduled: boolean
   records: number
+  /** Why the last batch could not be written; flushes until the next batch report it. */
+  failed: Error | null
 }
 
 function encodeRecord(update: Uint8Array): Buffer {
@@ -36,21 +42,56 @@ function encodeRecord(update: Uint8Array): Buffer {
   return out
 }
 
-/** Reads records up to the first torn or corrupt one; returns them and the length of the good prefix. */
-function decodeRecords(bytes: Buffer): { records: Uint8Array[]; goodLength: number } {
-  const records: Uint8Array[] = []
-  let offset = 0
-  while (offset + HEADER_BYTES <= bytes.byteLength) {
-    const length = bytes.readUInt32BE(offset)
-    const sum = bytes.readUInt32BE(offset + 4)
-    const end = offset + HEADER_BYTES + length
-    if (end > bytes.byteLength) break
-    const body = bytes.subarray(offset + HEADER_BYTES, end)
-    if (crc32(body) !== sum) break
-    records.push(new Uint8Array(body))
-    offset = end
+/** A record at `offset` whose length fits, whose checksum matches and whose body is a Yjs update; else null. */
+function recordAt(bytes: Buffer, offset: number): Uint8Array | null {
+  if (offset + HEADER_BYTES > bytes.byteLength) return null
+  const length = bytes.readUInt32BE(offset)
+  const end = offset + HEADER_BYTES + length
+  // an empty body is never written (the CRC of nothing is 0, so zero bytes would pass as one)
+  if (length === 0 || end > bytes.byteLength) return null
+  const body = bytes.subarray(offset + HEADER_BYTES, end)
+  if (crc32(body) !== bytes.readUInt32BE(offset + 4)) return null
+  try {
+    Y.decodeUpdate(body)
+  } catch {
+    return null
   }
-  return { records, goodLength: offset }
+  return new Uint8Array(body)
+}
+
+export interface DecodedLog {
+  records: Uint8Array[]
+  /** Byte ranges that held no valid record and were skipped. */
+  skipped: Array<{ from: number; to: number }>
+  /** Where the last valid record ends: what follows is a torn tail. */
+  goodLength: number
+}
+
+/**
+ * Reads every valid record. A bad stretch (a flipped byte, a zeroed block) is skipped by
+ * looking for the next offset where a valid record starts, so the good records after it
+ * survive; bytes after the last valid record are a torn tail.
+ */
+export function decodeRecords(bytes: Buffer): DecodedLog {
+  const records: Uint8Array[] = []
+  const skipped: Array<{ from: number; to: number }> = []
+  let offset = 0
+  let goodLength = 0
+  while (offset + HEADER_BYTES <= bytes.byteLength) {
+    const record = recordAt(bytes, offset)
+    if (record) {
+      records.push(record)
+      offset += HEADER_BYTES + record.byteLength
+      goodLength = offset
+      continue
+    }
+    let next = offset + 1
+    while (next + HEADER_BYTES <= bytes.byteLength && !recordAt(bytes, next)) next++
+    if (next + HEADER_BYTES > bytes.byteLength) break
+    skipped.push({ from: offset, to: next })
+    offset = next
+  }
+  return { records, skipped, goodLength }
 }
 
 async function writeDurably(path: string, data: Uint8Array, flags: 'a' | 'w'): Promise<void> {
@@ -67,12 +108,14 @@ export class FileRoomStore implements RoomStore {
   private readonly dir: string
   private readonly rooms = new Map<string, RoomState>()
   private readonly compactAfter: number
+  private readonly log: SyncLog
   private closed = false
 
   constructor(dataDir: string, options: FileRoomStoreOptions = {}) {
     this.dir = join(dataDir, 'rooms')
     mkdirSync(this.dir, { recursive: true })
     this.compactAfter = options.compactAfterRecords ?? 500
+    this.log = options.log ?? jsonLineLog
   }
 
   private pathOf(room: string): string {
@@ -83,7 +126,7 @@ export class FileRoomStore implements RoomStore {
   private state(room: string): RoomState {
     let s = this.rooms.get(room)
     if (!s) {
-      s = { chain: Promise.resolve(), queued: [], drainScheduled: false, records: 0 }
+      s = { chain: Promise.resolve(), queued: [], drainScheduled: false, records: 0, failed: null }
       this.rooms.set(room, s)
     }
     return s
@@ -106,8 +149,18 @@ export class FileRoomStore implements RoomStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
       throw err
     }
-    const { records, goodLength } = decodeRecords(bytes)
-    if (goodLength < bytes.byteLength) await truncate(path, goodLength)
+    const { records, skipped, goodLength } = decodeRecords(bytes)
+    for (const { from, to } of skipped) this.log('error', 'room_log_record_skipped', { room, from, to, bytes: to - from })
+    if (skipped.length) {
+      // Rewrite the log from its good records so the bad stretch is read (and reported) once.
+      const tmp = `${path}.tmp`
+      await writeDurably(tmp, Buffer.concat(records.map(encodeRecord)), 'w')
+      await rename(tmp, path)
+      await this.syncDir()
+    } else if (goodLength < bytes.byteLength) {
+      this.log('warn', 'room_log_tail_cut', { room, bytes: bytes.byteLength - goodLength })
+      await truncate(path, goodLength)
+    }
     return records
   }
 
@@ -133,12 +186,20 @@ export class FileRoomStore implements RoomStore {
       const batch = s.queued
       s.queued = []
       if (batch.length === 0) return
+      s.failed = null
       await writeDurably(this.pathOf(room), Buffer.concat(batch.map(encodeRecord)), 'a')
       s.records += batch.length
       if (s.records >= this.compactAfter) await this.compactNow(room)
     }).catch((err: unknown) => {
-      console.error(JSON.stringify({ at: new Date().toISOString(), level: 'error', event: 'room_write_failed', room, error: (err as Error).message }))
+      s.failed = err as Error
+      this.log('error', 'room_write_failed', { room, error: (err as Error).message })
     })
+  }
+
+  /** Appends and resolves once the update's batch (a group commit with its neighbours) is fdatasync'ed. */
+  persist(room: string, update: Uint8Array): Promise<void> {
+    this.append(room, update)
+    return this.flush(room)
   }
 
   private async compactNow(room: string): Promise<void> {
@@ -148,7 +209,12 @@ export class FileRoomStore implements RoomStore {
     const tmp = `${path}.tmp`
     await writeDurably(tmp, encodeRecord(Y.mergeUpdates(records)), 'w')
     await rename(tmp, path)
-    // Make the rename itself durable.
+    await this.syncDir()
+    this.state(room).records = 1
+  }
+
+  /** Makes a rename in the rooms directory durable. */
+  private async syncDir(): Promise<void> {
     const dir = await open(this.dir, 'r')
     try {
       await dir.sync()
@@ -157,16 +223,19 @@ export class FileRoomStore implements RoomStore {
     } finally {
       await dir.close()
     }
-    this.state(room).records = 1
   }
 
   compact(room: string): Promise<void> {
     return this.run(room, () => this.compactNow(room))
   }
 
+  /** Waits for the appends made so far; rejects when a batch among them could not be written. */
   async flush(room?: string): Promise<void> {
     const rooms = room === undefined ? [...this.rooms.keys()] : [room]
-    await Promise.all(rooms.map((r) => this.run(r, async () => undefined)))
+    await Promise.all(rooms.map((r) => this.run(r, async () => {
+      const failed = this.state(r).failed
+      if (failed) throw new MemoryError('storage_failed', `room "${r}" could not be written: ${failed.message}`)
+    })))
   }
 
   /** Deletes a room's history; used when a memory is deleted. */

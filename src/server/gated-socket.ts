@@ -1,8 +1,11 @@
 // Stands between a client's WebSocket and @y/websocket-server's room handling: it looks like
 // the socket to the room code, but lets a message through only after the connection's tier
-// allows it. Sync step 1 (a state vector) and awareness always pass; every update (sync
-// step 2 or update) is checked against the room first, and a refused one never reaches the
-// room: the client gets a refusal frame instead.
+// allows it. Sync step 1 (a state vector) passes; awareness is dropped (a memory has no
+// presence to share, and relaying it let one socket fill every peer's memory); every update
+// (sync step 2 or update) is checked against the room first, put on disk, and only then
+// reaches the room and its peers. A refused one never reaches the room: the client gets a
+// refusal frame instead. Messages of one socket are handled one at a time, in order, within
+// a budget of bytes and refusals per minute shared by every socket of the same connection.
 import { EventEmitter } from 'node:events'
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
@@ -10,14 +13,38 @@ import type { WebSocket } from 'ws'
 import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import type { Connection } from '../core/types'
+import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
-import { checkUpdate } from './update-policy'
+import { checkUpdate, trackInFlight } from './update-policy'
 
 const MESSAGE_SYNC = 0
-const MESSAGE_AWARENESS = 1
-/** An update that keeps waiting for missing history is dropped beyond this size. */
-const MAX_HELD_BYTES = 16 * 1024 * 1024
+/** Updates that arrive before the sync step 2 they build on wait, up to this size and age. */
+const MAX_HELD_BYTES = 4 * 1024 * 1024
+const MAX_HELD_MS = 10_000
+
+export interface Budget {
+  /** Bytes of updates a connection may send per window, over all its sockets. */
+  bytes: number
+  /** Refused updates a connection may send per window; a large update that changes nothing counts as one. */
+  refusals: number
+  windowMs: number
+}
+
+export const DEFAULT_BUDGET: Budget = { bytes: 256 * 1024 * 1024, refusals: 30, windowMs: 60_000 }
+
+/** What a connection spent in the current window; the server keeps one per connection. */
+export interface BudgetWindow {
+  start: number
+  bytes: number
+  refusals: number
+}
+
+/**
+ * A resent update costs a full decode even though it changes nothing: one this large counts
+ * against the refusal budget (a client sends one such state at most per connect).
+ */
+const LARGE_NOOP_BYTES = 64 * 1024
 
 export interface GateContext {
   connection: Connection
@@ -28,15 +55,24 @@ export interface GateContext {
   /** Re-checked on every update, so a revoke that has not closed the socket yet still bites. */
   isRevoked: () => boolean
   onRevokedUpdate: () => void
-  /** Starts making an accepted update durable, just before the room applies it. */
-  persist?: (update: Uint8Array) => void
+  /** The connection a Yjs client id of this room belongs to. */
+  ownerOf: (client: number) => string | undefined
+  /** Binds client ids to this connection at once; resolves when that is durable. */
+  bindClients: (clients: number[]) => Promise<void>
   /**
-   * What the room's persisted updates still wait for, or null when nothing is pending: every
-   * message to the client (a relayed update, a sync reply) is held until then, so no client
-   * sees an update that could still be lost.
+   * Makes an accepted update durable (RoomStore.persist, or an append and its group commit)
+   * before the room, its peers or any sync reply see it; null to let the room store it after.
    */
-  whenDurable?: () => Promise<void> | null
+  persist: ((update: Uint8Array) => Promise<void>) | null
+  budget: Budget
+  /** This connection's spending, shared by its sockets. */
+  window: BudgetWindow
+  /** Called when the socket went over budget or storage failed; the socket is closed. */
+  onClose: (code: number, reason: string) => void
 }
+
+/** Client ids one socket may start: a device session uses one, its other tabs a few more. */
+const CLAIMS_PER_SOCKET = 16
 
 function encodeUpdateMessage(update: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder()
@@ -47,12 +83,19 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
 
 export class GatedSocket extends EventEmitter {
   private queue: Uint8Array[] | null = []
+  /**
+   * Accepted updates reach the room in the order they arrived, each once it is on disk.
+   * Checking does not wait for disk: the room copy already holds the accepted ones, so the
+   * next update is judged at once and its append joins the same group commit.
+   */
+  private delivered: Promise<void> = Promise.resolve()
   /** Updates that depend on history the room lacks, merged, waiting for the rest. */
-  private held: Uint8Array | null = null
+  private held: { update: Uint8Array; since: number } | null = null
   private sawStep2 = false
-  /** Messages to the client waiting for durability, in order. */
-  private outgoing: Promise<unknown> = Promise.resolve()
-  private heldOut = 0
+  private claims = 0
+  /** Set when the server gave up on this socket (over budget, storage failed): later messages are dropped. */
+  private closed = false
+  private storeFailed = false
   binaryType = 'arraybuffer'
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
@@ -61,8 +104,9 @@ export class GatedSocket extends EventEmitter {
     ws.on('message', (data: ArrayBuffer | Buffer) => {
       const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       if (this.queue) this.queue.push(bytes)
-      else this.receive(bytes)
+      else this.enqueue(bytes)
     })
+    // Messages that arrived before the close are still handled: the client sent them.
     ws.on('close', () => this.emit('close'))
     ws.on('pong', () => this.emit('pong'))
   }
@@ -71,7 +115,7 @@ export class GatedSocket extends EventEmitter {
   start(): void {
     const queued = this.queue ?? []
     this.queue = null
-    for (const m of queued) this.receive(m)
+    for (const m of queued) this.enqueue(m)
   }
 
   get readyState(): number {
@@ -79,13 +123,7 @@ export class GatedSocket extends EventEmitter {
   }
 
   send(message: Uint8Array, _opts?: unknown, cb?: (err?: Error) => void): void {
-    const wait = this.ctx.whenDurable?.() ?? null
-    if (wait === null && this.heldOut === 0) return this.ws.send(message, { binary: true }, cb)
-    this.heldOut++
-    this.outgoing = Promise.all([this.outgoing, wait]).then(() => {
-      this.heldOut--
-      this.ws.send(message, { binary: true }, cb)
-    })
+    this.ws.send(message, { binary: true }, cb)
   }
 
   close(code?: number, reason?: string): void {
@@ -101,54 +139,118 @@ export class GatedSocket extends EventEmitter {
     this.emit('message', message.buffer.slice(message.byteOffset, message.byteOffset + message.byteLength))
   }
 
+  private enqueue(message: Uint8Array): void {
+    if (!this.closed) this.receive(message)
+  }
+
+  /** Resolves once every update received so far reached the room or was given up (a closing server waits for it). */
+  async idle(): Promise<void> {
+    let seen: Promise<void> | undefined
+    while (seen !== this.delivered) {
+      seen = this.delivered
+      await seen
+    }
+  }
+
+  /** Counts against the socket's budget; false (and the socket closed) once it is spent. */
+  private spend(bytes: number, refusals: number): boolean {
+    const now = Date.now()
+    const w = this.ctx.window
+    if (now - w.start > this.ctx.budget.windowMs) Object.assign(w, { start: now, bytes: 0, refusals: 0 })
+    w.bytes += bytes
+    w.refusals += refusals
+    if (w.bytes <= this.ctx.budget.bytes && w.refusals <= this.ctx.budget.refusals) return true
+    const { connection, room, log } = this.ctx
+    log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, bytes: w.bytes, refusals: w.refusals })
+    this.refuse({ code: 'over_budget', message: 'this connection sent more changes or refused changes than the server takes per minute; it reconnects shortly', keys: {} }, false)
+    this.closed = true
+    this.ctx.onClose(CLOSE.overBudget, 'over budget: too many bytes or refused updates per minute')
+    return false
+  }
+
   private receive(message: Uint8Array): void {
+    let step: number
+    let update: Uint8Array
     try {
       const decoder = decoding.createDecoder(message)
       const type = decoding.readVarUint(decoder)
-      if (type === MESSAGE_AWARENESS) return this.forward(message)
       if (type !== MESSAGE_SYNC) return
-      const step = decoding.readVarUint(decoder)
+      step = decoding.readVarUint(decoder)
       if (step === syncProtocol.messageYjsSyncStep1) return this.forward(message)
       if (step !== syncProtocol.messageYjsSyncStep2 && step !== syncProtocol.messageYjsUpdate) return
-      const update = decoding.readVarUint8Array(decoder)
-      if (step === syncProtocol.messageYjsSyncStep2) this.sawStep2 = true
-      this.receiveUpdate(update)
+      update = decoding.readVarUint8Array(decoder)
     } catch {
       this.refuse({ code: 'malformed', message: 'the message could not be decoded', keys: {} })
+      return
     }
+    if (!this.spend(update.byteLength, 0)) return
+    if (step === syncProtocol.messageYjsSyncStep2) this.sawStep2 = true
+    this.receiveUpdate(update)
   }
 
   private receiveUpdate(update: Uint8Array): void {
     if (this.ctx.isRevoked()) return this.ctx.onRevokedUpdate()
-    const { tier } = this.ctx.connection
+    const { connection, room: roomName, log } = this.ctx
     const room = this.ctx.roomDoc()
     if (!room) return
-    const combined = this.held ? Y.mergeUpdates([this.held, update]) : update
-    const verdict = checkUpdate(tier, room, combined)
+    if (this.held && Date.now() - this.held.since > MAX_HELD_MS) this.held = null
+    const combined = this.held ? Y.mergeUpdates([this.held.update, update]) : update
+    const verdict = checkUpdate(connection.tier, room, combined, {
+      connectionId: connection.id,
+      ownerOf: this.ctx.ownerOf,
+      claimsLeft: CLAIMS_PER_SOCKET - this.claims,
+    })
     if (verdict.ok) {
       this.held = null
-      if (verdict.noop) return
-      this.ctx.persist?.(combined)
-      this.forward(encodeUpdateMessage(combined))
+      if (verdict.noop) {
+        if (combined.byteLength > LARGE_NOOP_BYTES) this.spend(0, 1)
+        return
+      }
+      const claims = verdict.claims ?? []
+      this.claims += claims.length
+      const integrated = verdict.update ?? combined
+      // The copy now holds this update; the room gets it once it is on disk.
+      const done = trackInFlight(room)
+      // The owners first: no store (nor another server reading it) ever holds structs of a
+      // client whose owner is not recorded yet. Only an update that starts a client waits for it.
+      const stored = claims.length ? this.ctx.bindClients(claims).then(() => this.ctx.persist?.(integrated)) : this.ctx.persist?.(integrated)
+      // Handled below once the earlier updates are delivered; marked now so a failure that comes
+      // first is not an unhandled rejection (which ends a Node process).
+      stored?.catch(() => undefined)
+      this.delivered = this.delivered.then(() => stored).then(() => {
+        if (this.storeFailed) return
+        // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.
+        this.forward(encodeUpdateMessage(integrated))
+      }, (err: unknown) => {
+        log('error', 'update_not_stored', { room: roomName, connection: connection.id, error: (err as Error).message })
+        // later updates of this socket may build on this one: none of them reaches the room
+        this.storeFailed = true
+        this.closed = true
+        this.ctx.onClose(CLOSE.unavailable, 'the update could not be stored; try again later')
+      }).finally(done)
       return
     }
     if (verdict.incomplete) {
       // Right after connecting, an update may arrive before the sync step 2 it builds on;
-      // it waits for it. After step 2 the missing part is something the server refused.
-      this.held = combined.byteLength <= MAX_HELD_BYTES ? combined : null
-      if (this.sawStep2) {
-        this.refuse({ code: 'incomplete', message: 'this change builds on earlier changes of this device that the server refused, so it was not synced either', keys: {} })
+      // it waits for it. After step 2 the missing part is something the server refused or
+      // never got, and waiting would make every later message pay for it.
+      if (!this.sawStep2 && combined.byteLength <= MAX_HELD_BYTES) {
+        this.held = { update: combined, since: this.held?.since ?? Date.now() }
+        return
       }
+      this.held = null
+      this.refuse({ code: 'incomplete', message: 'this change builds on earlier changes of this device that the server refused, so it was not synced either', keys: {} })
       return
     }
     this.held = null
     this.refuse({ code: verdict.code, message: verdict.message, keys: verdict.keys })
   }
 
-  private refuse(r: Pick<Refusal, 'code' | 'message' | 'keys'>): void {
+  private refuse(r: Pick<Refusal, 'code' | 'message' | 'keys'>, counts = true): void {
     const { connection, room, log } = this.ctx
     const refusal: Refusal = { v: 1, ...r, tier: connection.tier, at: new Date().toISOString() }
     log('warn', 'update_refused', { room, connection: connection.id, agent: connection.agent, tier: connection.tier, code: r.code, keys: r.keys })
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(encodeRefusal(refusal), { binary: true })
+    if (counts) this.spend(0, 1)
   }
 }

@@ -10,8 +10,9 @@ export interface RoomStore {
    */
   append(room: string, update: Uint8Array): void
   /**
-   * Records an update and resolves once it is durable. A store that offers it gets every
-   * client update through it, before the room (and so any other client) sees the update.
+   * Records an update and resolves once it is durable. The sync server passes every accepted
+   * client update through it and lets the room (and so any peer or sync reply) see the update
+   * only afterwards; a store without it gets `append` followed by `flush(room)`.
    */
   persist?(room: string, update: Uint8Array): Promise<void>
   /** Resolves when every append made so far (to `room`, or to every room) is durable. */

@@ -15,8 +15,8 @@ import type { Connection, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
 import type { AccessSource, TokenAdmin } from './access-source'
-import { DurabilityBarrier } from './durability-barrier'
-import { GatedSocket } from './gated-socket'
+import { ClientOwners, type OwnerTable } from './client-owners'
+import { DEFAULT_BUDGET, GatedSocket, type Budget, type BudgetWindow } from './gated-socket'
 import { jsonLineLog, type SyncLog } from './log'
 import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
@@ -40,10 +40,19 @@ export interface SyncServerOptions {
   /** Largest WebSocket message accepted, in bytes (a first sync carries a whole memory). */
   maxMessageBytes?: number
   /**
-   * Rooms and tokens in a Redis shared with other servers (a URL, or options) instead of the
-   * data directory; replaces `store` and `authorize`. Manage its tokens through `access`.
+   * Rooms, tokens and client-id owners in a Redis shared with other servers (a URL, or
+   * options) instead of the data directory; replaces `store` and `authorize`. Manage its
+   * tokens through `access`.
    */
   redis?: string | RedisOptions
+  /**
+   * Make every accepted update durable in the room store (the file store's group commit, or
+   * Redis's fsynced AOF) before peers receive it; default true. False relays first and stores
+   * after, as the room store gets to it (the bench compares both).
+   */
+  persistBeforeBroadcast?: boolean
+  /** Per-connection limits on update bytes and refused updates per window. */
+  budget?: Budget
 }
 
 export interface SyncServer {
@@ -100,8 +109,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   // Loaded only when asked for, so a single-machine server needs no Redis client.
   const redis = options.redis === undefined ? undefined : await (await import('./redis-backend')).openRedisBackend(typeof options.redis === 'string' ? { url: options.redis } : options.redis, log)
   const access: AccessSource | undefined = redis?.access
-  const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir)
+  const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir, { log })
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
+  // Servers sharing Redis share the owner table too: a device may reconnect to any of them.
+  const owners: OwnerTable = redis?.owners ?? new ClientOwners(options.dataDir)
+  const persistFirst = options.persistBeforeBroadcast !== false
   const id = `s${nextInstance++}`
   const docName = (room: string) => `${id}/${room}`
 
@@ -109,6 +121,9 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const loading = new Map<string, Promise<void>>()
   const unloading = new Set<Promise<void>>()
   const sockets = new Map<string, Set<WebSocket>>()
+  const gates = new Set<GatedSocket>()
+  // Budgets are per connection, so opening more sockets with one token buys nothing.
+  const windows = new Map<string, BudgetWindow>()
 
   const unsubscribes = new Map<string, () => void>()
   instances.set(id, {
@@ -117,15 +132,24 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       preloaded.delete(room)
       if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
       doc.on('update', (update: Uint8Array, origin: unknown) => {
-        // A store that persists gets clients' updates before the room does (see GatedSocket).
-        if (origin !== STORE_ORIGIN && !(store.persist && origin instanceof GatedSocket)) store.append(room, update)
+        // A socket's updates were stored before they reached the room.
+        if (origin !== STORE_ORIGIN && !(persistFirst && origin instanceof GatedSocket)) store.append(room, update)
       })
       // Updates that clients of other servers sent reach this room's clients through the store.
-      const unsubscribe = store.subscribe?.(room, (update) => Y.applyUpdate(doc, update, STORE_ORIGIN))
+      // The owners of the client ids they carry are learned first (the other server recorded
+      // them before it stored the update), so this server judges those ids as the owner's.
+      let arriving: Promise<void> = Promise.resolve()
+      const unsubscribe = store.subscribe?.(room, (update) => {
+        if (!owners.learn) return Y.applyUpdate(doc, update, STORE_ORIGIN)
+        arriving = arriving.then(() => owners.learn!(room, update)).catch((err: unknown) => {
+          log('error', 'owners_learn_failed', { room, error: (err as Error).message })
+        }).then(() => {
+          if (docs.get(docName(room)) === doc) Y.applyUpdate(doc, update, STORE_ORIGIN)
+        })
+      })
       if (unsubscribe) unsubscribes.set(room, unsubscribe)
     },
     unbind(room) {
-      barriers.delete(room)
       unsubscribes.get(room)?.()
       unsubscribes.delete(room)
       const done = store.flush(room).then(() => store.compact(room)).catch((err: unknown) => {
@@ -154,7 +178,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     while (!docs.has(docName(room)) && !preloaded.has(room)) {
       let p = loading.get(room)
       if (!p) {
-        p = store.load(room).then((state) => {
+        // Owners after the state: every client id in the state then has its owner (an owner is
+        // recorded before the update that starts its client is stored).
+        p = store.load(room).then(async (state) => {
+          await owners.load(room)
           preloaded.set(room, state)
         }).finally(() => loading.delete(room))
         loading.set(room, p)
@@ -163,16 +190,15 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     }
   }
 
-  // A store that can say when an update is durable: clients' messages wait for it (see GatedSocket).
-  const barriers = new Map<string, DurabilityBarrier>()
-  const persistUpdate = (room: string, update: Uint8Array) => {
-    let barrier = barriers.get(room)
-    if (!barrier) barriers.set(room, (barrier = new DurabilityBarrier()))
-    barrier.add(store.persist!(room, update), (err) => {
-      // The room holds an update storage does not: drop the room, its clients reconnect and resend.
-      log('error', 'update_persist_failed', { room, error: err.message })
-      for (const conn of docs.get(docName(room))?.conns.keys() ?? []) (conn as unknown as GatedSocket).close(CLOSE.unavailable, 'an update could not be stored; reconnect to resend it')
-    })
+  /**
+   * Makes a client's accepted update durable; the gate hands it to the room (and so to every
+   * peer and every sync reply) only after this resolves. One path for every store: Redis
+   * acknowledges an XADD once its AOF is fsynced, the file store once its group commit is.
+   */
+  const persistUpdate = (room: string, update: Uint8Array): Promise<void> => {
+    if (store.persist) return store.persist(room, update)
+    store.append(room, update)
+    return store.flush(room)
   }
 
   const closeSocketsOf = (connectionId: string, code: number, reason: string) => {
@@ -188,7 +214,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   async function onConnection(ws: WebSocket, req: IncomingMessage): Promise<void> {
     ws.on('error', (err) => log('warn', 'socket_error', { error: err.message }))
     const url = new URL(req.url ?? '/', 'http://localhost')
-    const room = decodeURIComponent(url.pathname.slice(1))
+    let room = ''
+    try {
+      room = decodeURIComponent(url.pathname.slice(1))
+    } catch {
+      // a bad percent-encoding is the client's mistake, not a transient failure
+    }
     if (!ROOM_NAME.test(room)) {
       ws.close(CLOSE.badRequest, 'the path must be /<memory id>')
       return
@@ -213,15 +244,37 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       set.delete(ws)
       if (set.size === 0) sockets.delete(connection.id)
     })
+    let roomDoc: WSSharedDoc | undefined
     const gate = new GatedSocket(ws, {
       connection,
       room,
       log,
-      roomDoc: () => docs.get(docName(room)),
-      isRevoked: () => (access ? access.isRevoked(connection.id) : options.authorize === undefined && registry.isRevoked(connection.id)),
+      // The document the socket was set up with: after the last socket closes the room is
+      // unloaded, and messages this one sent before closing still go through it (and to disk).
+      roomDoc: () => roomDoc,
+      // A revoke by the CLI is in the file before it returns; the watcher may not have fired yet.
+      isRevoked: () => {
+        // Redis: revocations from every server arrive by pub/sub and are checked on connect.
+        if (access) return access.isRevoked(connection.id)
+        if (options.authorize !== undefined) return false
+        try {
+          registry.reloadIfChanged()
+        } catch (err) {
+          log('error', 'token_reload_failed', { error: (err as Error).message })
+        }
+        return registry.isRevoked(connection.id)
+      },
       onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
-      persist: store.persist ? (update) => persistUpdate(room, update) : undefined,
-      whenDurable: () => barriers.get(room)?.current() ?? null,
+      ownerOf: (client) => owners.ownerOf(room, client),
+      bindClients: (clients) => owners.bind(room, clients, connection.id),
+      persist: persistFirst ? (update) => persistUpdate(room, update) : null,
+      budget: options.budget ?? DEFAULT_BUDGET,
+      window: windows.get(connection.id) ?? windows.set(connection.id, { start: 0, bytes: 0, refusals: 0 }).get(connection.id)!,
+      onClose: (code, reason) => ws.close(code, reason),
+    })
+    gates.add(gate)
+    ws.on('close', () => {
+      void gate.idle().then(() => gates.delete(gate))
     })
     for (const [data, isBinary] of early) ws.emit('message', data, isBinary)
     try {
@@ -233,6 +286,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     }
     if (ws.readyState !== ws.OPEN) return
     setupWSConnection(gate as unknown as WebSocket, req, { docName: docName(room), gc: true })
+    roomDoc = docs.get(docName(room))
     gate.start()
     log('info', 'connected', { room, connection: connection.id, agent: connection.agent, tier: connection.tier })
   }
@@ -312,6 +366,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       })
       ws.close(CLOSE.goingAway, 'server shutting down')
     })))
+    // what the clients sent before the close is still checked and stored
+    await Promise.all([...gates].map((g) => g.idle()))
     await Promise.all([...unloading])
     for (const unsubscribe of unsubscribes.values()) unsubscribe()
     unsubscribes.clear()

@@ -1,9 +1,11 @@
 // The sync server's connection tokens, one per agent-to-memory connection, kept in
 // `<dataDir>/tokens.json`. Only sha256 hashes are stored; a presented token is hashed and
-// compared in constant time against every entry. The file is rewritten atomically, and
-// re-read when it changes so a revoke from the CLI reaches a running server.
+// compared in constant time against every entry. Every change re-reads the file under an
+// exclusive lock file and replaces it atomically (its own temporary name, fsync, rename), so
+// concurrent CLI commands and servers never lose each other's tokens or revocations; the
+// file is re-read when it changes so a revoke from the CLI reaches a running server.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { isTier } from '../core/access'
 import { MemoryError } from '../core/errors'
@@ -12,6 +14,13 @@ import { ROOM_NAME } from './file-room-store'
 
 export const TOKENS_FILE = 'tokens.json'
 const TOKEN_PREFIX = 'cairn_'
+/** How long a change waits for the lock, and when a lock left by a dead process counts as stale. */
+const LOCK_WAIT_MS = 10_000
+const LOCK_STALE_MS = 30_000
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
 
 export interface NewToken {
   /** Shown once; only its hash is kept. */
@@ -39,6 +48,8 @@ function isConnection(value: unknown): value is Connection {
 
 export class TokenRegistry {
   private connections: Connection[] = []
+  /** The file's identity when last read, so `reloadIfChanged` costs a stat when nothing changed. */
+  private seen = ''
   private readonly revokeListeners = new Set<(connection: Connection) => void>()
 
   constructor(readonly file: string) {
@@ -46,7 +57,17 @@ export class TokenRegistry {
     this.connections = this.readFile()
   }
 
+  private stamp(): string {
+    try {
+      const st = statSync(this.file)
+      return `${st.ino}:${st.size}:${st.mtimeMs}`
+    } catch {
+      return 'missing'
+    }
+  }
+
   private readFile(): Connection[] {
+    this.seen = this.stamp()
     let text: string
     try {
       text = readFileSync(this.file, 'utf8')
@@ -66,7 +87,7 @@ export class TokenRegistry {
   }
 
   private writeFile(): void {
-    const tmp = `${this.file}.tmp`
+    const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     const fd = openSync(tmp, 'w', 0o600)
     try {
       writeSync(fd, JSON.stringify({ version: 1, connections: this.connections }, null, 2))
@@ -75,6 +96,52 @@ export class TokenRegistry {
       closeSync(fd)
     }
     renameSync(tmp, this.file)
+    try {
+      const dir = openSync(dirname(this.file), 'r')
+      try {
+        fsyncSync(dir)
+      } finally {
+        closeSync(dir)
+      }
+    } catch {
+      // some file systems refuse fsync on a directory; the rename is atomic regardless
+    }
+  }
+
+  /** Runs a read-modify-write of the file while holding `<file>.lock`. */
+  private locked<T>(change: () => T): T {
+    const lock = `${this.file}.lock`
+    const deadline = Date.now() + LOCK_WAIT_MS
+    for (;;) {
+      try {
+        closeSync(openSync(lock, 'wx', 0o600))
+        break
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new MemoryError('storage_failed', `cannot lock the token registry: ${(err as Error).message}`)
+        try {
+          if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) unlinkSync(lock)
+        } catch {
+          // the holder released it meanwhile
+        }
+        if (Date.now() > deadline) throw new MemoryError('storage_failed', `the token registry is locked by another process (${lock}); if none is running, remove that file`)
+        sleepSync(5 + Math.random() * 20)
+      }
+    }
+    try {
+      this.reload()
+      return change()
+    } finally {
+      try {
+        unlinkSync(lock)
+      } catch {
+        // already gone: nothing to release
+      }
+    }
+  }
+
+  /** Re-reads the file when it changed since it was last read (a stat, otherwise). */
+  reloadIfChanged(): void {
+    if (this.stamp() !== this.seen) this.reload()
   }
 
   /** Re-reads the file (another process may have changed it) and reports newly revoked connections. */
@@ -94,7 +161,6 @@ export class TokenRegistry {
     }
     const agent = typeof input.agent === 'string' ? input.agent.trim() : ''
     if (!agent || agent.length > 200) throw new MemoryError('invalid_request', 'agent must be a name of 1-200 characters')
-    this.reload()
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
     const connection: Connection = {
       id: `conn_${randomBytes(6).toString('hex')}`,
@@ -105,21 +171,24 @@ export class TokenRegistry {
       createdAt: new Date().toISOString(),
       revokedAt: null,
     }
-    this.connections.push(connection)
-    this.writeFile()
-    return { token, connection }
+    return this.locked(() => {
+      this.connections.push(connection)
+      this.writeFile()
+      return { token, connection }
+    })
   }
 
   /** Revokes a connection by id; its open sockets are closed by whoever listens (the server). */
   revoke(id: string): Connection {
-    this.reload()
-    const c = this.connections.find((x) => x.id === id)
-    if (!c) throw new MemoryError('not_found', `no connection "${id}"; list them with \`token list\``, { id })
-    if (c.revokedAt === null) {
+    const { c, changed } = this.locked(() => {
+      const c = this.connections.find((x) => x.id === id)
+      if (!c) throw new MemoryError('not_found', `no connection "${id}"; list them with \`token list\``, { id })
+      if (c.revokedAt !== null) return { c, changed: false }
       c.revokedAt = new Date().toISOString()
       this.writeFile()
-      this.emitRevoked(c)
-    }
+      return { c, changed: true }
+    })
+    if (changed) this.emitRevoked(c)
     return { ...c }
   }
 

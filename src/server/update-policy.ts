@@ -6,13 +6,17 @@ import * as Y from 'yjs'
 import type { Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
-import { checkAlias, checkFile, checkFileBytes, checkObservation, checkRejected, type Checked } from '../sync/validate'
+import { screenUpdate, type ScreenContext } from './update-screen'
 
 export type UpdateVerdict =
-  | { ok: true; noop: boolean }
+  /** `update` is what the room will integrate (the candidate as the copy integrated it); `claims` are client ids it starts. */
+  | { ok: true; noop: boolean; update?: Uint8Array; claims?: number[] }
   /** The update only makes sense after changes the room has not received (yet). */
   | { ok: false; incomplete: true }
   | { ok: false; incomplete: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
+
+/** Who sent the update; without it every client id counts as the sender's (tests of the map rules). */
+export type Sender = Omit<ScreenContext, 'tier'>
 
 type Action = 'add' | 'update' | 'delete'
 
@@ -30,24 +34,7 @@ const ALL: ReadonlySet<Action> = new Set(['add', 'update', 'delete'])
 /** A `full` connection may change and delete anything, but still only with valid entries in known maps. */
 const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL }
 
-const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>> = {
-  observations: checkObservation,
-  aliases: checkAlias,
-  rejected: checkRejected,
-  files: checkFile,
-  fileBytes: checkFileBytes,
-}
-
 const KEYS_REPORTED = 20
-
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return sameBytes(a, b)
-  try {
-    return JSON.stringify(a) === JSON.stringify(b)
-  } catch {
-    return false
-  }
-}
 
 /** Structs or deletions waiting for history the document lacks, as a comparable string ('' when none). */
 function pendingOf(doc: Y.Doc): string {
@@ -60,14 +47,18 @@ type Changes = Map<RootName, Map<string, { action: Action; oldValue: unknown }>>
 
 /**
  * A copy of a room kept in step with it, so checking an update costs the update's size, not
- * the room's: copying a 10,000-observation room for every update took half a second. The
- * candidate is applied to the copy; if it is refused or incomplete, the copy no longer
- * matches the room and is rebuilt at the next check.
+ * the room's: copying a 10,000-observation room for every update took half a second. An
+ * accepted candidate stays in the copy (the room receives it once it is on disk); a refused
+ * one is refused before it reaches the copy, and only an incomplete one (waiting on history)
+ * makes the copy be rebuilt at the next check.
  */
 class RoomReplica {
   readonly doc: Y.Doc
   /** Collects map changes while a candidate is applied; null otherwise. */
   collecting: Changes | null = null
+  /** Accepted updates not yet applied to the room: the copy is ahead of it by these. */
+  inFlight = 0
+  builds = 0
   private readonly follow = (update: Uint8Array) => Y.applyUpdate(this.doc, update)
 
   constructor(private readonly room: Y.Doc) {
@@ -84,7 +75,7 @@ class RoomReplica {
 
   /** Whether the copy holds exactly the room's structs (an accepted update the room never applied would break it). */
   matchesRoom(): boolean {
-    return sameBytes(Y.encodeStateVector(this.doc), Y.encodeStateVector(this.room))
+    return this.inFlight > 0 || sameBytes(Y.encodeStateVector(this.doc), Y.encodeStateVector(this.room))
   }
 
   discard(): void {
@@ -94,12 +85,14 @@ class RoomReplica {
 }
 
 const replicas = new WeakMap<Y.Doc, RoomReplica>()
+let replicaBuilds = 0
 
 function replicaOf(room: Y.Doc): RoomReplica {
   const known = replicas.get(room)
   if (known?.matchesRoom()) return known
   known?.discard()
   const fresh = new RoomReplica(room)
+  replicaBuilds++
   replicas.set(room, fresh)
   return fresh
 }
@@ -109,72 +102,84 @@ function discardReplica(room: Y.Doc): void {
   replicas.delete(room)
 }
 
+/** How many times a room copy was built, in this process (a refused update must not cost one). */
+export function replicaBuildCount(): number {
+  return replicaBuilds
+}
+
+/**
+ * Marks an accepted update as on its way to the room (`done` when it was applied there, or
+ * given up): until then the copy is ahead of the room on purpose.
+ */
+export function trackInFlight(room: Y.Doc): () => void {
+  const replica = replicas.get(room)
+  if (!replica) return () => undefined
+  replica.inFlight++
+  let done = false
+  return () => {
+    if (done) return
+    done = true
+    replica.inFlight--
+  }
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && a.every((x, i) => x === b[i])
 }
 
-export function checkUpdate(tier: Tier, room: Y.Doc, update: Uint8Array): UpdateVerdict {
-  const verdict = judge(tier, room, update)
-  // whatever the room will not apply must not stay in its copy
-  if (!verdict.ok) discardReplica(room)
-  return verdict
+const OWN_EVERYTHING: Sender = { connectionId: 'local', ownerOf: () => 'local', claimsLeft: Infinity }
+
+export function checkUpdate(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender = OWN_EVERYTHING): UpdateVerdict {
+  return judge(tier, room, update, sender)
 }
 
-function judge(tier: Tier, room: Y.Doc, update: Uint8Array): UpdateVerdict {
+function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): UpdateVerdict {
   const replica = replicaOf(room)
   const scratch = replica.doc
+  // Judged against the copy: it holds the accepted updates still on their way to the room.
+  const screened = screenUpdate(scratch, update, { tier, ...sender })
+  if (!screened.ok) return screened.incomplete ? { ok: false, incomplete: true } : { ok: false, incomplete: false, code: screened.code, message: screened.message, keys: screened.keys }
+
   const vectorBefore = Y.encodeStateVector(scratch)
   const pendingBefore = pendingOf(scratch)
   const changes: Changes = new Map(ROOT_NAMES.map((name) => [name, new Map()]))
+  let integrated: Uint8Array | undefined
+  const capture = (u: Uint8Array) => {
+    integrated = u
+  }
   replica.collecting = changes
+  scratch.on('update', capture)
   try {
     Y.applyUpdate(scratch, update)
   } catch {
+    discardReplica(room)
     return { ok: false, incomplete: false, code: 'malformed', message: 'the update could not be decoded', keys: {} }
   } finally {
+    scratch.off('update', capture)
     replica.collecting = null
   }
   const pendingAfter = pendingOf(scratch)
-  if (pendingAfter !== '' && pendingAfter !== pendingBefore) return { ok: false, incomplete: true }
+  if (pendingAfter !== '' && pendingAfter !== pendingBefore) {
+    // the screen missed a dependency: the copy now holds waiting structs the room will not have
+    discardReplica(room)
+    return { ok: false, incomplete: true }
+  }
   // new structs, or a key that changed: re-sent history and re-deleted items change nothing
   const changed = !sameBytes(vectorBefore, Y.encodeStateVector(scratch)) || [...changes.values()].some((m) => m.size > 0)
   if (!changed) return { ok: true, noop: true }
 
+  // The screen refused what these rules refuse; a mismatch here means the copy and the
+  // screen disagree, and the update is already in the copy, so the copy is rebuilt.
   const touched: Record<string, string[]> = {}
   for (const [name, seen] of changes) {
     if (seen.size) touched[name] = [...seen.keys()].slice(0, KEYS_REPORTED)
   }
-
-  if (tier === 'read') {
-    return { ok: false, incomplete: false, code: 'read_only', message: 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys: touched }
-  }
-
   const unknownRoots = [...scratch.share.keys()].filter((name) => !(ROOT_NAMES as readonly string[]).includes(name))
-  if (unknownRoots.length) {
-    return { ok: false, incomplete: false, code: 'unknown_root', message: `the update writes ${unknownRoots.map((n) => `"${n.slice(0, 40)}"`).join(', ')}, which is not part of a memory document`, keys: { roots: unknownRoots.slice(0, KEYS_REPORTED) } }
+  const rules = tier === 'full' ? FULL_RULES : ADDITIVE_RULES
+  const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !rules[name].has(action)))
+  if (broken) {
+    discardReplica(room)
+    return { ok: false, incomplete: false, code: tier === 'read' ? 'read_only' : unknownRoots.length ? 'unknown_root' : 'not_additive', message: 'the update changes entries this connection may not change', keys: touched }
   }
-
-  const refused: Record<string, string[]> = {}
-  const invalid: Record<string, string[]> = {}
-  for (const [name, seen] of changes) {
-    const map = scratch.getMap(name)
-    for (const [key, { action, oldValue }] of seen) {
-      // Re-setting an entry to the value it already has changes nothing a reader can see.
-      if (action === 'update' && sameValue(oldValue, map.get(key))) continue
-      if (!(tier === 'full' ? FULL_RULES : ADDITIVE_RULES)[name].has(action)) {
-        ;(refused[name] ??= []).push(key)
-        continue
-      }
-      if (action !== 'delete' && !CHECKS[name](key, map.get(key)).ok) (invalid[name] ??= []).push(key)
-    }
-  }
-  const cap = (r: Record<string, string[]>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.slice(0, KEYS_REPORTED)]))
-  if (Object.keys(refused).length) {
-    const what = Object.entries(refused).map(([name, keys]) => `${keys.length} existing ${name === ROOTS.observations ? 'observation' : name} entr${keys.length === 1 ? 'y' : 'ies'}`).join(', ')
-    return { ok: false, incomplete: false, code: 'not_additive', message: `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`, keys: cap(refused) }
-  }
-  if (Object.keys(invalid).length) {
-    return { ok: false, incomplete: false, code: 'invalid_value', message: 'the update holds values that are not valid memory entries', keys: cap(invalid) }
-  }
-  return { ok: true, noop: false }
+  return { ok: true, noop: false, update: integrated ?? update, claims: screened.claims }
 }

@@ -12,6 +12,8 @@ export const CLOSE = {
   forbidden: 4403,
   /** The token was revoked (at connect time, or while connected). */
   revoked: 4410,
+  /** The socket sent more bytes or refused updates than its budget allows; the client retries later. */
+  overBudget: 4529,
   /** The room could not be loaded; transient, so the client retries. */
   unavailable: 4500,
 } as const

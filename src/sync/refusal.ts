@@ -20,6 +20,10 @@ export type RefusalCode =
   | 'incomplete'
   /** The update could not be decoded. */
   | 'malformed'
+  /** The update extends history under a Yjs client id another connection started. */
+  | 'not_owner'
+  /** The connection sent more than its budget of bytes or refused updates; it is closed for a while. */
+  | 'over_budget'
 
 export interface Refusal {
   v: 1
@@ -32,7 +36,7 @@ export interface Refusal {
   at: string
 }
 
-const CODES: readonly RefusalCode[] = ['read_only', 'not_additive', 'unknown_root', 'invalid_value', 'incomplete', 'malformed']
+const CODES: readonly RefusalCode[] = ['read_only', 'not_additive', 'unknown_root', 'invalid_value', 'incomplete', 'malformed', 'not_owner', 'over_budget']
 const TIERS: readonly Tier[] = ['read', 'read_write', 'full']
 
 export function encodeRefusal(refusal: Refusal): Uint8Array {

@@ -89,7 +89,8 @@ function entity(value: unknown, at: string): AuthoredEntity {
   return {
     name: str(field(o, 'name'), `${at}.name`, LIMITS.nameChars, { nonEmpty: true }),
     type: str(field(o, 'type'), `${at}.type`, LIMITS.typeChars),
-    description: str(field(o, 'description'), `${at}.description`, LIMITS.descriptionChars, { nonEmpty: true }),
+    // empty when the note names an entity described elsewhere
+    description: str(field(o, 'description'), `${at}.description`, LIMITS.descriptionChars),
     queries: list(field(o, 'queries'), `${at}.queries`, LIMITS.queries, (q, a) => str(q, a, LIMITS.queryChars)),
   }
 }

@@ -24,7 +24,7 @@ function tool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition {
 const WRITE_GUIDE = [
   'Record one observation: a short note plus the entities it is about and the relationships among them.',
   `Keep content near ${LIMITS.contentSoftChars} characters (one fact or event); split longer material into several observations and keep the source document in the appendix (store_file), referenced by path in files.`,
-  'Every entity needs a non-empty description: recall matches queries against entity descriptions, not against note text, so the description is how this knowledge is found again.',
+  'Every entity new to this memory needs a non-empty description: recall matches queries against entity descriptions first, so the description is how this knowledge is found again. An entity that already exists may be named without one; it keeps its best description.',
   'Add relationships (e.g. person works_on project, project owned_by organization): they are what lets a recall about one entity bring back the others connected to it.',
   'Reuse names that earlier responses returned; naming an existing entity merges into it. The response lists each touched entity\'s neighborhood and possible duplicates so you can correct names.',
 ].join(' ')
@@ -56,7 +56,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'recall',
     operation: 'recall',
     description:
-      'Retrieve what the memory knows. With query: entities ranked by their descriptions, their 1-hop neighbors (so asking about a person also returns their projects and organizations), the relationships among them, and a short snippet per backing observation. Without query: observations filtered by category, tags, from/to or entity. The payload is capped; if truncation is set, narrow with category, tags, from/to or entity rather than raising limits. Snippets marked truncated can be read whole with get_observation.',
+      'Retrieve what the memory knows. With query: entities ranked by their descriptions, their 1-hop neighbors (so asking about a person also returns their projects and organizations), the relationships among them, and a short snippet per backing observation. Without query: observations filtered by category, tags, from/to or entity, newest first; pass nextCursor as cursor for the next page. The payload is capped; if truncation is set, narrow with category, tags, from/to or entity rather than raising limits. Snippets marked truncated can be read whole with get_observation.',
     schema: s.recallArgs,
     run: (c, a) => c.recall(a),
   }),

@@ -26,10 +26,10 @@ export const entitySchema = z
     type: z.string().max(LIMITS.typeChars).optional().describe('Kind of entity, e.g. person, project, organization, place, tool. Default: thing.'),
     description: z
       .string()
-      .min(1)
       .max(LIMITS.descriptionChars)
+      .optional()
       .describe(
-        'Required, non-empty: one or two sentences saying who or what this is. Recall matches queries against entity descriptions first, so an entity without a good description is never found.',
+        'One or two sentences saying who or what this is. Required for an entity new to this memory: recall matches queries against entity descriptions first. May be left out when naming an entity that already exists; the entity keeps its best description.',
       ),
     queries: z
       .array(z.string().min(1).max(LIMITS.queryChars))
@@ -103,7 +103,8 @@ export const updateArgs = z.strictObject({
 export const slugArgs = z.strictObject({ slug })
 
 export const recallArgs = z.strictObject({
-  query: z.string().max(LIMITS.queryChars).optional().describe('What you want to know, in words. With a query, entities are ranked by how well their descriptions match it and come back with their neighbors; without one, recall filters observations only.'),
+  query: z.string().max(LIMITS.queryChars).optional().describe('What you want to know, in words. With a query, entities are ranked by their descriptions (and, more weakly, by their notes) and come back with their neighbors, and their notes come back ordered by how well each answers the question; without one, recall lists observations by the filters, newest first, a page at a time.'),
+  cursor: z.string().max(2_000).optional().describe('Without a query: the nextCursor of the previous page, to read the next one.'),
   category: fields.category.describe('Only observations in this category.'),
   tags: fields.tags.describe('Only observations carrying all of these tags.'),
   from: isoDate.optional().describe('Only observations observed at or after this date.'),

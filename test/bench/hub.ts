@@ -1,5 +1,6 @@
 // Writes to a memory where one entity (its owner, say) is named in every note: each write
-// re-derives that entity from all the notes that name it, so its cost grows with them.
+// re-derives that entity from all the notes that name it, so its cost grows with them; and
+// recalls of one note among the hub's, which must still find the note that answers.
 // Alone: `npx tsx test/bench/hub.ts 1000 5000`.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { createMemory } from '../../src/index'
@@ -10,6 +11,11 @@ export interface HubRow {
   hubObservations: number
   writeP50Ms: number
   writeP95Ms: number
+  /** Recall of one topic's note, which the hub backs among all the others. */
+  recallP50Ms: number
+  recallP95Ms: number
+  /** Share of the recalls whose first observation was the note asked about. */
+  recallFoundFirst: number
 }
 
 const OWNER = { name: 'Sam Rivera', type: 'person', description: 'the person this memory belongs to' }
@@ -31,7 +37,18 @@ export async function benchHub(sizes: number[], probes = 50): Promise<HubRow[]> 
         ms.push(performance.now() - t)
       }
       written += probes
-      rows.push({ hubObservations: n, writeP50Ms: Math.round(percentile(ms, 50) * 100) / 100, writeP95Ms: Math.round(percentile(ms, 95) * 100) / 100 })
+      // ask for single notes among the hub's: the answer must come from the note's own text
+      const recallMs: number[] = []
+      let found = 0
+      for (let i = 0; i < probes; i++) {
+        const topic = `Topic ${(i * 7919) % n}`
+        const t = performance.now()
+        const r = await conn.recall({ query: `what did Sam note about ${topic.toLowerCase()}`, limits: { observations: 5 } })
+        recallMs.push(performance.now() - t)
+        if (r.observations[0]?.title === `note ${(i * 7919) % n}`) found++
+      }
+      const round = (x: number) => Math.round(x * 100) / 100
+      rows.push({ hubObservations: n, writeP50Ms: round(percentile(ms, 50)), writeP95Ms: round(percentile(ms, 95)), recallP50Ms: round(percentile(recallMs, 50)), recallP95Ms: round(percentile(recallMs, 95)), recallFoundFirst: found / probes })
     }
   } finally {
     await memory.close()

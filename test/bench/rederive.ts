@@ -17,7 +17,7 @@ export function observation(i: number, pool: number): Observation {
   return {
     slug: `observation-${i}`, title: input.title, content: input.content, category: input.category ?? '', tags: input.tags ?? [], observedAt: at,
     confidence: 1, source: '', files: [], createdBy: 'bench', createdAt: at, updatedAt: at,
-    entities: (input.entities ?? []).map((e) => ({ name: e.name, type: e.type ?? '', description: e.description, queries: [] })),
+    entities: (input.entities ?? []).map((e) => ({ name: e.name, type: e.type ?? '', description: e.description ?? '', queries: [] })),
     relationships: (input.relationships ?? []).map((r) => ({ source: r.source, type: r.type, target: r.target, description: '', weight: 1 })),
   }
 }

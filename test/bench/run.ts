@@ -85,6 +85,16 @@ async function main(): Promise<void> {
   results.syncCluster = syncCluster
   console.log(`\nSync servers side by side: 60 clients over 3 memories, 2 writes/s each, for ${quick ? 5 : 20} s, through a round-robin TCP balancer on 127.0.0.1 (Redis with appendfsync always; latency = write to arrival at another client; loop = the worst server's event-loop delay)`)
   if ('rows' in syncCluster) console.table(syncCluster.rows)
+  const hostile = await optional('hostile server', async () => {
+    const { benchHostileServer } = await import('./hostile-server')
+    return benchHostileServer(quick)
+  })
+  results.hostileServer = hostile
+  console.log('\nSync server under authenticated hostile load (server in its own process; event-loop delay over the run, ms) and the cost of storing each update before relaying it (writer to watcher, one small write at a time)')
+  if ('load' in hostile) {
+    console.table(hostile.load)
+    console.table(hostile.persist)
+  }
   const rederive = await optional('re-derive', async () => {
     const { benchRederive } = await import('./rederive')
     const held = quick ? [100, 1_000] : [100, 1_000, 10_000]
@@ -107,6 +117,15 @@ async function main(): Promise<void> {
     return r
   })
   results.app = app
+  const captureCost = await optional('capture', async () => {
+    const { benchCapture, printCaptureBench } = await import('./capture')
+    const r = await benchCapture()
+    printCaptureBench(r)
+    return r
+  })
+  results.capture = captureCost
+  // a missed goal keeps its figures in the JSON and still fails the run
+  if ('goal' in captureCost && (!captureCost.goal.met || captureCost.recall.some((v) => v.misses.length))) failed.push('capture goal')
   const graphView = await optional('graph view', async () => {
     const { benchGraphView } = await import('./graph-view')
     return benchGraphView(quick ? 1_000 : 5_000)

@@ -14,7 +14,7 @@ import { normalizeName, relationshipKey } from '../../src/core/normalize'
 import type { Entity, MergeProposal, Relationship } from '../../src/core/types'
 
 function entity(name: string, type = 'thing', description = 'something', extra: Partial<Entity> = {}): Entity {
-  return { key: normalizeName(name), name, type, description, queries: [], degree: 0, observations: ['o1'], ...extra }
+  return { key: normalizeName(name), name, type, description, descriptions: [], queries: [], degree: 0, observations: ['o1'], ...extra }
 }
 
 function edge(source: string, type: string, target: string): Relationship {

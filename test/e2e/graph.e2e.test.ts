@@ -3,12 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { createMemory } from './ui'
+import { createMemory, openFullForm } from './ui'
 
 async function capture(page: Page, title: string, entities: Array<[string, string]>, rel?: [string, string, string]): Promise<void> {
   await page.getByRole('link', { name: 'Capture' }).click()
   await page.getByLabel('Title').fill(title)
-  await page.getByLabel('Content').fill(`${title}.`)
+  await page.getByLabel('Note', { exact: true }).fill(`${title}.`)
+  await openFullForm(page)
   const rows = page.getByTestId('entity-row')
   for (const [i, [name, description]] of entities.entries()) {
     if ((await rows.count()) <= i) await page.getByRole('button', { name: 'Add entity' }).click()
@@ -55,6 +56,28 @@ describe('graph view', () => {
     // sigma draws into its own canvases inside the container
     expect(await view.locator('canvas').count()).toBeGreaterThan(1)
     await harness.screenshot(page, 'graph-view')
+  })
+
+  it('fits the canvas on screen under a legend, and draws the same layout on every load', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 })
+    const view = page.getByTestId('graph-view')
+    const settled = async () => {
+      await expect.poll(() => view.getAttribute('data-node-count')).toBe('4')
+      await expect.poll(() => page.getByText('Arranging the graph…').count()).toBe(0)
+      // sigma draws on the next frames
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+    }
+    await settled()
+    const box = (await view.boundingBox())!
+    expect(box.y + box.height).toBeLessThanOrEqual(800)
+    expect(box.height).toBeGreaterThan(320)
+    expect(await page.getByTestId('graph-legend').textContent()).toContain('best connected')
+    const first = await view.screenshot()
+    await page.getByRole('link', { name: 'Recall', exact: true }).click()
+    await page.getByRole('link', { name: 'Graph', exact: true }).click()
+    await settled()
+    expect((await view.screenshot()).equals(first)).toBe(true)
+    await harness.screenshot(page, 'graph-desktop')
   })
 
   it('recenters from the keyboard and opens an entity with a node click', async () => {

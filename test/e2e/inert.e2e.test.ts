@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { createMemory, recall } from './ui'
+import { createMemory, openFullForm, recall } from './ui'
 
 const hostile = (n: number): string => `<img src=x onerror="window.__pwned=${n}"><script>window.__pwned=${n}</script>`
 const NAME = 'Mallory <b onmouseover="window.__pwned=9">Bold</b>'
@@ -31,7 +31,8 @@ describe('Cairn app, hostile text', () => {
 
   it('saves markup in every text field as it was typed', async () => {
     await page.getByLabel('Title').fill(`Title ${hostile(1)}`)
-    await page.getByLabel('Content').fill(`Content ${hostile(2)} and more words about Mallory`)
+    await page.getByLabel('Note', { exact: true }).fill(`Content ${hostile(2)} and more words about Mallory`)
+    await openFullForm(page)
     await page.locator('input[name="category"]').fill('cat<i onmouseover="window.__pwned=3">x</i>')
     await page.locator('input[name="tags"]').fill('tag<u>x</u>, <img src=x onerror="window.__pwned=4">')
     await page.locator('input[name="source"]').fill(`javascript:window.__pwned=5 ${hostile(5)}`)
@@ -63,7 +64,7 @@ describe('Cairn app, hostile text', () => {
     expect(await page.getByTestId('recall-result').textContent()).toContain('<img src=x onerror=')
     expect(await injected(page)).toEqual({ pwned: undefined, elements: 0 })
 
-    await page.getByTestId('recalled-entities').getByRole('link', { name: NAME }).click()
+    await page.getByTestId('recalled-entities').getByRole('link', { name: NAME, exact: true }).click()
     await page.getByTestId('entity-page').waitFor()
     expect(await page.getByTestId('entity-description').textContent()).toBe(`tester who writes ${hostile(7)}`)
     // relationship types are normalized (spaces become underscores), and still shown as text

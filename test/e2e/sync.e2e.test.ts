@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
-import { capture, connectToServer, createMemory, recall } from './ui'
+import { capture, connectToServer, createMemory, openMemoryMenu, recall } from './ui'
 
 /** Recalls until `name` is among the ranked entities (another device's write may be in flight). */
 async function recallUntil(page: Page, query: string, name: string): Promise<void> {
@@ -61,11 +61,12 @@ describe('sync in the browser', () => {
     await pageA.getByLabel('Snippet length (characters)').fill('150')
     await pageA.getByRole('button', { name: 'Create memory' }).click()
     await pageA.getByRole('heading', { name: 'Capture an observation' }).waitFor()
-    expect(await pageA.locator('.memory-name').textContent()).toContain('retrieval bm25-only')
+    expect(await pageA.getByTestId('memory-retrieval').textContent()).toContain('retrieval bm25-only')
     const id = decodeURIComponent(/#\/m\/([^/]+)/.exec(pageA.url())![1]!)
     await capture(pageA, 'Ferry times', 'The ferry leaves at nine.', [{ name: 'Harbor Ferry', type: 'vehicle', description: 'boat that crosses the bay every hour' }])
     const { token } = server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' })
     await connectToServer(pageA, server.url, token)
+    await openMemoryMenu(pageA)
     await pageA.getByRole('button', { name: 'Open on another device' }).click()
     const code = await pageA.getByLabel('Join code').inputValue()
     expect(code).toMatch(/^cairn-join:/)
@@ -80,7 +81,7 @@ describe('sync in the browser', () => {
     await pageB.getByLabel('Token').fill(server.tokens.add({ memoryId: id, tier: 'full', agent: 'phone' }).token)
     await pageB.getByRole('button', { name: 'Join and sync' }).click()
     await recallUntil(pageB, 'ferry', 'Harbor Ferry')
-    expect(await pageB.locator('.memory-name').textContent()).toContain('retrieval bm25-only')
+    expect(await pageB.getByTestId('memory-retrieval').textContent()).toContain('retrieval bm25-only')
     await pageB.getByRole('link', { name: 'All memories' }).click()
     expect(await pageB.getByTestId('retrieval-config').first().textContent()).toMatch(/bm25-only.*snippets 150 characters/s)
     await deviceB.close()
@@ -90,7 +91,7 @@ describe('sync in the browser', () => {
     const tab1 = await harness.openApp('/')
     const id = await createMemory(tab1, 'Tab notes')
     const tab2 = await harness.openApp(`/#/m/${encodeURIComponent(id)}/recall`)
-    await tab2.getByTestId('sync-state').waitFor()
+    await tab2.getByTestId('sync-state').waitFor({ state: 'attached' })
     await capture(tab1, 'Seen in tab one', 'Seen in tab one.', [{ name: 'Lena Fischer', type: 'person', description: 'Pharmacist on the night shift' }])
     await recallUntil(tab2, 'pharmacist', 'Lena Fischer')
     await capture(tab2, 'Seen in tab two', 'Seen in tab two.', [{ name: 'Omar Haddad', type: 'person', description: 'Paramedic on the ambulance crew' }])

@@ -8,7 +8,14 @@ export interface EntityFields {
   description: string
 }
 
+/** Opens the capture form's full entity and relationship form (it is folded under "More fields"). */
+export async function openFullForm(page: Page): Promise<void> {
+  const more = page.locator('details.more')
+  if (!(await more.evaluate((el) => (el as HTMLDetailsElement).open))) await more.locator('summary').click()
+}
+
 export async function fillEntity(page: Page, index: number, e: EntityFields): Promise<void> {
+  await openFullForm(page)
   const rows = page.getByTestId('entity-row')
   if ((await rows.count()) <= index) await page.getByRole('button', { name: 'Add entity' }).click()
   const row = rows.nth(index)
@@ -18,17 +25,18 @@ export async function fillEntity(page: Page, index: number, e: EntityFields): Pr
 }
 
 export async function fillRelationship(page: Page, source: string, type: string, target: string): Promise<void> {
+  await openFullForm(page)
   const row = page.getByTestId('relationship-row').first()
   await row.getByLabel('Source').fill(source)
   await row.getByLabel('Type').fill(type)
   await row.getByLabel('Target').fill(target)
 }
 
-/** Fills the capture form and saves with Ctrl+Enter; returns the slug the write response shows. */
+/** Fills the capture form's full form and saves with Ctrl+Enter; returns the slug the confirmation shows. */
 export async function capture(page: Page, title: string, content: string, entities: EntityFields[], rel?: [string, string, string]): Promise<string> {
   await page.getByRole('link', { name: 'Capture' }).click()
   await page.getByLabel('Title').fill(title)
-  await page.getByLabel('Content').fill(content)
+  await page.getByLabel('Note', { exact: true }).fill(content)
   for (const [i, e] of entities.entries()) await fillEntity(page, i, e)
   if (rel) await fillRelationship(page, ...rel)
   await page.getByLabel('Title').press('Control+Enter')
@@ -41,7 +49,7 @@ export async function capture(page: Page, title: string, content: string, entiti
 
 export async function recall(page: Page, query: string): Promise<string[]> {
   await page.getByRole('link', { name: 'Recall', exact: true }).click()
-  await page.getByLabel('Query').fill(query)
+  await page.getByLabel('Query', { exact: true }).fill(query)
   await page.getByRole('button', { name: 'Recall', exact: true }).click()
   await page.getByTestId('recall-result').waitFor()
   return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
@@ -55,8 +63,15 @@ export async function createMemory(page: Page, name: string): Promise<string> {
   return decodeURIComponent(/#\/m\/([^/]+)/.exec(page.url())![1]!)
 }
 
+/** Opens the memory menu of the header, where sync, another device and export live. */
+export async function openMemoryMenu(page: Page): Promise<void> {
+  const menu = page.locator('details.memory-menu')
+  if (!(await menu.evaluate((el) => (el as HTMLDetailsElement).open))) await menu.locator('summary').click()
+}
+
 /** Connects the memory on screen to a sync server from its sync panel and waits until it is synced. */
 export async function connectToServer(page: Page, serverUrl: string, token: string): Promise<void> {
+  await openMemoryMenu(page)
   await page.getByRole('button', { name: 'Sync with a server' }).click()
   await page.getByLabel('Server').fill(serverUrl)
   await page.getByLabel('Token').fill(token)

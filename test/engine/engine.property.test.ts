@@ -6,9 +6,9 @@ import { Graph, graphFingerprint } from '../../src/core/graph'
 import type { Entity, Relationship } from '../../src/core/types'
 import { fixture } from './fixture'
 
-const NAMES = ['Jane Doe', 'Dr. Jane Doe', 'ACME Corp', 'Acme Corporation', 'IBM', 'International Business Machines', 'Paris']
+const NAMES = ['Jane Doe', 'Dr. Jane Doe', 'ACME Corp', 'Acme Corporation', 'IBM', 'International Business Machines', 'Paris', 'C++', 'C#', 'C']
 
-const entity = fc.record({ name: fc.constantFrom(...NAMES), type: fc.constantFrom('person', 'organization'), description: fc.constantFrom('a company that makes things', 'a person who knows things', 'a city') })
+const entity = fc.record({ name: fc.constantFrom(...NAMES), type: fc.constantFrom('person', 'organization'), description: fc.constantFrom('a company that makes things', 'A company that makes things.', 'a person who knows things', 'a city', '') })
 type Step =
   | { op: 'write'; entities: Array<{ name: string; type: string; description: string }>; link: boolean }
   | { op: 'update'; pick: number; entities: Array<{ name: string; type: string; description: string }>; remove: boolean }
@@ -30,7 +30,7 @@ describe('engine derivation', () => {
   it('live graph = stored derived rows = derivation from stored observations', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
-        const { conn, memory } = await fixture()
+        const { conn, memory, reopen } = await fixture()
         const slugs: string[] = []
         for (const s of steps) {
           if (s.op === 'write') {
@@ -56,6 +56,13 @@ describe('engine derivation', () => {
         expect(graphFingerprint(live)).toBe(graphFingerprint(fresh))
         expect(JSON.stringify(sortRows(entities as Entity[]))).toBe(JSON.stringify(sortRows([...fresh.entities.values()])))
         expect(JSON.stringify(sortRows(relationships as Relationship[]))).toBe(JSON.stringify(sortRows([...fresh.relationships.values()])))
+        // recall, notes ranked by the note index, is the same from the memory reopened from storage
+        const asked = (c: typeof conn) => c.recall({ query: 'company things' }).then((r) => [r.entities.map((e) => e.name), r.observations.map((o) => o.slug)])
+        const before = await asked(conn)
+        await memory.close()
+        const reopened = await reopen()
+        expect(await asked(await reopened.connect({ agent: 'check' }))).toEqual(before)
+        await reopened.close()
       }),
       { numRuns: 40, seed: 42 },
     )

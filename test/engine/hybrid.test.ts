@@ -31,7 +31,7 @@ describe('hybrid recall', () => {
     // and the organization attached to her comes along through the graph
     expect(r.entities.map((e) => e.name)).toContain('Riverside Clinic')
     expect(r.entities.map((e) => e.name).indexOf('Fender Stratocaster')).not.toBe(0)
-  })
+  }, 30_000) // the first test loads the model
 
   it('opening with another embedder, or none, is config_locked; migrate re-embeds into a new memory', async () => {
     const embedder = await defaultEmbedder()

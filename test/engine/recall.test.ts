@@ -47,11 +47,39 @@ describe('semantic recall', () => {
     expect(r.entities[0]!.name).toBe('Charles Babbage')
   })
 
-  it('observations come back because an entity ranked, not because their text matched', async () => {
-    const { conn } = await seeded()
+  it('a note whose text matches brings in the entities it names, and comes back through them', async () => {
+    const { conn, long } = await seeded()
     const r = await conn.recall({ query: 'Menabrea translated article' })
-    expect(r.entities).toEqual([])
-    expect(r.observations).toEqual([])
+    const names = r.entities.map((e) => e.name)
+    expect(names).toEqual(expect.arrayContaining(['Ada Lovelace', 'Analytical Engine']))
+    expect(r.observations[0]!.slug).toBe(long)
+    for (const o of r.observations) {
+      expect(o.entities.length).toBeGreaterThan(0)
+      for (const n of o.entities) expect(names).toContain(n)
+    }
+  })
+
+  it('descriptions lead: an entity matched by its description ranks above one reached through a note', async () => {
+    const { conn } = await seeded()
+    const r = await conn.recall({ query: 'polymath Menabrea' })
+    const names = r.entities.map((e) => e.name)
+    expect(names[0]).toBe('Charles Babbage')
+    expect(names.indexOf('Ada Lovelace')).toBeGreaterThan(0)
+  })
+
+  it('among the notes of one entity, the one that answers the query comes first, not the newest', async () => {
+    const f = await fixture()
+    const owner = { name: 'Priya', type: 'person', description: 'The person this memory belongs to' }
+    const slugs: string[] = []
+    for (let i = 0; i < 40; i++) {
+      const topic = i === 7 ? 'Priya adopted a rescue greyhound named Biscuit' : `Priya reviewed quarterly budget item ${i}`
+      slugs.push((await f.conn.write({ title: topic, content: `${topic}.`, observedAt: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(), entities: [owner] })).slug)
+    }
+    const r = await f.conn.recall({ query: 'What is the name of her dog?', limits: { observations: 3 } })
+    expect(r.entities[0]!.name).toBe('Priya')
+    expect(r.observations.map((o) => o.slug)).toContain(slugs[7])
+    const plain = await f.conn.recall({ query: 'greyhound', limits: { observations: 1 } })
+    expect(plain.observations[0]!.slug).toBe(slugs[7])
   })
 
   it('narrows by category, tag and time', async () => {
@@ -106,5 +134,41 @@ describe('payload caps', () => {
     const tiny = await conn.recall({ query: 'network spoke hub', limits: { bytes: 1_500 } })
     expect(new TextEncoder().encode(JSON.stringify(tiny)).length).toBeLessThanOrEqual(1_500)
     expect(tiny.truncation!.observations).toBeGreaterThan(0)
+  })
+})
+
+describe('structural recall pages', () => {
+  it('returns every observation the filters select, newest first, a page at a time, and says truthfully what is left', async () => {
+    const f = await fixture()
+    const written: string[] = []
+    for (let i = 0; i < 20; i++) {
+      const r = await f.conn.write({ title: `note ${i}`, content: `note ${i}`, observedAt: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(), entities: [{ name: `Entity ${i}`, type: 'thing', description: `thing number ${i}` }] })
+      written.push(r.slug)
+    }
+    const first = await f.conn.recall({ limits: { observations: 12 } })
+    expect(first.observations.map((o) => o.slug)).toEqual([...written].reverse().slice(0, 12))
+    expect(first.truncation?.observations).toBe(8)
+    expect(first.entities.map((e) => e.name).sort()).toEqual(first.observations.map((o) => o.title.replace('note', 'Entity')).sort())
+    const second = await f.conn.recall({ limits: { observations: 12 }, cursor: first.nextCursor })
+    expect(second.observations.map((o) => o.slug)).toEqual([...written].reverse().slice(12))
+    expect(second.nextCursor).toBeUndefined()
+    expect(second.truncation?.observations ?? 0).toBe(0)
+    await expect(f.conn.recall({ cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'invalid_request' })
+    await expect(f.conn.recall({ query: 'thing', cursor: first.nextCursor })).rejects.toMatchObject({ code: 'invalid_request' })
+  })
+})
+
+describe('time in a question', () => {
+  it('prefers notes from the period a question names, and the oldest when it asks for the first', async () => {
+    const f = await fixture()
+    const trip = (year: number) => f.conn.write({ title: `Trip ${year}`, content: 'Jo went hiking in the Alps with her sister.', observedAt: `${year}-06-15T00:00:00.000Z`, entities: [{ name: 'Jo', type: 'person', description: 'a hiker' }] })
+    const a = await trip(2021)
+    const b = await trip(2022)
+    const c = await trip(2023)
+    const top = async (query: string) => (await f.conn.recall({ query, limits: { observations: 1 } })).observations[0]!.slug
+    expect(await top('Where did Jo go hiking in June 2022?')).toBe(b.slug)
+    expect(await top('Where did Jo go hiking in 2021?')).toBe(a.slug)
+    expect(await top('Where did Jo go hiking the first time?')).toBe(a.slug)
+    expect(await top('Where did Jo go hiking?')).toBe(c.slug)
   })
 })

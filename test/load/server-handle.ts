@@ -116,9 +116,9 @@ type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false;
  * `answerTimeoutMs` bounds every request; it is generous because an overloaded server answers
  * only once it has worked through the updates queued before the request.
  */
-export async function serverInChild(dataDir: string, say: (line: string) => void, answerTimeoutMs = 120_000): Promise<ServerHandle> {
+export async function serverInChild(dataDir: string, say: (line: string) => void, answerTimeoutMs = 120_000, options: { persistBeforeBroadcast?: boolean } = {}): Promise<ServerHandle> {
   const startTimeoutMs = 15_000
-  const child: ChildProcess = fork(CHILD, [dataDir], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child: ChildProcess = fork(CHILD, [dataDir, JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
   let nextId = 0
   let exited = false

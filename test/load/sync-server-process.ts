@@ -9,7 +9,9 @@ async function main(): Promise<void> {
   if (!dataDir || !process.send) throw new Error('usage: fork sync-server-process.ts <dataDir> with an IPC channel')
   const send = (message: unknown) => process.send!(message)
   const { log, count } = countingLog((line) => send({ type: 'log', line }))
-  const server = await startSyncServer({ dataDir, port: 0, log })
+  // optional second argument: JSON of extra server options (the bench compares persistence orders)
+  const extra = process.argv[3] ? (JSON.parse(process.argv[3]) as { persistBeforeBroadcast?: boolean }) : {}
+  const server = await startSyncServer({ dataDir, port: 0, log, ...extra })
   const meter = startMeter()
   process.once('disconnect', () => {
     meter.stop()

@@ -7,7 +7,7 @@ import type { WebSocket } from 'ws'
 import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import type { Connection, Tier } from '../../src/core/types'
-import { GatedSocket } from '../../src/server/gated-socket'
+import { DEFAULT_BUDGET, GatedSocket } from '../../src/server/gated-socket'
 import { createMemoryDoc, putObservation } from '../../src/sync/memory-doc'
 import { MESSAGE_REFUSAL, readRefusal } from '../../src/sync/refusal'
 import { observation } from '../sync/fixture'
@@ -33,7 +33,9 @@ function syncFrame(step: number, update: Uint8Array): Buffer {
 function gate(tier: Tier, room: Y.Doc) {
   const ws = new FakeSocket()
   const connection: Connection = { id: 'conn_t', memoryId: 'm', agent: 'a', tier, tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null }
-  const g = new GatedSocket(ws as unknown as WebSocket, { connection, room: 'm', log: () => {}, roomDoc: () => room, isRevoked: () => false, onRevokedUpdate: () => {} })
+  const g = new GatedSocket(ws as unknown as WebSocket, { connection, room: 'm', log: () => {}, roomDoc: () => room, isRevoked: () => false, onRevokedUpdate: () => {},
+    ownerOf: () => undefined, bindClients: async () => undefined, persist: null, budget: DEFAULT_BUDGET, window: { start: 0, bytes: 0, refusals: 0 }, onClose: () => {},
+  })
   const forwarded: Uint8Array[] = []
   g.on('message', (m: ArrayBuffer) => forwarded.push(new Uint8Array(m)))
   g.start()
@@ -50,8 +52,11 @@ function applyForwarded(doc: Y.Doc, frames: Uint8Array[]): void {
   }
 }
 
+/** Messages of a socket are handled one at a time, asynchronously. */
+const handled = () => new Promise((r) => setTimeout(r, 20))
+
 describe('GatedSocket', () => {
-  it('holds an update that arrives before the sync step 2 it builds on, then lets both through', () => {
+  it('holds an update that arrives before the sync step 2 it builds on, then lets both through', async () => {
     const room = createMemoryDoc()
     const client = createMemoryDoc()
     putObservation(client, observation('offline-1'))
@@ -59,15 +64,17 @@ describe('GatedSocket', () => {
     putObservation(client, observation('typed-after-connect-1'))
     const { ws, forwarded, refusals } = gate('read_write', room)
     ws.emit('message', syncFrame(syncProtocol.messageYjsUpdate, Y.encodeStateAsUpdate(client, sv)))
+    await handled()
     expect(forwarded).toHaveLength(0)
     ws.emit('message', syncFrame(syncProtocol.messageYjsSyncStep2, Y.encodeStateAsUpdate(client, Y.encodeStateVector(room))))
+    await handled()
     expect(forwarded).toHaveLength(1)
     expect(refusals()).toEqual([])
     applyForwarded(room, forwarded)
     expect(room.getMap('observations').size).toBe(2)
   })
 
-  it('passes state vectors and awareness, drops unknown message types, and refuses garbage', () => {
+  it('passes state vectors, drops awareness and unknown message types, and refuses garbage', async () => {
     const room = createMemoryDoc()
     const { ws, forwarded, refusals } = gate('read', room)
     const step1 = encoding.createEncoder()
@@ -76,8 +83,10 @@ describe('GatedSocket', () => {
     ws.emit('message', Buffer.from(encoding.toUint8Array(step1)))
     ws.emit('message', Buffer.from([1, 1, 0]))
     ws.emit('message', Buffer.from([42, 0]))
-    expect(forwarded.map((f) => f[0])).toEqual([0, 1])
+    await handled()
+    expect(forwarded.map((f) => f[0])).toEqual([0])
     ws.emit('message', Buffer.from([0, 2, 200]))
+    await handled()
     expect(refusals().map((r) => r.code)).toEqual(['malformed'])
   })
 })

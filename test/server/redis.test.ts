@@ -20,6 +20,7 @@ import { CLOSE } from '../../src/sync/close-codes'
 import { memoryMaps } from '../../src/sync/layout'
 import { createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
 import { startRedis, type TestRedis } from '../support/redis'
+import { asClient, refusedAs, send, slugs } from '../hostile/peer'
 import { observation, waitFor } from '../sync/fixture'
 
 let redis: TestRedis
@@ -83,6 +84,44 @@ describe('sync servers on one Redis', () => {
     expect([...readMemoryDoc(doc).observations.keys()].sort()).toEqual(['barrier-1', 'via-s1-1', 'via-s2-1'])
     expect(() => s1.tokens.add({ memoryId: 'mem-1', agent: 'x' })).toThrow(/Redis/)
   })
+
+  it('share who owns each Yjs client id: a device goes on writing through any server, another token may not write as it', async () => {
+    const prefix = newPrefix()
+    const [s1, s2] = [await server(prefix), await server(prefix)]
+    const token = (await s1.access.add({ memoryId: 'mem-6', tier: 'read_write', agent: 'device' })).token
+    const watcher = client(s2, 'mem-6', (await s2.access.add({ memoryId: 'mem-6', tier: 'read', agent: 'watcher' })).token)
+    const doc = createMemoryDoc()
+    const first = client(s1, 'mem-6', token, doc)
+    await Promise.all([first.whenSynced(), watcher.whenSynced()])
+    putObservation(doc, observation('via-s1-1'))
+    // s2 holds the room (the watcher) and gets the device's client through the stream
+    await waitFor('the note on s2', () => has(watcher, 'via-s1-1'))
+    first.destroy()
+    putObservation(doc, observation('offline-1'))
+    const second = client(s2, 'mem-6', token, doc)
+    await waitFor('the offline note through s2', () => has(watcher, 'offline-1'))
+    putObservation(doc, observation('via-s2-1'))
+    await waitFor('a write through s2', () => has(watcher, 'via-s2-1'))
+    expect(second.status.refusals).toEqual([])
+
+    // a server that loads the room afresh reads the owners from Redis
+    second.destroy()
+    const s3 = await server(prefix)
+    putObservation(doc, observation('offline-2'))
+    const third = client(s3, 'mem-6', token, doc)
+    await waitFor('the second offline note through s3', () => has(watcher, 'offline-2'))
+    expect(third.status.refusals).toEqual([])
+
+    // another token may not extend the device's client on any server
+    const attackerToken = (await s1.access.add({ memoryId: 'mem-6', tier: 'read_write', agent: 'attacker' })).token
+    for (const s of [s1, s2, s3]) {
+      const attacker = client(s, 'mem-6', attackerToken)
+      await attacker.whenSynced()
+      send(attacker, asClient(attacker.provider.doc, doc.clientID, (d) => putObservation(d, observation('forged-1'))))
+      expect(await refusedAs(attacker, 1)).toBe('not_owner')
+    }
+    expect(slugs(watcher.provider.doc)).toEqual(['offline-1', 'offline-2', 'via-s1-1', 'via-s2-1'])
+  }, 30_000)
 
   it('closes a revoked token\'s sockets on every server, and refuses it afterwards', async () => {
     const prefix = newPrefix()

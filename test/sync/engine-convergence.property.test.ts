@@ -84,7 +84,8 @@ async function run(count: number, ops: Op[], order: number[]): Promise<void> {
       case 'write': {
         const a = NAMES[o.a]!
         const b = NAMES[o.b]!
-        const entities = [...new Set([a, b])].map((name, k) => ({ name, type: 'thing', description: text(o.words + k) }))
+        // now and then the second entity is only named, not described (refused while it is new)
+        const entities = [...new Set([a, b])].map((name, k) => ({ name, type: 'thing', description: k === 1 && o.words % 4 === 0 ? '' : text(o.words + k) }))
         const relationships = a !== b ? [{ source: a, type: 'knows', target: b }] : []
         await attempt(async () => d.slugs.push((await d.conn.write({ title: `note ${o.words}`, content: text(o.words), entities, relationships })).slug))
         break
@@ -133,7 +134,8 @@ async function run(count: number, ops: Op[], order: number[]): Promise<void> {
     entities: (await d.memory.engine.db.entities.toArray()).map((e) => [e.key, e.description, e.degree]).sort(),
     relationships: (await d.memory.engine.db.relationships.toArray()).map((r) => r.key).sort(),
     files: (await d.conn.listFiles()).map((f) => f.path),
-    recall: (await d.conn.recall({ query: 'company software' })).entities.map((e) => e.name),
+    recall: await d.conn.recall({ query: 'company software' }).then((r) => [r.entities.map((e) => e.name), r.observations.map((o) => o.slug)]),
+    page: (await d.conn.recall({ limits: { observations: 5 } })).observations.map((o) => o.slug),
   })
   const reference = await state(devices[0]!)
   for (const d of devices.slice(1)) expect(await state(d)).toEqual(reference)

@@ -41,7 +41,9 @@ describe('tool definitions', () => {
     const schema = toolInputSchema(write) as Schema
     expect(schema.required).toEqual(['title', 'content'])
     expect(schema.properties!.content!.maxLength).toBe(LIMITS.contentHardChars)
-    expect(schema.properties!.entities!.items!.required).toEqual(['name', 'description'])
+    // a description is required of new entities only, which the engine knows and the schema cannot
+    expect(schema.properties!.entities!.items!.required).toEqual(['name'])
+    expect(write.description).toMatch(/new to this memory needs a non-empty description/)
     expect(write.description).toContain(String(LIMITS.contentSoftChars))
     expect(write.description).toMatch(/description/)
     expect(write.description).toMatch(/relationships/i)

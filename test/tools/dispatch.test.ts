@@ -49,7 +49,11 @@ describe('dispatchTool', () => {
     expect(missing.code).toBe('invalid_request')
     const paths = (missing.details.issues as Array<{ path: string }>).map((i) => i.path)
     expect(paths).toContain('content')
-    expect(paths).toContain('entities[0].description')
+    // whether an entity is new is the memory's to say: its missing description comes back with the other problems of the write
+    const undescribed = error(await dispatchTool(fx.conn, 'write', { title: 'x', content: 'y', observedAt: 'not a date', entities: [{ name: 'Ada', type: 'person' }] }))
+    expect(undescribed.code).toBe('invalid_write')
+    expect((undescribed.details.issues as Array<{ path: string }>).map((i) => i.path).sort()).toEqual(['entities[0].description', 'observedAt'])
+    expect(undescribed.details.entitiesWithoutDescription).toEqual(['Ada'])
     const wrong = error(await dispatchTool(fx.conn, 'write', { ...note, tags: 'not-a-list', confidence: '1' }))
     expect(wrong.code).toBe('invalid_request')
     expect((wrong.details.issues as Array<{ path: string }>).map((i) => i.path).sort()).toEqual(['confidence', 'tags'])

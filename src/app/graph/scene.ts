@@ -3,6 +3,7 @@
 import Graph from 'graphology'
 import forceAtlas2 from 'graphology-layout-forceatlas2'
 import Sigma from 'sigma'
+import { RING_COLORS } from './colors'
 import type { LayoutReply, LayoutRequest } from './layout-protocol'
 
 export { webglAvailable } from './webgl'
@@ -17,6 +18,8 @@ export interface SceneEdge {
   key: string
   source: string
   target: string
+  /** The relationship's type, drawn on the edge on hover and when zoomed in. */
+  type?: string
 }
 
 export interface LayoutRun {
@@ -39,7 +42,8 @@ export interface Scene {
   kill(): void
 }
 
-const RING_COLORS = ['#c2410c', '#2563eb', '#0d9488', '#7c3aed', '#64748b']
+/** Below this camera ratio (zoomed in) every visible edge shows its relationship type. */
+const EDGE_LABELS_BELOW_RATIO = 0.45
 
 /** Up to this size the layout runs before the first frame: a few milliseconds, and no motion. */
 const SYNC_LAYOUT_MAX_NODES = 300
@@ -69,7 +73,7 @@ export function buildGraph(nodes: readonly SceneNode[], edges: readonly SceneEdg
     })
   })
   for (const e of edges) {
-    if (graph.hasNode(e.source) && graph.hasNode(e.target) && !graph.hasEdge(e.source, e.target)) graph.addDirectedEdgeWithKey(e.key, e.source, e.target, { size: 1, color: '#cbd5e1' })
+    if (graph.hasNode(e.source) && graph.hasNode(e.target) && !graph.hasEdge(e.source, e.target)) graph.addDirectedEdgeWithKey(e.key, e.source, e.target, { size: 1, color: '#cbd5e1', relType: (e.type ?? '').replace(/_/g, ' ') })
   }
   return graph
 }
@@ -149,15 +153,35 @@ export function mountScene(container: HTMLElement, nodes: readonly SceneNode[], 
   const small = graph.order <= SYNC_LAYOUT_MAX_NODES
   const layoutMs = small ? layoutNow(graph, SYNC_LAYOUT_ITERATIONS) : 0
   const large = graph.size > HIDE_ON_MOVE_MIN_EDGES
-  const sigma = new Sigma(graph, container, {
-    renderEdgeLabels: false,
-    // every name while the graph is small; in a large one only nodes drawn big enough to read
+  let hovered: string | null = null
+  // the reducer runs during the first render, before the constructor has returned
+  let renderer: Sigma | undefined
+  const sigma: Sigma = new Sigma(graph, container, {
+    // an edge carries its type as a label only around the hovered entity or when zoomed in (the reducer below)
+    renderEdgeLabels: true,
+    edgeLabelSize: 12,
+    edgeLabelColor: { color: '#334155' },
+    // names compete for room on a grid, so they do not pile on each other
+    labelDensity: 0.6,
+    labelGridCellSize: 110,
     labelRenderedSizeThreshold: small ? 0 : 8,
+    edgeReducer: (edge, data) => {
+      const near = hovered !== null && (graph.source(edge) === hovered || graph.target(edge) === hovered)
+      const zoomed = (renderer?.getCamera().ratio ?? 1) < EDGE_LABELS_BELOW_RATIO
+      return { ...data, label: near || zoomed ? (data.relType as string) : '', ...(near ? { color: '#475569', size: 2, forceLabel: true } : {}) }
+    },
     defaultEdgeType: 'line',
     // a pan or zoom of a large graph redraws the nodes only, the edges and names come back when it stops
     hideEdgesOnMove: large,
     hideLabelsOnMove: large,
   })
+  renderer = sigma
+  const hover = (node: string | null): void => {
+    hovered = node
+    sigma.refresh({ skipIndexation: true })
+  }
+  sigma.on('enterNode', ({ node }) => hover(node))
+  sigma.on('leaveNode', () => hover(null))
   if (onPick) sigma.on('clickNode', ({ node }) => onPick(node, String(graph.getNodeAttribute(node, 'label'))))
   const worker = small ? undefined : layoutInWorker(graph)
   const layoutDone = worker?.done ?? Promise.resolve<LayoutRun>({ iterations: graph.order > 1 ? SYNC_LAYOUT_ITERATIONS : 0, ms: layoutMs, where: 'main thread' })

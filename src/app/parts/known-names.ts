@@ -1,7 +1,6 @@
-// Names of entities already in a memory, for relationship autocomplete.
+// Names of entities already in a memory, for relationship autocomplete: every one of them.
 import type { AppConnection } from '../engine'
 
 export async function knownEntityNames(conn: AppConnection): Promise<string[]> {
-  const all = await conn.recall({ limits: { entities: 100, relationships: 1, observations: 1 } })
-  return all.entities.map((e) => e.name)
+  return (await conn.vocabulary()).entities.map((e) => e.name)
 }

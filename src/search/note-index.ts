@@ -1,0 +1,381 @@
+// The index recall ranks observations with, once entities have chosen which may come back:
+// BM25 over each note's title and content, fused (with an embedder) with the similarity of the
+// note's vector to the query's and a soft word match, in which every query word counts by its
+// closest word in the note, so "martial arts" finds a note about karate.
+
+import { count, create, insertMultiple, load as oramaLoad, removeMultiple, save as oramaSave, search as oramaSearch } from '@orama/orama'
+import { MemoryError } from '../core/errors'
+import type { Embedder } from './embedder'
+import { ENGLISH_STOP_WORDS } from './stop-words'
+import { compareRanked, topK, type Scored } from './top-k'
+import { VectorRows } from './vector-rows'
+import { wholeWordIndex } from './whole-word-index'
+import { wordTokens } from './word-tokens'
+
+export interface NoteDoc {
+  slug: string
+  /** What is matched: the title and the content. */
+  text: string
+}
+
+export interface NoteHit {
+  slug: string
+  /** In [0, 1]; the best note of a query scores 1. */
+  score: number
+}
+
+export interface NoteIndex {
+  readonly mode: 'bm25' | 'hybrid'
+  /** Adds or replaces notes by slug; unchanged text is not re-embedded. */
+  upsert(docs: NoteDoc[]): Promise<void>
+  remove(slugs: string[]): Promise<void>
+  /** The best `limit` notes for a query, best first, ties by slug. */
+  search(query: string, limit: number): Promise<NoteHit[]>
+  size(): number
+  keys(): string[]
+  /** Structured-clone-able state; restoring it embeds nothing. */
+  snapshot(): Promise<NoteIndexSnapshot>
+}
+
+export const NOTE_INDEX_FORMAT = 'cairn-note-index@1'
+/** Tokenizer, stop words and fields of the notes' BM25 index; another analysis is rebuilt. */
+export const NOTE_TEXT_ANALYSIS = 'orama3-english-stop-whole-word-notes@1'
+
+export interface NoteIndexSnapshot {
+  format: typeof NOTE_INDEX_FORMAT
+  embedder: string | null
+  dimensions: number
+  analysis: typeof NOTE_TEXT_ANALYSIS
+  docs: NoteDoc[]
+  /** Orama's saved BM25 index as JSON. */
+  text: string
+  /** One vector per note, in `docs` order (empty without an embedder). */
+  vectors: Float32Array
+  /** The words whose vectors the soft match uses, and those vectors in the same order. */
+  words: string[]
+  wordVectors: Float32Array
+  /** Each note's word rows, concatenated in `docs` order, and how many each has: restoring tokenizes nothing. */
+  noteWords: Int32Array
+  noteWordCounts: Uint16Array
+}
+
+/**
+ * Weights of the parts of a note's score, chosen on the LoCoMo dev conversations
+ * (`npm run eval -- --locomo`; from soft 2 / vector 0.3, 0.760 -> 0.773 recall@10). BM25 is
+ * in [0, 1] with the best note at 1; the soft match and the cosine rarely pass 0.6, so the
+ * weights put the three on a similar footing; weighting query words by idf did not help.
+ */
+export const NOTE_WEIGHTS = { text: 1, soft: 2.5, vector: 0.5 }
+/** Notes the soft match rescores: the best by BM25 and by vector, this many each. */
+const SOFT_POOL = 300
+/** Query words the soft match considers. */
+const MAX_QUERY_WORDS = 16
+/** Soft matches weaker than this count as no match: unrelated words are all a little similar. */
+const SOFT_FLOOR = 0.35
+const SCORE_STEP = 1e9
+const STOP = new Set(ENGLISH_STOP_WORDS)
+
+interface Entry {
+  doc: NoteDoc
+  /** Rows in the word table of the note's distinct content words. */
+  words: Int32Array
+}
+
+/** Orama keeps apostrophes inside words: "Menabrea's" would never match "Menabrea". */
+function bm25Text(text: string): string {
+  return text.replace(/['\u2019\u02bc]s\b/giu, '').replace(/[\u2018\u2019\u02bc]/gu, "'")
+}
+
+function createTextDb() {
+  return create({
+    schema: { text: 'string' } as const,
+    components: { tokenizer: { language: 'english', stemming: true, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex },
+  })
+}
+
+export async function createNoteIndex(opts: { embedder?: Embedder } = {}): Promise<NoteIndex> {
+  return new HybridNoteIndex(opts.embedder)
+}
+
+/** Rebuilds a note index from `snapshot` without embedding anything. */
+export async function restoreNoteIndex(snapshot: NoteIndexSnapshot, opts: { embedder?: Embedder } = {}): Promise<NoteIndex> {
+  checkSnapshot(snapshot)
+  const embedder = opts.embedder
+  if ((snapshot.embedder ?? null) !== (embedder?.id ?? null) || (embedder && embedder.dimensions !== snapshot.dimensions)) {
+    throw new MemoryError('config_locked', `The saved note index was built with ${snapshot.embedder ?? 'no embedder'}, not ${embedder?.id ?? 'none'}; rebuild it from the observations.`, { saved: snapshot.embedder, offered: embedder?.id ?? null })
+  }
+  const index = new HybridNoteIndex(embedder)
+  index.load(snapshot)
+  return index
+}
+
+/** The content words of a text, as the soft match sees them. */
+function contentWords(text: string): string[] {
+  const out = new Set<string>()
+  for (const w of wordTokens(text)) if (!STOP.has(w) && /[\p{L}\p{N}]/u.test(w)) out.add(w)
+  return [...out]
+}
+
+class HybridNoteIndex implements NoteIndex {
+  readonly mode: 'bm25' | 'hybrid'
+  private db = createTextDb()
+  private readonly entries: Entry[] = []
+  private readonly slotOf = new Map<string, number>()
+  private readonly vectors: VectorRows | null
+  /** The word table: every content word seen, with its vector (without an embedder, unused). */
+  private readonly wordRow = new Map<string, number>()
+  private readonly wordList: string[] = []
+  private wordData: Float32Array
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(private readonly embedder: Embedder | undefined) {
+    this.mode = embedder ? 'hybrid' : 'bm25'
+    this.vectors = embedder ? new VectorRows(embedder.dimensions) : null
+    this.wordData = new Float32Array(embedder ? 1024 * embedder.dimensions : 0)
+  }
+
+  size(): number {
+    return this.entries.length
+  }
+
+  keys(): string[] {
+    return this.entries.map((e) => e.doc.slug)
+  }
+
+  upsert(docs: NoteDoc[]): Promise<void> {
+    const latest = new Map<string, NoteDoc>()
+    for (const doc of docs) latest.set(checkDoc(doc).slug, { slug: doc.slug, text: doc.text })
+    return this.exclusive(async () => {
+      const changed = [...latest.values()].filter((d) => this.entries[this.slotOf.get(d.slug) ?? -1]?.doc.text !== d.text)
+      if (!changed.length) return
+      const words = changed.map((d) => contentWords(d.text))
+      let noteVectors: Float32Array[] = []
+      let newWords: string[] = []
+      let newWordVectors: Float32Array[] = []
+      if (this.embedder) {
+        newWords = [...new Set(words.flat())].filter((w) => !this.wordRow.has(w))
+        const texts = [...changed.map((d) => d.text), ...newWords]
+        const out = await this.embedder.embed(texts)
+        if (out.length !== texts.length || out.some((v) => v.length !== this.embedder!.dimensions)) {
+          throw new MemoryError('model_failed', `embedder ${this.embedder.id} returned ${out.length} vectors for ${texts.length} texts`)
+        }
+        noteVectors = out.slice(0, changed.length)
+        newWordVectors = out.slice(changed.length)
+      }
+      // everything below is synchronous, so a search never sees half an upsert
+      newWords.forEach((w, i) => this.addWord(w, newWordVectors[i]!))
+      const present = changed.map((d) => d.slug).filter((s) => this.slotOf.has(s))
+      if (present.length) removeMultiple(this.db, present)
+      changed.forEach((doc, i) => {
+        const slot = this.slotOf.get(doc.slug) ?? this.entries.length
+        this.entries[slot] = { doc, words: this.rowsOfWords(words[i]!) }
+        this.slotOf.set(doc.slug, slot)
+        this.vectors?.set(slot, [noteVectors[i]!])
+      })
+      insertMultiple(this.db, changed.map((d) => ({ id: d.slug, text: bm25Text(d.text) })))
+    })
+  }
+
+  remove(slugs: string[]): Promise<void> {
+    return this.exclusive(async () => {
+      const present = [...new Set(slugs)].filter((s) => this.slotOf.has(s))
+      if (!present.length) return
+      removeMultiple(this.db, present)
+      for (const slug of present) {
+        const slot = this.slotOf.get(slug)!
+        const last = this.entries.length - 1
+        this.vectors?.clear(slot)
+        if (slot !== last) {
+          const moved = this.entries[last]!
+          this.entries[slot] = moved
+          this.slotOf.set(moved.doc.slug, slot)
+          this.vectors?.move(last, slot)
+        }
+        this.entries.pop()
+        this.slotOf.delete(slug)
+      }
+    })
+  }
+
+  async search(query: string, limit: number): Promise<NoteHit[]> {
+    const term = typeof query === 'string' ? query.trim() : ''
+    const k = Math.floor(limit)
+    if (!term || !(k > 0) || this.entries.length === 0) return []
+    const pool = Math.max(k, SOFT_POOL)
+    const queryWords = contentWords(term).slice(0, MAX_QUERY_WORDS)
+    const embedded = this.embedder ? await this.embedder.embed([term, ...queryWords]) : []
+    // synchronous from here: slots cannot move under the scan
+    const n = this.entries.length
+    const text = new Float32Array(n)
+    for (const hit of this.textHits(term, pool)) text[this.slotOf.get(hit.key)!] = hit.score
+    if (!this.embedder) return topK(n, k, (s) => text[s]!, (s) => this.entries[s]!.doc.slug).map(toHit)
+    const similarity = new Float32Array(this.entries.length)
+    this.vectors!.maxSimilarity(embedded[0]!, similarity)
+    const candidates = new Set<number>()
+    for (let s = 0; s < this.entries.length; s++) if (text[s]! > 0) candidates.add(s)
+    for (const hit of topK(this.entries.length, pool, (s) => similarity[s]!, (s) => String(s))) candidates.add(Number(hit.key))
+    const soft = this.softMatch(embedded.slice(1), candidates)
+    const w = NOTE_WEIGHTS
+    const fused = new Map<number, number>()
+    let best = 0
+    for (const s of candidates) {
+      const score = w.text * text[s]! + w.soft * (soft.get(s) ?? 0) + w.vector * similarity[s]!
+      fused.set(s, score)
+      if (score > best) best = score
+    }
+    if (best <= 0) return []
+    const hits: Scored[] = []
+    for (const [s, score] of fused) if (score > 0) hits.push({ key: this.entries[s]!.doc.slug, score: round(score / best) })
+    return hits.sort(compareRanked).slice(0, k).map(toHit)
+  }
+
+  async snapshot(): Promise<NoteIndexSnapshot> {
+    await this.queue.catch(() => undefined)
+    const dims = this.embedder?.dimensions ?? 0
+    const vectors = new Float32Array(this.vectors ? this.entries.length * dims : 0)
+    if (this.vectors) this.entries.forEach((_, slot) => vectors.set(this.vectors!.vectorsOf(slot)[0] ?? new Float32Array(dims), slot * dims))
+    return {
+      format: NOTE_INDEX_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, analysis: NOTE_TEXT_ANALYSIS,
+      docs: this.entries.map((e) => ({ ...e.doc })), text: JSON.stringify(oramaSave(this.db)), vectors,
+      words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims),
+      noteWords: concatRows(this.entries.map((e) => e.words)), noteWordCounts: Uint16Array.from(this.entries, (e) => e.words.length),
+    }
+  }
+
+  load(snapshot: NoteIndexSnapshot): void {
+    const dims = snapshot.dimensions
+    if (this.embedder) snapshot.words.forEach((w, i) => this.addWord(w, snapshot.wordVectors.subarray(i * dims, (i + 1) * dims)))
+    let at = 0
+    snapshot.docs.forEach((raw, slot) => {
+      const doc = { slug: checkDoc(raw).slug, text: raw.text }
+      if (this.slotOf.has(doc.slug)) throw corrupt(`slug "${doc.slug}" appears twice`)
+      const n = snapshot.noteWordCounts[slot]!
+      const words = this.embedder ? snapshot.noteWords.slice(at, (at += n)) : new Int32Array(0)
+      this.entries.push({ doc, words })
+      this.slotOf.set(doc.slug, slot)
+      this.vectors?.set(slot, [snapshot.vectors.subarray(slot * dims, (slot + 1) * dims)])
+    })
+    if (snapshot.analysis === NOTE_TEXT_ANALYSIS) {
+      try {
+        oramaLoad(this.db, JSON.parse(snapshot.text))
+        if (count(this.db) === this.entries.length) return
+      } catch {
+        // fall through to a rebuild
+      }
+    }
+    this.db = createTextDb()
+    insertMultiple(this.db, this.entries.map((e) => ({ id: e.doc.slug, text: bm25Text(e.doc.text) })))
+  }
+
+  /**
+   * Per candidate note: the mean, over the query's words, of each word's best cosine with a
+   * word of the note (below SOFT_FLOOR counts 0). Each query word is compared once with each
+   * distinct word of the candidates, not once per note.
+   */
+  private softMatch(queryVectors: Float32Array[], candidates: Set<number>): Map<number, number> {
+    const out = new Map<number, number>()
+    const known = queryVectors.filter((v) => v.some((x) => x !== 0))
+    if (!known.length) return out
+    const d = this.embedder!.dimensions
+    const q = known.length
+    const simOf = new Map<number, Float32Array>()
+    const data = this.wordData
+    for (const s of candidates) {
+      const rows = this.entries[s]!.words
+      const best = new Float32Array(q)
+      for (const row of rows) {
+        let sims = simOf.get(row)
+        if (!sims) {
+          sims = new Float32Array(q)
+          const base = row * d
+          for (let j = 0; j < q; j++) {
+            const v = known[j]!
+            let dot = 0
+            for (let i = 0; i < d; i++) dot += data[base + i]! * v[i]!
+            sims[j] = dot
+          }
+          simOf.set(row, sims)
+        }
+        for (let j = 0; j < q; j++) if (sims[j]! > best[j]!) best[j] = sims[j]!
+      }
+      let sum = 0
+      for (let j = 0; j < q; j++) if (best[j]! >= SOFT_FLOOR) sum += best[j]!
+      if (sum > 0) out.set(s, sum / q)
+    }
+    return out
+  }
+
+  private addWord(word: string, vector: Float32Array): void {
+    if (this.wordRow.has(word)) return
+    const d = this.embedder!.dimensions
+    const row = this.wordList.length
+    if ((row + 1) * d > this.wordData.length) {
+      const grown = new Float32Array(Math.max((row + 1) * d, this.wordData.length * 2))
+      grown.set(this.wordData)
+      this.wordData = grown
+    }
+    this.wordData.set(vector, row * d)
+    this.wordList.push(word)
+    this.wordRow.set(word, row)
+  }
+
+  private rowsOfWords(words: string[]): Int32Array {
+    if (!this.embedder) return new Int32Array(0)
+    return Int32Array.from(words.map((w) => this.wordRow.get(w)!).filter((r) => r !== undefined))
+  }
+
+  /** BM25 hits, normalized so the best is 1, best first and ties by slug. */
+  private textHits(term: string, k: number): Scored[] {
+    // Orama scores every matching note whatever the limit, and breaks ties by insertion order,
+    // which differs between devices: take every match at once and cut ties by slug here
+    const result = oramaSearch(this.db, { term: bm25Text(term), properties: ['text'], limit: this.entries.length })
+    if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
+    const hits = result.hits
+    let best = 0
+    for (const h of hits) if (h.score > best) best = h.score
+    if (best <= 0) return []
+    return topK(hits.length, k, (i) => round(hits[i]!.score / best), (i) => hits[i]!.id)
+  }
+
+  private exclusive(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task, task)
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+}
+
+function concatRows(rows: Int32Array[]): Int32Array {
+  const out = new Int32Array(rows.reduce((n, r) => n + r.length, 0))
+  let at = 0
+  for (const r of rows) {
+    out.set(r, at)
+    at += r.length
+  }
+  return out
+}
+
+function toHit(s: Scored): NoteHit {
+  return { slug: s.key, score: s.score }
+}
+
+function round(score: number): number {
+  return Math.round(score * SCORE_STEP) / SCORE_STEP
+}
+
+function checkDoc(doc: NoteDoc): NoteDoc {
+  if (typeof doc?.slug !== 'string' || !doc.slug || typeof doc.text !== 'string') throw new MemoryError('invalid_request', 'an indexed note needs a slug and a text', { slug: (doc as { slug?: unknown } | null)?.slug })
+  return doc
+}
+
+function checkSnapshot(s: NoteIndexSnapshot): void {
+  if (s?.format !== NOTE_INDEX_FORMAT) throw corrupt(`unknown format ${String(s?.format)}`)
+  if (!Array.isArray(s.docs) || !(s.vectors instanceof Float32Array) || !Array.isArray(s.words) || !(s.wordVectors instanceof Float32Array)) throw corrupt('missing notes or vectors')
+  if (s.vectors.length !== (s.embedder ? s.docs.length * s.dimensions : 0) || s.wordVectors.length !== (s.embedder ? s.words.length * s.dimensions : 0)) throw corrupt('vector counts do not match the notes')
+  if (!(s.noteWords instanceof Int32Array) || !(s.noteWordCounts instanceof Uint16Array) || s.noteWordCounts.length !== s.docs.length) throw corrupt('missing the notes\' words')
+  const rows = s.noteWordCounts.reduce((n, c) => n + c, 0)
+  if (rows !== s.noteWords.length || s.noteWords.some((r) => r < 0 || r >= s.words.length)) throw corrupt('the notes\' words do not match the word table')
+}
+
+function corrupt(why: string): MemoryError {
+  return new MemoryError('storage_failed', `The saved note index is unreadable (${why}); rebuild it from the observations.`, { why })
+}

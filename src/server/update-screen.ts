@@ -1,0 +1,246 @@
+// Judges an update from its decoded structs alone, before anything is applied: who may author
+// each new struct (Yjs client ids belong to the connection that first used them), where it
+// lands (only under a key of one of the memory's root maps), what it holds (a value the
+// readers accept) and what it deletes. Nothing here touches the room's kept copy, so a
+// refused update costs its own size, never the room's.
+import * as Y from 'yjs'
+import type { Tier } from '../core/types'
+import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
+import type { RefusalCode } from '../sync/refusal'
+import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from '../sync/validate'
+
+export type ScreenVerdict =
+  | { ok: true; claims: number[] }
+  /** The update builds on history the room lacks: judged (and applied) only once that arrives. */
+  | { ok: false; incomplete: true }
+  | { ok: false; incomplete?: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
+
+export interface ScreenContext {
+  tier: Tier
+  /** The connection that sent the update. */
+  connectionId: string
+  /** The connection a Yjs client id is bound to, if any. */
+  ownerOf(client: number): string | undefined
+  /** How many more client ids this connection may claim. */
+  claimsLeft: number
+}
+
+const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>> = {
+  observations: checkObservation,
+  aliases: checkAlias,
+  rejected: checkRejected,
+  files: checkFile,
+  fileBytes: checkFileBytes,
+}
+
+/** Maps where a `read_write` connection may only add keys, never replace or delete a live one. */
+const ADD_ONLY: ReadonlySet<RootName> = new Set([ROOTS.observations, ROOTS.files, ROOTS.fileBytes])
+const KEYS_REPORTED = 20
+const isRoot = (name: string): name is RootName => (ROOT_NAMES as readonly string[]).includes(name)
+
+type Struct = Y.Item | Y.GC | Y.Skip
+
+/** Where an item lands: a root map and key, a nested type or a root's list part, or unknown (it waits on history). */
+type Place = { root: string; key: string | null } | 'nested' | 'unknown'
+
+function refusal(code: RefusalCode, message: string, keys: Record<string, string[]> = {}): ScreenVerdict {
+  return { ok: false, code, message, keys }
+}
+
+/** The struct holding `id`, from the update (sorted per client) or from the room. */
+function structAt(room: Y.Doc, byClient: Map<number, Struct[]>, id: Y.ID): Struct | null {
+  if (id.clock < Y.getState(room.store, id.client)) {
+    const structs = room.store.clients.get(id.client)
+    return structs ? structs[Y.findIndexSS(structs, id.clock)] ?? null : null
+  }
+  const list = byClient.get(id.client)
+  if (!list) return null
+  let lo = 0
+  let hi = list.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const s = list[mid]!
+    if (id.clock < s.id.clock) hi = mid - 1
+    else if (id.clock >= s.id.clock + s.length) lo = mid + 1
+    else return s
+  }
+  return null
+}
+
+function placeOf(room: Y.Doc, byClient: Map<number, Struct[]>, item: Y.Item, seen: Map<Y.Item, Place>): Place {
+  const known = seen.get(item)
+  if (known) return known
+  let place: Place
+  const parent = item.parent as unknown
+  if (typeof parent === 'string') place = { root: parent, key: item.parentSub }
+  else if (parent instanceof Y.AbstractType) {
+    // An item integrated into the room: its parent is a live type.
+    const type = parent
+    place = type._item === null ? { root: Y.findRootTypeKey(type), key: item.parentSub } : 'nested'
+  } else if (parent !== null && parent !== undefined) place = 'nested'
+  else {
+    // Encoded with an origin, the parent and key are the neighbour's.
+    const neighbourId = item.origin ?? item.rightOrigin
+    const neighbour = neighbourId ? structAt(room, byClient, neighbourId) : null
+    // A neighbour that was collected turns this item into a collected range too: harmless.
+    place = neighbour instanceof Y.Item ? placeOf(room, byClient, neighbour, seen) : 'unknown'
+  }
+  seen.set(item, place)
+  return place
+}
+
+/** Whether the room's structs in [clock, clock + len) of `client` include an item not yet deleted, and where it is. */
+function liveItemsIn(room: Y.Doc, client: number, clock: number, len: number): Y.Item[] {
+  const structs = room.store.clients.get(client)
+  if (!structs) return []
+  const end = Math.min(clock + len, Y.getState(room.store, client))
+  const out: Y.Item[] = []
+  if (clock >= end) return out
+  for (let i = Y.findIndexSS(structs, clock); i < structs.length; i++) {
+    const s = structs[i]!
+    if (s.id.clock >= end) break
+    if (s instanceof Y.Item && !s.deleted) out.push(s)
+  }
+  return out
+}
+
+/**
+ * Screens `update` for `ctx` against the room as it is. Returns the client ids the update
+ * would newly bind to the connection, or why it is refused. Structs that wait on history the
+ * room lacks pass here; the replica check decides about them.
+ */
+export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext): ScreenVerdict {
+  let decoded: { structs: Struct[]; ds: { clients: Map<number, Array<{ clock: number; len: number }>> } }
+  try {
+    decoded = Y.decodeUpdate(update) as unknown as typeof decoded
+  } catch {
+    return refusal('malformed', 'the update could not be decoded')
+  }
+  const byClient = new Map<number, Struct[]>()
+  for (const s of decoded.structs) {
+    let list = byClient.get(s.id.client)
+    if (!list) byClient.set(s.id.client, (list = []))
+    list.push(s)
+  }
+
+  // Whether `id` is in the room or in this update: anything else is history the room lacks.
+  const present = (id: Y.ID) => id.clock < Y.getState(room.store, id.client) || structAt(room, byClient, id) !== null
+  for (const s of decoded.structs) {
+    if (s instanceof Y.Skip && s.id.clock + s.length > Y.getState(room.store, s.id.client)) return { ok: false, incomplete: true }
+    if (!(s instanceof Y.Item) || s.id.clock + s.length <= Y.getState(room.store, s.id.client)) continue
+    const parent = s.parent as unknown
+    if ((s.origin && !present(s.origin)) || (s.rightOrigin && !present(s.rightOrigin)) || (parent instanceof Y.ID && !present(parent))) return { ok: false, incomplete: true }
+  }
+  for (const [client, structs] of byClient) {
+    if (structs[0]!.id.clock > Y.getState(room.store, client)) return { ok: false, incomplete: true }
+  }
+  for (const [client, ranges] of decoded.ds.clients) {
+    const list = byClient.get(client)
+    const last = list?.[list.length - 1]
+    const reach = Math.max(Y.getState(room.store, client), last ? last.id.clock + last.length : 0)
+    if (ranges.some(({ clock, len }) => clock + len > reach)) return { ok: false, incomplete: true }
+  }
+
+  const claims: number[] = []
+  const fresh: Struct[] = []
+  for (const [client, structs] of byClient) {
+    const known = Y.getState(room.store, client)
+    const last = structs[structs.length - 1]!
+    if (last.id.clock + last.length <= known) continue
+    // This update would make the room hold clocks of `client` it does not have yet.
+    for (const s of structs) if (s.id.clock + s.length > known) fresh.push(s)
+    if (ctx.tier === 'read') continue
+    const owner = ctx.ownerOf(client)
+    if (owner !== ctx.connectionId) {
+      if (owner !== undefined || known > 0) {
+        return refusal('not_owner', `the update writes history under Yjs client ${client}, which belongs to another device: a connection may only extend its own clients`, { clients: [String(client)] })
+      }
+      claims.push(client)
+    }
+  }
+  if (ctx.tier === 'read') return readOnly(room, byClient, fresh, decoded.ds.clients)
+  if (claims.length > ctx.claimsLeft) {
+    return refusal('not_owner', `the update starts ${claims.length} new Yjs clients; a connection may start ${ctx.claimsLeft} more`, { clients: claims.slice(0, KEYS_REPORTED).map(String) })
+  }
+
+  const places = new Map<Y.Item, Place>()
+  const invalid: Record<string, string[]> = {}
+  const refused: Record<string, string[]> = {}
+  const note = (into: Record<string, string[]>, map: string, key: string) => {
+    const list = (into[map] ??= [])
+    const shown = key.slice(0, 200)
+    if (list.length < KEYS_REPORTED && !list.includes(shown)) list.push(shown)
+  }
+  for (const s of fresh) {
+    if (!(s instanceof Y.Item)) continue
+    const place = placeOf(room, byClient, s, places)
+    if (place === 'unknown') continue
+    if (place === 'nested') {
+      note(invalid, 'nested', `${s.id.client}:${s.id.clock}`)
+      continue
+    }
+    if (!isRoot(place.root)) return refusal('unknown_root', `the update writes "${place.root.slice(0, 40)}", which is not part of a memory document`, { roots: [place.root.slice(0, 200)] })
+    if (place.key === null) {
+      note(invalid, place.root, '(no key)')
+      continue
+    }
+    if (checkKey(place.key) !== null) {
+      note(invalid, place.root, place.key)
+      continue
+    }
+    const content = s.content
+    if (content instanceof Y.ContentDeleted) continue
+    const value = content instanceof Y.ContentBinary ? content.content : content instanceof Y.ContentAny && content.arr.length === 1 ? content.arr[0] : INVALID
+    if (value === INVALID || (place.root === ROOTS.fileBytes) !== content instanceof Y.ContentBinary || !CHECKS[place.root](place.key, value).ok) {
+      note(invalid, place.root, place.key)
+      continue
+    }
+    if (ctx.tier === 'read_write' && ADD_ONLY.has(place.root) && room.getMap(place.root).has(place.key)) note(refused, place.root, place.key)
+  }
+
+  // Deletions of what the room holds: sync messages repeat the whole delete set, so only
+  // ranges that cover a live item count.
+  for (const [client, ranges] of decoded.ds.clients) {
+    for (const { clock, len } of ranges) {
+      for (const item of liveItemsIn(room, client, clock, len)) {
+        const place = placeOf(room, byClient, item, places)
+        const root = place === 'nested' || place === 'unknown' ? null : place.root
+        if (ctx.tier === 'read_write' && (root === null || (isRoot(root) && ADD_ONLY.has(root)))) {
+          note(refused, root ?? 'nested', place === 'nested' || place === 'unknown' ? `${client}:${item.id.clock}` : place.key ?? '(no key)')
+        }
+      }
+    }
+  }
+
+  if (Object.keys(invalid).length) return refusal('invalid_value', 'the update holds values that are not valid memory entries (each root map holds checked values under bounded keys; nothing else)', invalid)
+  if (Object.keys(refused).length) {
+    const what = Object.entries(refused).map(([name, keys]) => `${keys.length} existing ${name === ROOTS.observations ? 'observation' : name} entr${keys.length === 1 ? 'y' : 'ies'}`).join(', ')
+    return refusal('not_additive', `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`, refused)
+  }
+  return { ok: true, claims }
+}
+
+const INVALID = Symbol('invalid')
+
+/** A read connection may send only what the room has; anything new is refused, naming the keys it touches. */
+function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[], ds: Map<number, Array<{ clock: number; len: number }>>): ScreenVerdict {
+  const keys: Record<string, string[]> = {}
+  const places = new Map<Y.Item, Place>()
+  const note = (item: Y.Item) => {
+    const place = placeOf(room, byClient, item, places)
+    if (place === 'nested' || place === 'unknown' || place.key === null) return
+    const list = (keys[place.root.slice(0, 40)] ??= [])
+    if (list.length < KEYS_REPORTED && !list.includes(place.key)) list.push(place.key.slice(0, 200))
+  }
+  let changes = fresh.length > 0
+  for (const s of fresh) if (s instanceof Y.Item) note(s)
+  for (const [client, ranges] of ds) {
+    for (const { clock, len } of ranges) {
+      const live = liveItemsIn(room, client, clock, len)
+      if (live.length) changes = true
+      live.forEach(note)
+    }
+  }
+  if (!changes) return { ok: true, claims: [] }
+  return refusal('read_only', 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys)
+}

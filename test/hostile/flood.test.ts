@@ -1,0 +1,68 @@
+// A peer floods the server with updates it will refuse, or with an update that waits on
+// history it never sends. The promise: a refusal costs the update's size, not the room's (the
+// room copy is never rebuilt for it), a waiting update is not merged into every later
+// message, and a socket over its refusal budget is closed while others keep syncing.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import { replicaBuildCount } from '../../src/server/update-policy'
+import { createMemoryDoc, putObservation } from '../../src/sync/memory-doc'
+import { startHarness, type Harness } from '../server/harness'
+import { observation, waitFor } from '../sync/fixture'
+import { refusedAs, send, sendRaw, slugs } from './peer'
+
+let h: Harness
+beforeEach(async () => {
+  h = await startHarness()
+})
+afterEach(async () => {
+  await h.cleanup()
+})
+
+function newNote(slug: string): Uint8Array {
+  const doc = createMemoryDoc()
+  putObservation(doc, observation(slug))
+  return Y.encodeStateAsUpdate(doc)
+}
+
+describe('a flood of refused updates', () => {
+  it('never rebuilds the room copy, and closes the socket past its budget while a writer keeps syncing', async () => {
+    const writer = h.client('mem-1', h.token('mem-1', 'read_write', 'writer').token)
+    await writer.whenSynced()
+    for (let i = 0; i < 50; i++) putObservation(writer.provider.doc, observation(`seed-${i}`))
+    const reader = h.client('mem-1', h.token('mem-1', 'read', 'flooder').token)
+    await reader.whenSynced()
+    await waitFor('the seed on the reader', () => slugs(reader.provider.doc).length === 50)
+    send(reader, newNote('flood-0'))
+    expect(await refusedAs(reader, 1)).toBe('read_only')
+    const builds = replicaBuildCount()
+    for (let i = 1; i < 25; i++) send(reader, newNote(`flood-${i}`))
+    expect(await refusedAs(reader, 25)).toBe('read_only')
+    expect(replicaBuildCount()).toBe(builds)
+
+    for (let i = 25; i < 40; i++) send(reader, newNote(`flood-${i}`))
+    await waitFor('the over-budget close', () => h.logs.some((l) => l.event === 'over_budget'))
+    await waitFor('the over-budget refusal', () => reader.status.refusals.some((r) => r.code === 'over_budget'))
+    putObservation(writer.provider.doc, observation('still-writing-1'))
+    const watcher = h.client('mem-1', h.token('mem-1', 'read', 'watcher').token)
+    await waitFor('the writer still syncing', () => slugs(watcher.provider.doc).includes('still-writing-1'))
+    expect(slugs(watcher.provider.doc).some((s) => s.startsWith('flood-'))).toBe(false)
+  })
+})
+
+describe('an update that waits on history never sent', () => {
+  it('is refused once after the handshake and not merged into the next update, which goes through', async () => {
+    const attacker = h.client('mem-1', h.token('mem-1', 'read_write', 'attacker').token)
+    await attacker.whenSynced()
+    const orphan = createMemoryDoc()
+    putObservation(orphan, observation('never-sent-1'))
+    const vector = Y.encodeStateVector(orphan)
+    putObservation(orphan, observation('depends-1', { content: 'y'.repeat(15_000) }))
+    // raw: the attacker's own document would keep it waiting rather than send it
+    sendRaw(attacker, Y.encodeStateAsUpdate(orphan, vector))
+    expect(await refusedAs(attacker, 1)).toBe('incomplete')
+    send(attacker, newNote('independent-1'))
+    const watcher = h.client('mem-1', h.token('mem-1', 'read', 'watcher').token)
+    await waitFor('the independent note', () => slugs(watcher.provider.doc).includes('independent-1'))
+    expect(attacker.status.refusals.map((r) => r.code)).toEqual(['incomplete'])
+  })
+})

@@ -1,0 +1,55 @@
+// The note index: BM25 over notes, fused with vectors and a soft word match; a snapshot
+// restores exactly what was indexed without embedding anything.
+import { describe, expect, it } from 'vitest'
+import { isMemoryError } from '../../src/core/errors'
+import { createNoteIndex, restoreNoteIndex, type NoteDoc } from '../../src/search/note-index'
+import { defaultEmbedder } from '../support/default-embedder'
+
+const notes: NoteDoc[] = [
+  { slug: 'karate', text: 'John took karate lessons at the dojo every Tuesday.' },
+  { slug: 'budget', text: 'John reviewed the quarterly budget with finance.' },
+  { slug: 'cake', text: "Maria baked a lemon cake for her sister's birthday." },
+  { slug: 'trip', text: 'Maria spent two weeks travelling around Spain and Portugal.' },
+  { slug: 'possessive', text: "Menabrea's article was translated into English." },
+]
+
+describe('note index', () => {
+  it('BM25 alone finds notes by their words, a possessive as the name itself', async () => {
+    const index = await createNoteIndex()
+    await index.upsert(notes)
+    expect((await index.search('Menabrea', 3)).map((h) => h.slug)).toEqual(['possessive'])
+    expect((await index.search('John', 5)).map((h) => h.slug).sort()).toEqual(['budget', 'karate'])
+    expect(await index.search('karate', 0)).toEqual([])
+    expect(await index.search('   ', 5)).toEqual([])
+  })
+
+  it('with a model, a paraphrase finds a note no query word is in', async () => {
+    const embedder = await defaultEmbedder()
+    const index = await createNoteIndex({ embedder })
+    await index.upsert(notes)
+    expect((await index.search('martial arts', 1))[0]?.slug).toBe('karate')
+    expect((await index.search('which dessert did she make', 1))[0]?.slug).toBe('cake')
+    expect((await index.search('European countries visited', 1))[0]?.slug).toBe('trip')
+  }, 30_000)
+
+  it('a snapshot restores the same answers without embedding, and refuses another model', async () => {
+    const embedder = await defaultEmbedder()
+    const index = await createNoteIndex({ embedder })
+    await index.upsert(notes)
+    await index.remove(['budget'])
+    await index.upsert([{ slug: 'cake', text: 'Maria baked brownies for the bake sale.' }])
+    const queries = ['martial arts', 'dessert', 'Spain', 'budget', 'translated article']
+    const before = await Promise.all(queries.map((q) => index.search(q, 5)))
+    let calls = 0
+    const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
+    const snapshot = structuredClone(await index.snapshot())
+    const restored = await restoreNoteIndex(snapshot, { embedder: counting })
+    expect(calls).toBe(0)
+    expect(restored.keys().sort()).toEqual(['cake', 'karate', 'possessive', 'trip'])
+    for (const [i, q] of queries.entries()) expect(await restored.search(q, 5)).toEqual(before[i])
+    const refused = await restoreNoteIndex(snapshot, {}).catch((e: unknown) => e)
+    expect(isMemoryError(refused) && refused.code).toBe('config_locked')
+    const broken = await restoreNoteIndex({ ...snapshot, noteWordCounts: new Uint16Array(1) }, { embedder }).catch((e: unknown) => e)
+    expect(isMemoryError(broken) && broken.code).toBe('storage_failed')
+  }, 30_000)
+})
