@@ -65,9 +65,11 @@ export class ClientOwners implements OwnerTable {
     let owners = this.rooms.get(room)
     if (!owners) this.rooms.set(room, (owners = new Map()))
     const lines: string[] = []
+    const fresh: number[] = []
     for (const c of clients) {
       if (owners.has(c)) continue
       owners.set(c, connectionId)
+      fresh.push(c)
       lines.push(`${c} ${connectionId}\n`)
     }
     if (lines.length === 0) return this.chains.get(room) ?? Promise.resolve()
@@ -80,6 +82,10 @@ export class ClientOwners implements OwnerTable {
       } finally {
         await file.close()
       }
+    }).catch((err: unknown) => {
+      // Not on disk: forget the bindings, so the update's resend claims its clients again.
+      for (const c of fresh) if (owners!.get(c) === connectionId) owners!.delete(c)
+      throw err
     })
     this.chains.set(room, write.catch(() => undefined))
     return write

@@ -76,7 +76,12 @@ export class RedisClientOwners implements OwnerTable {
           reply = await this.redis.command.sendCommand<Buffer[]>(['EVAL', BIND, '1', key, connectionId, ...fresh.map(String)], { timeout, rejectInFlight: true })
           break
         } catch (err) {
-          if (Date.now() >= deadline) throw new MemoryError('storage_failed', `could not record client owners of room ${room} in Redis: ${(err as Error).message}`, { room })
+          if (Date.now() >= deadline) {
+            // Not recorded: forget them here too, or a resend would pass as this connection's
+            // and be stored with no owner that other servers could read.
+            for (const c of fresh) if (owners.get(c) === connectionId) owners.delete(c)
+            throw new MemoryError('storage_failed', `could not record client owners of room ${room} in Redis: ${(err as Error).message}`, { room })
+          }
           await sleep(Math.min(50 * 2 ** attempt, 500))
         }
       }

@@ -13,6 +13,7 @@ import * as Y from 'yjs'
 import { silentLog } from '../../src/server/log'
 import { RedisAccess } from '../../src/server/redis-access'
 import { connectRedis } from '../../src/server/redis-connection'
+import { RedisClientOwners } from '../../src/server/redis-owners'
 import { RedisRoomStore } from '../../src/server/redis-room-store'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
@@ -122,6 +123,20 @@ describe('sync servers on one Redis', () => {
     }
     expect(slugs(watcher.provider.doc)).toEqual(['offline-1', 'offline-2', 'via-s1-1', 'via-s2-1'])
   }, 30_000)
+
+  it('of two servers binding one client id at once, one wins and the other learns who', async () => {
+    const prefix = newPrefix()
+    const conn = await connectRedis(redis.url)
+    cleanups.push(() => conn.close())
+    const [a, b] = [new RedisClientOwners(conn, { prefix }), new RedisClientOwners(conn, { prefix })]
+    const results = await Promise.allSettled([a.bind('mem-7', [11, 12], 'conn_a'), b.bind('mem-7', [12, 13], 'conn_b')])
+    expect(results[0]!.status).toBe('fulfilled')
+    expect(results[1]).toMatchObject({ status: 'rejected', reason: { code: 'conflict' } })
+    expect([b.ownerOf('mem-7', 12), b.ownerOf('mem-7', 13)]).toEqual(['conn_a', 'conn_b'])
+    const c = new RedisClientOwners(conn, { prefix })
+    await c.load('mem-7')
+    expect([11, 12, 13].map((id) => c.ownerOf('mem-7', id))).toEqual(['conn_a', 'conn_a', 'conn_b'])
+  })
 
   it('closes a revoked token\'s sockets on every server, and refuses it afterwards', async () => {
     const prefix = newPrefix()
