@@ -1,6 +1,6 @@
 // A store that says when an update is durable (RoomStore.persist): no other client, and no
 // sync reply, sees a client's update before the store has it; once it does, everyone does.
-// A store whose write fails drops the room's sockets, so the writer sends the update again.
+// A store whose write fails makes the server close the writer's socket, so it sends the update again.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -89,7 +89,7 @@ describe('relaying waits for the store', () => {
     expect(a.status.refusals).toEqual([])
   }, 30_000)
 
-  it('a failed write closes the room\'s sockets; the writer reconnects and sends it again', async () => {
+  it('a failed write closes the writer\'s socket; the writer reconnects and sends it again', async () => {
     const store = new GatedStore()
     const s = await server(store)
     const [a, b] = [client(s), client(s)]
