@@ -1,6 +1,7 @@
-// Three test projects: fast unit tests in Node, browser end-to-end tests against the
-// production build in Debian's Chromium (see test/e2e/harness.ts), and browser fault tests
-// (worker killed, page reloaded, storage full) on a page of their own (test/faults/).
+// Four test projects: fast unit tests in Node, browser end-to-end tests against the
+// production build in Debian's Chromium (see test/e2e/harness.ts), browser fault tests
+// (worker killed, page reloaded, storage full) on a page of their own (test/faults/), and
+// several sync servers on one Redis under load and faults (test/load/sync-cluster.test.ts).
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -11,7 +12,7 @@ export default defineConfig({
           name: 'unit',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/faults/**/*.e2e.test.ts', 'node_modules/**', 'dist/**'],
+          exclude: ['test/e2e/**', 'test/faults/**/*.e2e.test.ts', 'test/load/sync-cluster.test.ts', 'node_modules/**', 'dist/**'],
           sequence: { groupOrder: 0 },
         },
       },
@@ -50,6 +51,18 @@ export default defineConfig({
           // worker, a layout, the storage estimate) can take longer on a busy machine; it
           // returns as soon as the condition holds, so it gets the harness's action timeout
           expect: { poll: { timeout: 20_000 } },
+        },
+      },
+      {
+        test: {
+          name: 'cluster',
+          environment: 'node',
+          // Three sync-server processes, Redis and 60 clients: last, and alone, so neither it
+          // nor the timing of other tests suffers from sharing two cores.
+          include: ['test/load/sync-cluster.test.ts'],
+          sequence: { groupOrder: 3 },
+          fileParallelism: false,
+          testTimeout: 180_000,
         },
       },
     ],

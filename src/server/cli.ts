@@ -3,19 +3,44 @@
 //   node --import tsx src/server/cli.ts token add --memory M --tier read_write --agent A [--data DIR]
 //   node --import tsx src/server/cli.ts token revoke --id conn_... [--data DIR]
 //   node --import tsx src/server/cli.ts token list [--memory M] [--data DIR]
-// Token commands edit <data>/tokens.json; a running server picks the change up at once.
+//   ... --redis redis://127.0.0.1:6379   rooms and tokens in a Redis shared by several servers
+// Token commands edit <data>/tokens.json (or Redis); a running server picks the change up at once.
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { isTier } from '../core/access'
 import { isMemoryError } from '../core/errors'
+import type { TokenAdmin } from './access-source'
 import { startSyncServer } from './sync-server'
 import { TOKENS_FILE, TokenRegistry } from './token-registry'
 
 const USAGE = `usage:
-  cli.ts [serve] [--host 127.0.0.1] [--port 1234] [--data .data/sync]
-  cli.ts token add --memory <id> --agent <name> [--tier read|read_write|full] [--data DIR]
-  cli.ts token revoke --id <connection id> [--data DIR]
-  cli.ts token list [--memory <id>] [--data DIR]`
+  cli.ts [serve] [--host 127.0.0.1] [--port 1234] [--data .data/sync | --redis redis://host:6379]
+  cli.ts token add --memory <id> --agent <name> [--tier read|read_write|full] [--data DIR | --redis URL]
+  cli.ts token revoke --id <connection id> [--data DIR | --redis URL]
+  cli.ts token list [--memory <id>] [--data DIR | --redis URL]`
+
+/** The token directory the commands edit: the data directory's file, or Redis. */
+async function openTokens(dataDir: string, redisUrl: string | undefined): Promise<TokenAdmin & { close(): Promise<void> }> {
+  if (redisUrl === undefined) {
+    const registry = new TokenRegistry(join(dataDir, TOKENS_FILE))
+    return {
+      add: async (input) => registry.add(input),
+      revoke: async (id) => registry.revoke(id),
+      list: async (memoryId) => registry.list(memoryId),
+      close: async () => {},
+    }
+  }
+  const { connectRedis } = await import('./redis-connection')
+  const { RedisAccess } = await import('./redis-access')
+  const redis = await connectRedis(redisUrl, { durability: 'trust' })
+  const access = await RedisAccess.open(redis, { watch: false })
+  return {
+    add: (input) => access.add(input),
+    revoke: (id) => access.revoke(id),
+    list: (memoryId) => access.list(memoryId),
+    close: () => redis.close(),
+  }
+}
 
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -29,6 +54,7 @@ async function main(argv: string[]): Promise<void> {
       tier: { type: 'string', default: 'read_write' },
       agent: { type: 'string' },
       id: { type: 'string' },
+      redis: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -40,34 +66,20 @@ async function main(argv: string[]): Promise<void> {
   const dataDir = values.data
 
   if (command === 'token') {
-    const registry = new TokenRegistry(join(dataDir, TOKENS_FILE))
-    if (sub === 'add') {
-      if (!values.memory || !values.agent) throw new Error(`token add needs --memory and --agent\n${USAGE}`)
-      if (!isTier(values.tier)) throw new Error('--tier must be read, read_write or full')
-      const { token, connection } = registry.add({ memoryId: values.memory, agent: values.agent, tier: values.tier })
-      console.log(`connection ${connection.id}: ${connection.agent} -> ${connection.memoryId} (${connection.tier})`)
-      console.log(`token (shown once, keep it secret): ${token}`)
-      return
+    const registry = await openTokens(dataDir, values.redis)
+    try {
+      await tokenCommand(registry, sub, values)
+    } finally {
+      await registry.close()
     }
-    if (sub === 'revoke') {
-      if (!values.id) throw new Error(`token revoke needs --id\n${USAGE}`)
-      const c = registry.revoke(values.id)
-      console.log(`revoked ${c.id} (${c.agent} -> ${c.memoryId}) at ${c.revokedAt}`)
-      return
-    }
-    if (sub === 'list') {
-      const rows = registry.list(values.memory).map(({ tokenHash: _hash, ...c }) => c)
-      console.table(rows)
-      return
-    }
-    throw new Error(USAGE)
+    return
   }
 
   if (command !== 'serve') throw new Error(USAGE)
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a number from 0 to 65535')
-  const server = await startSyncServer({ host: values.host, port, dataDir })
-  console.log(`Cairn sync server on ${server.url} (data: ${dataDir})`)
+  const server = await startSyncServer({ host: values.host, port, dataDir, redis: values.redis })
+  console.log(`Cairn sync server on ${server.url} (${values.redis === undefined ? `data: ${dataDir}` : `redis: ${new URL(values.redis).host}`})`)
   const stop = () => {
     server.close().then(() => process.exit(0), (err: unknown) => {
       console.error(err)
@@ -76,6 +88,29 @@ async function main(argv: string[]): Promise<void> {
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
+}
+
+async function tokenCommand(registry: TokenAdmin, sub: string | undefined, values: { memory?: string; agent?: string; tier: string; id?: string }): Promise<void> {
+  if (sub === 'add') {
+    if (!values.memory || !values.agent) throw new Error(`token add needs --memory and --agent\n${USAGE}`)
+    if (!isTier(values.tier)) throw new Error('--tier must be read, read_write or full')
+    const { token, connection } = await registry.add({ memoryId: values.memory, agent: values.agent, tier: values.tier })
+    console.log(`connection ${connection.id}: ${connection.agent} -> ${connection.memoryId} (${connection.tier})`)
+    console.log(`token (shown once, keep it secret): ${token}`)
+    return
+  }
+  if (sub === 'revoke') {
+    if (!values.id) throw new Error(`token revoke needs --id\n${USAGE}`)
+    const c = await registry.revoke(values.id)
+    console.log(`revoked ${c.id} (${c.agent} -> ${c.memoryId}) at ${c.revokedAt}`)
+    return
+  }
+  if (sub === 'list') {
+    const rows = (await registry.list(values.memory)).map(({ tokenHash: _hash, ...c }) => c)
+    console.table(rows)
+    return
+  }
+  throw new Error(USAGE)
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

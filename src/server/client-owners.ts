@@ -7,7 +7,24 @@ import { open, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ROOM_NAME } from './file-room-store'
 
-export class ClientOwners {
+/** Where a server keeps which connection owns each Yjs client id of a room. */
+export interface OwnerTable {
+  /** Makes the room's bindings known here before its first check (again after an unload). */
+  load(room: string): Promise<void>
+  ownerOf(room: string, client: number): string | undefined
+  /**
+   * Binds the clients to the connection at once (later checks see them) and resolves once the
+   * binding is durable; rejects if another connection got one of them first.
+   */
+  bind(room: string, clients: number[], connectionId: string): Promise<void>
+  /**
+   * Tables shared by several servers: learns the owners of the client ids in an update another
+   * server stored, before this server's room holds it.
+   */
+  learn?(room: string, update: Uint8Array): Promise<void>
+}
+
+export class ClientOwners implements OwnerTable {
   private readonly dir: string
   private readonly rooms = new Map<string, Map<number, string>>()
   private readonly chains = new Map<string, Promise<void>>()
@@ -48,9 +65,11 @@ export class ClientOwners {
     let owners = this.rooms.get(room)
     if (!owners) this.rooms.set(room, (owners = new Map()))
     const lines: string[] = []
+    const fresh: number[] = []
     for (const c of clients) {
       if (owners.has(c)) continue
       owners.set(c, connectionId)
+      fresh.push(c)
       lines.push(`${c} ${connectionId}\n`)
     }
     if (lines.length === 0) return this.chains.get(room) ?? Promise.resolve()
@@ -63,6 +82,10 @@ export class ClientOwners {
       } finally {
         await file.close()
       }
+    }).catch((err: unknown) => {
+      // Not on disk: forget the bindings, so the update's resend claims its clients again.
+      for (const c of fresh) if (owners!.get(c) === connectionId) owners!.delete(c)
+      throw err
     })
     this.chains.set(room, write.catch(() => undefined))
     return write

@@ -196,6 +196,12 @@ export class FileRoomStore implements RoomStore {
     })
   }
 
+  /** Appends and resolves once the update's batch (a group commit with its neighbours) is fdatasync'ed. */
+  persist(room: string, update: Uint8Array): Promise<void> {
+    this.append(room, update)
+    return this.flush(room)
+  }
+
   private async compactNow(room: string): Promise<void> {
     const records = await this.readLog(room)
     if (records.length <= 1) return

@@ -59,7 +59,10 @@ export interface GateContext {
   ownerOf: (client: number) => string | undefined
   /** Binds client ids to this connection at once; resolves when that is durable. */
   bindClients: (clients: number[]) => Promise<void>
-  /** Puts an accepted update on disk before anyone receives it; null to let the room store it after. */
+  /**
+   * Makes an accepted update durable (RoomStore.persist, or an append and its group commit)
+   * before the room, its peers or any sync reply see it; null to let the room store it after.
+   */
   persist: ((update: Uint8Array) => Promise<void>) | null
   budget: Budget
   /** This connection's spending, shared by its sockets. */
@@ -208,7 +211,12 @@ export class GatedSocket extends EventEmitter {
       const integrated = verdict.update ?? combined
       // The copy now holds this update; the room gets it once it is on disk.
       const done = trackInFlight(room)
-      const stored = Promise.all([claims.length ? this.ctx.bindClients(claims) : undefined, this.ctx.persist?.(integrated)])
+      // The owners first: no store (nor another server reading it) ever holds structs of a
+      // client whose owner is not recorded yet. Only an update that starts a client waits for it.
+      const stored = claims.length ? this.ctx.bindClients(claims).then(() => this.ctx.persist?.(integrated)) : this.ctx.persist?.(integrated)
+      // Handled below once the earlier updates are delivered; marked now so a failure that comes
+      // first is not an unhandled rejection (which ends a Node process).
+      stored?.catch(() => undefined)
       this.delivered = this.delivered.then(() => stored).then(() => {
         if (this.storeFailed) return
         // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.

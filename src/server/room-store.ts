@@ -9,6 +9,12 @@ export interface RoomStore {
    * order they were made, and `flush` waits for them.
    */
   append(room: string, update: Uint8Array): void
+  /**
+   * Records an update and resolves once it is durable. The sync server passes every accepted
+   * client update through it and lets the room (and so any peer or sync reply) see the update
+   * only afterwards; a store without it gets `append` followed by `flush(room)`.
+   */
+  persist?(room: string, update: Uint8Array): Promise<void>
   /** Resolves when every append made so far (to `room`, or to every room) is durable. */
   flush(room?: string): Promise<void>
   /** Rewrites the room's history as one merged update; a hint, stores may do nothing. */

@@ -2,26 +2,30 @@
 // checked on every socket, a tier gate on every update, and embedded persistence.
 //
 // Seams for a larger deployment: `store` (a RoomStore: where room history lives) and
-// `authorize` (who a token is and what it may do). See the README section on scaling.
+// `authorize` (who a token is and what it may do), or `redis`, which fills both from a Redis
+// that several servers share. See the README section on running past one server.
 import { watch, type FSWatcher } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { docs, setPersistence, setupWSConnection, type WSSharedDoc } from '@y/websocket-server/utils'
 import { WebSocketServer, type WebSocket } from 'ws'
 import * as Y from 'yjs'
+import { MemoryError } from '../core/errors'
 import type { Connection, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
-import { ClientOwners } from './client-owners'
+import type { AccessSource, TokenAdmin } from './access-source'
+import { ClientOwners, type OwnerTable } from './client-owners'
 import { DEFAULT_BUDGET, GatedSocket, type Budget, type BudgetWindow } from './gated-socket'
 import { jsonLineLog, type SyncLog } from './log'
+import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
 
 export type AuthResult = { ok: true; connection: Connection } | { ok: false; code: number; reason: string }
 
 /** Decides who a socket is. The default checks the token registry in the data directory. */
-export type Authorize = (token: string | null, room: string) => AuthResult
+export type Authorize = (token: string | null, room: string) => AuthResult | Promise<AuthResult>
 
 export interface SyncServerOptions {
   /** Default 127.0.0.1. Binding another interface exposes the server: put TLS in front of it. */
@@ -36,8 +40,15 @@ export interface SyncServerOptions {
   /** Largest WebSocket message accepted, in bytes (a first sync carries a whole memory). */
   maxMessageBytes?: number
   /**
-   * Put every accepted update on disk (group commit) before peers receive it; default true.
-   * False relays first and stores after, as the room store gets to it (the bench compares both).
+   * Rooms, tokens and client-id owners in a Redis shared with other servers (a URL, or
+   * options) instead of the data directory; replaces `store` and `authorize`. Manage its
+   * tokens through `access`.
+   */
+  redis?: string | RedisOptions
+  /**
+   * Make every accepted update durable in the room store (the file store's group commit, or
+   * Redis's fsynced AOF) before peers receive it; default true. False relays first and stores
+   * after, as the room store gets to it (the bench compares both).
    */
   persistBeforeBroadcast?: boolean
   /** Per-connection limits on update bytes and refused updates per window. */
@@ -49,11 +60,14 @@ export interface SyncServer {
   port: number
   /** `ws://host:port`, the serverUrl for the client. */
   url: string
+  /** The token file of the data directory; with `redis`, these throw: use `access`. */
   tokens: {
     add(input: { memoryId: string; tier?: Tier; agent: string }): NewToken
     revoke(id: string): Connection
     list(memoryId?: string): Connection[]
   }
+  /** The tokens this server checks, wherever they live (the token file, or Redis). */
+  access: TokenAdmin
   /** The room's current state as one update (a loaded room) or what storage holds, or null. */
   roomState(room: string): Promise<Uint8Array | null>
   close(): Promise<void>
@@ -89,9 +103,16 @@ setPersistence({
 export async function startSyncServer(options: SyncServerOptions): Promise<SyncServer> {
   const host = options.host ?? '127.0.0.1'
   const log = options.log ?? jsonLineLog
-  const store: RoomStore = options.store ?? new FileRoomStore(options.dataDir, { log })
+  if (options.redis !== undefined && (options.store || options.authorize)) {
+    throw new MemoryError('invalid_request', 'pass either redis or store/authorize: redis provides both')
+  }
+  // Loaded only when asked for, so a single-machine server needs no Redis client.
+  const redis = options.redis === undefined ? undefined : await (await import('./redis-backend')).openRedisBackend(typeof options.redis === 'string' ? { url: options.redis } : options.redis, log)
+  const access: AccessSource | undefined = redis?.access
+  const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir, { log })
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
-  const owners = new ClientOwners(options.dataDir)
+  // Servers sharing Redis share the owner table too: a device may reconnect to any of them.
+  const owners: OwnerTable = redis?.owners ?? new ClientOwners(options.dataDir)
   const persistFirst = options.persistBeforeBroadcast !== false
   const id = `s${nextInstance++}`
   const docName = (room: string) => `${id}/${room}`
@@ -115,7 +136,17 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
         if (origin !== STORE_ORIGIN && !(persistFirst && origin instanceof GatedSocket)) store.append(room, update)
       })
       // Updates that clients of other servers sent reach this room's clients through the store.
-      const unsubscribe = store.subscribe?.(room, (update) => Y.applyUpdate(doc, update, STORE_ORIGIN))
+      // The owners of the client ids they carry are learned first (the other server recorded
+      // them before it stored the update), so this server judges those ids as the owner's.
+      let arriving: Promise<void> = Promise.resolve()
+      const unsubscribe = store.subscribe?.(room, (update) => {
+        if (!owners.learn) return Y.applyUpdate(doc, update, STORE_ORIGIN)
+        arriving = arriving.then(() => owners.learn!(room, update)).catch((err: unknown) => {
+          log('error', 'owners_learn_failed', { room, error: (err as Error).message })
+        }).then(() => {
+          if (docs.get(docName(room)) === doc) Y.applyUpdate(doc, update, STORE_ORIGIN)
+        })
+      })
       if (unsubscribe) unsubscribes.set(room, unsubscribe)
     },
     unbind(room) {
@@ -129,7 +160,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     },
   })
 
-  const authorize: Authorize = options.authorize ?? ((token, room) => {
+  const authorize: Authorize = options.authorize ?? (access ? (token, room) => access.authorize(token, room) : (token, room) => {
     if (!token) return { ok: false, code: CLOSE.unauthorized, reason: 'a connection token is required (?token=...)' }
     let connection = registry.verify(token)
     if (!connection) {
@@ -147,7 +178,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     while (!docs.has(docName(room)) && !preloaded.has(room)) {
       let p = loading.get(room)
       if (!p) {
-        p = Promise.all([store.load(room), owners.load(room)]).then(([state]) => {
+        // Owners after the state: every client id in the state then has its owner (an owner is
+        // recorded before the update that starts its client is stored).
+        p = store.load(room).then(async (state) => {
+          await owners.load(room)
           preloaded.set(room, state)
         }).finally(() => loading.delete(room))
         loading.set(room, p)
@@ -156,13 +190,26 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     }
   }
 
+  /**
+   * Makes a client's accepted update durable; the gate hands it to the room (and so to every
+   * peer and every sync reply) only after this resolves. One path for every store: Redis
+   * acknowledges an XADD once its AOF is fsynced, the file store once its group commit is.
+   */
+  const persistUpdate = (room: string, update: Uint8Array): Promise<void> => {
+    if (store.persist) return store.persist(room, update)
+    store.append(room, update)
+    return store.flush(room)
+  }
+
   const closeSocketsOf = (connectionId: string, code: number, reason: string) => {
     for (const ws of sockets.get(connectionId) ?? []) ws.close(code, reason)
   }
-  registry.onRevoked((c) => {
+  const onRevoked = (c: Connection) => {
     log('info', 'connection_revoked', { connection: c.id, agent: c.agent, room: c.memoryId })
     closeSocketsOf(c.id, CLOSE.revoked, 'this connection token was revoked')
-  })
+  }
+  registry.onRevoked(onRevoked)
+  access?.onRevoked(onRevoked)
 
   async function onConnection(ws: WebSocket, req: IncomingMessage): Promise<void> {
     ws.on('error', (err) => log('warn', 'socket_error', { error: err.message }))
@@ -177,7 +224,13 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       ws.close(CLOSE.badRequest, 'the path must be /<memory id>')
       return
     }
-    const auth = authorize(url.searchParams.get('token'), room)
+    // Messages that arrive while an asynchronous check runs are kept and replayed to the gate.
+    const early: Array<[unknown, boolean]> = []
+    const keep = (data: unknown, isBinary: boolean) => early.push([data, isBinary])
+    ws.on('message', keep)
+    const auth = await authorize(url.searchParams.get('token'), room)
+    ws.off('message', keep)
+    if (ws.readyState !== ws.OPEN) return
     if (!auth.ok) {
       log('warn', 'connection_refused', { room, code: auth.code, reason: auth.reason })
       ws.close(auth.code, auth.reason)
@@ -201,6 +254,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       roomDoc: () => roomDoc,
       // A revoke by the CLI is in the file before it returns; the watcher may not have fired yet.
       isRevoked: () => {
+        // Redis: revocations from every server arrive by pub/sub and are checked on connect.
+        if (access) return access.isRevoked(connection.id)
         if (options.authorize !== undefined) return false
         try {
           registry.reloadIfChanged()
@@ -212,10 +267,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
       ownerOf: (client) => owners.ownerOf(room, client),
       bindClients: (clients) => owners.bind(room, clients, connection.id),
-      persist: persistFirst ? (update) => {
-        store.append(room, update)
-        return store.flush(room)
-      } : null,
+      persist: persistFirst ? (update) => persistUpdate(room, update) : null,
       budget: options.budget ?? DEFAULT_BUDGET,
       window: windows.get(connection.id) ?? windows.set(connection.id, { start: 0, bytes: 0, refusals: 0 }).get(connection.id)!,
       onClose: (code, reason) => ws.close(code, reason),
@@ -224,6 +276,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     ws.on('close', () => {
       void gate.idle().then(() => gates.delete(gate))
     })
+    for (const [data, isBinary] of early) ws.emit('message', data, isBinary)
     try {
       await ensureLoaded(room)
     } catch (err) {
@@ -257,7 +310,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
 
   let watcher: FSWatcher | undefined
   let reloadTimer: NodeJS.Timeout | undefined
-  if (options.authorize === undefined) {
+  if (options.authorize === undefined && !access) {
     try {
       watcher = watch(options.dataDir, (_event, filename) => {
         if (filename !== TOKENS_FILE) return
@@ -281,10 +334,23 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       http.off('error', reject)
       resolve()
     })
+  }).catch(async (err: unknown) => {
+    // A port in use: release the Redis connections too, or the process would not exit.
+    watcher?.close()
+    await store.close().catch(() => {})
+    await access?.close().catch(() => {})
+    await redis?.close().catch(() => {})
+    instances.delete(id)
+    throw err
   })
   const address = http.address()
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0)
   log('info', 'listening', { host, port, dataDir: options.dataDir })
+
+  const fileTokens = () => {
+    if (access) throw new MemoryError('invalid_request', 'this server keeps its tokens in Redis: use server.access (or `token ... --redis <url>`)')
+    return registry
+  }
 
   let closing: Promise<void> | undefined
   async function close(): Promise<void> {
@@ -312,6 +378,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       }
     }
     await store.close()
+    await access?.close()
+    await redis?.close()
     instances.delete(id)
     await new Promise<void>((resolve) => {
       wss.close(() => resolve())
@@ -324,9 +392,14 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     port,
     url: `ws://${host}:${port}`,
     tokens: {
-      add: (input) => registry.add(input),
-      revoke: (connectionId) => registry.revoke(connectionId),
-      list: (memoryId) => registry.list(memoryId),
+      add: (input) => fileTokens().add(input),
+      revoke: (connectionId) => fileTokens().revoke(connectionId),
+      list: (memoryId) => fileTokens().list(memoryId),
+    },
+    access: access ?? {
+      add: async (input) => registry.add(input),
+      revoke: async (connectionId) => registry.revoke(connectionId),
+      list: async (memoryId) => registry.list(memoryId),
     },
     async roomState(room) {
       const live = docs.get(docName(room))

@@ -78,6 +78,13 @@ async function main(): Promise<void> {
     const { latencyMs, server } = syncLoad
     console.table([{ seconds: syncLoad.durationMs / 1000, writes: syncLoad.writes, offlineWrites: syncLoad.offlineWrites, writesPerSecond: syncLoad.updatesPerSecond, deliveriesPerSecond: syncLoad.deliveriesPerSecond, latencyP50Ms: latencyMs.p50, latencyP95Ms: latencyMs.p95, convergeMs: syncLoad.convergeMs, persisted: syncLoad.persisted, refusals: syncLoad.refusals, serverPeakRssMiB: server.peakRssMiB, serverLoopDelayP99Ms: server.loopDelayMs.p99, problems: syncLoad.problems.length }])
   }
+  const syncCluster = await optional('sync servers on Redis', async () => {
+    const { benchSyncCluster } = await import('./sync-cluster')
+    return benchSyncCluster(quick)
+  })
+  results.syncCluster = syncCluster
+  console.log(`\nSync servers side by side: 60 clients over 3 memories, 2 writes/s each, for ${quick ? 5 : 20} s, through a round-robin TCP balancer on 127.0.0.1 (Redis with appendfsync always; latency = write to arrival at another client; loop = the worst server's event-loop delay)`)
+  if ('rows' in syncCluster) console.table(syncCluster.rows)
   const hostile = await optional('hostile server', async () => {
     const { benchHostileServer } = await import('./hostile-server')
     return benchHostileServer(quick)

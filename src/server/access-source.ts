@@ -1,0 +1,22 @@
+// The authorization seam of the sync server: who a token is, whether a connection was revoked,
+// and the admin operations on tokens, asynchronous so the answers can come from a shared
+// database (Redis) that every server of a deployment reads.
+import type { Connection, Tier } from '../core/types'
+import type { AuthResult } from './sync-server'
+import type { NewToken } from './token-registry'
+
+export interface TokenAdmin {
+  add(input: { memoryId: string; tier?: Tier; agent: string }): Promise<NewToken>
+  /** Revokes a connection; every server holding one of its sockets closes it. */
+  revoke(id: string): Promise<Connection>
+  list(memoryId?: string): Promise<Connection[]>
+}
+
+export interface AccessSource extends TokenAdmin {
+  authorize(token: string | null, room: string): Promise<AuthResult>
+  /** Answered from what this server knows now; a connection revoked anywhere shows here within one message. */
+  isRevoked(connectionId: string): boolean
+  /** Called on this server for every revocation, wherever it was made. */
+  onRevoked(listener: (connection: Connection) => void): () => void
+  close(): Promise<void>
+}
