@@ -112,6 +112,8 @@ interface Scored {
 export interface NoteMatch {
   slug: string
   score: number
+  /** A query word is in the note itself (not only a word like one). */
+  lexical: boolean
 }
 
 /**
@@ -143,8 +145,12 @@ export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score:
   for (const n of notes) if (n.score > 0 && (!allowed || allowed.has(n.slug))) noteScore.set(n.slug, n.score)
   const matched = new Map<string, number>()
   for (const h of hits) if (h.score > 0 && !matched.has(h.key) && backed(h.key)) matched.set(h.key, h.score)
-  for (const [slug, score] of noteScore) {
-    for (const key of graph.entitiesOf(slug)) {
+  // only notes that hold a query word lend their entities a score: a soft likeness alone
+  // touches many notes a little, and would bring in every entity they share
+  for (const n of notes) {
+    const score = noteScore.get(n.slug)
+    if (!n.lexical || score === undefined) continue
+    for (const key of graph.entitiesOf(n.slug)) {
       const through = NOTE_SUPPORT * score
       if (through > (matched.get(key) ?? 0)) matched.set(key, through)
     }

@@ -22,6 +22,8 @@ export interface NoteHit {
   slug: string
   /** In [0, 1]; the best note of a query scores 1. */
   score: number
+  /** Whether a word of the query (stemmed) is in the note: the soft match alone finds many notes a little. */
+  lexical: boolean
 }
 
 export interface NoteIndex {
@@ -208,7 +210,7 @@ class HybridNoteIndex implements NoteIndex {
     const n = this.entries.length
     const text = new Float32Array(n)
     for (const hit of this.textHits(term, pool)) text[this.slotOf.get(hit.key)!] = hit.score
-    if (!this.embedder) return topK(n, k, (s) => text[s]!, (s) => this.entries[s]!.doc.slug).map(toHit)
+    if (!this.embedder) return topK(n, k, (s) => text[s]!, (s) => this.entries[s]!.doc.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
     const similarity = new Float32Array(this.entries.length)
     this.vectors!.maxSimilarity(embedded[0]!, similarity)
     const candidates = new Set<number>()
@@ -225,8 +227,14 @@ class HybridNoteIndex implements NoteIndex {
     }
     if (best <= 0) return []
     const hits: Scored[] = []
-    for (const [s, score] of fused) if (score > 0) hits.push({ key: this.entries[s]!.doc.slug, score: round(score / best) })
-    return hits.sort(compareRanked).slice(0, k).map(toHit)
+    const lexical = new Set<string>()
+    for (const [s, score] of fused) {
+      if (score <= 0) continue
+      const slug = this.entries[s]!.doc.slug
+      hits.push({ key: slug, score: round(score / best) })
+      if (text[s]! > 0) lexical.add(slug)
+    }
+    return hits.sort(compareRanked).slice(0, k).map((h) => ({ slug: h.key, score: h.score, lexical: lexical.has(h.key) }))
   }
 
   async snapshot(): Promise<NoteIndexSnapshot> {
@@ -352,10 +360,6 @@ function concatRows(rows: Int32Array[]): Int32Array {
     at += r.length
   }
   return out
-}
-
-function toHit(s: Scored): NoteHit {
-  return { slug: s.key, score: s.score }
 }
 
 function round(score: number): number {

@@ -49,7 +49,9 @@ describe('in-page agent tools', () => {
       return { isError: r.isError ?? false, body: JSON.parse(r.content[0]!.text) }
     })
     expect(bad.isError).toBe(true)
-    expect(bad.body.error.code).toBe('invalid_request')
+    // a new entity without a description: the memory refuses the write and names it
+    expect(bad.body.error.code).toBe('invalid_write')
+    expect(bad.body.error.details.entitiesWithoutDescription).toEqual(['Nobody'])
 
     // the write is there for the person too
     await page.getByRole('link', { name: 'Recall', exact: true }).click()
