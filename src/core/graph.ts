@@ -566,6 +566,14 @@ export class Graph {
     for (const [key, b] of this.edgeBackers) for (const slug of b.sorted) yield { key, slug }
   }
 
+  /** Live edges touching an entity, in no order: for callers that order or filter them themselves. */
+  *eachEdgeOf(key: string): IterableIterator<Relationship> {
+    for (const k of this.edgesByEnd.get(key) ?? []) {
+      const r = this.relationships.get(k)
+      if (r) yield r
+    }
+  }
+
   /** Live edges touching an entity, heaviest first (ties by key). */
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []

@@ -161,7 +161,8 @@ export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score:
   const top = seedList[0]?.score ?? 1
   for (const seed of seedList) {
     let added = 0
-    for (const r of graph.edgesOf(seed.key)) {
+    // the heaviest few suffice: a hub has thousands of edges
+    for (const r of graph.topEdgesOf(seed.key, EXPANSION_PER_SEED + f.limits.entities).edges) {
       if (added >= EXPANSION_PER_SEED) break
       const other = r.source === seed.key ? r.target : r.source
       if (chosen.has(other) || !backed(other)) continue
@@ -177,14 +178,14 @@ export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score:
     if (when.range && o.observedAt >= when.range.from && o.observedAt < when.range.to) score += TIME_SHARE
     return score
   }
-  return finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, allowed, scoreNote, when.order))
+  return finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, allowed, scoreNote, when.order, f.limits.observations))
 }
 
 /**
  * The observations backing the recalled entities (only those may come back), ranked by
  * `scoreNote`; time breaks ties and adds a weak prior toward the end the question leans to.
  */
-function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<string> | undefined, scoreNote: (o: Observation, entityShare: number) => number, order: 'newest' | 'oldest'): Chosen[] {
+function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<string> | undefined, scoreNote: (o: Observation, entityShare: number) => number, order: 'newest' | 'oldest', limit: number): Chosen[] {
   const backing = new Map<string, { share: number; names: string[] }>()
   for (const e of entities) {
     for (const slug of graph.entities.get(e.key)!.observations) {
@@ -197,11 +198,42 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<stri
     }
   }
   const byTime = order === 'newest' ? newestFirst : (a: Observation, b: Observation) => newestFirst(b, a)
-  const candidates = [...backing].map(([slug, v]) => ({ o: graph.getObservation(slug)!, names: v.names, share: v.share, score: 0 }))
-  candidates.sort((a, b) => byTime(a.o, b.o))
-  const n = candidates.length
-  candidates.forEach((c, i) => (c.score = scoreNote(c.o, c.share) + (n > 1 ? RECENCY_SHARE * (1 - i / (n - 1)) : 0)))
-  return candidates.sort((a, b) => b.score - a.score || byTime(a.o, b.o))
+  const candidates = [...backing].map(([slug, v]) => ({ o: graph.getObservation(slug)!, names: v.names, share: v.share, score: 0, at: Date.parse(graph.getObservation(slug)!.observedAt) || 0 }))
+  // recency in proportion to time between the oldest and the newest candidate: no sort by time
+  let oldest = Infinity
+  let newest = -Infinity
+  for (const c of candidates) {
+    if (c.at < oldest) oldest = c.at
+    if (c.at > newest) newest = c.at
+  }
+  const span = newest - oldest
+  for (const c of candidates) {
+    const recent = span > 0 ? (order === 'newest' ? c.at - oldest : newest - c.at) / span : 0
+    c.score = scoreNote(c.o, c.share) + RECENCY_SHARE * recent
+  }
+  return rankTop(candidates, limit, (a, b) => b.score - a.score || byTime(a.o, b.o))
+}
+
+/**
+ * The first `k` of `items` in the order `compare` gives, then the rest unordered: a hub's
+ * thousands of notes are not sorted to return a dozen.
+ */
+function rankTop<T>(items: T[], k: number, compare: (a: T, b: T) => number): T[] {
+  if (k <= 0) return items
+  if (items.length <= k * 4) return items.sort(compare)
+  const top: T[] = []
+  const rest: T[] = []
+  for (const item of items) {
+    if (top.length === k && compare(item, top[k - 1]!) >= 0) {
+      rest.push(item)
+      continue
+    }
+    let at = top.length
+    while (at > 0 && compare(item, top[at - 1]!) < 0) at--
+    top.splice(at, 0, item)
+    if (top.length > k) rest.push(top.pop()!)
+  }
+  return [...top, ...rest]
 }
 
 function byScore(a: Scored, b: Scored): number {
@@ -325,7 +357,7 @@ function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: R
   // edges among the chosen entities, those of the best-ranked entities first, then by weight
   const edgeSet = new Map<string, { r: ReturnType<Graph['edgesOf']>[number]; best: number }>()
   for (const k of keys) {
-    for (const r of graph.edgesOf(k)) {
+    for (const r of graph.eachEdgeOf(k)) {
       if (keys.has(r.source) && keys.has(r.target) && !edgeSet.has(r.key)) edgeSet.set(r.key, { r, best: Math.min(rank.get(r.source)!, rank.get(r.target)!) })
     }
   }
