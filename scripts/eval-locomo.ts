@@ -6,9 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import MiniSearch from 'minisearch'
-import { BM25_ONLY, createMemory } from '../src/index'
-import type { Embedder } from '../src/search/embedder'
-import { defaultEmbedder } from '../test/support/default-embedder'
+import { BM25_ONLY, createDefaultEmbedder, createMemory, type Embedder } from '../src/index'
 import { dialogIds, evidenceScores, readLocomo, type LocomoConversation } from './eval/locomo'
 import { mean } from './eval/metrics'
 
@@ -74,7 +72,8 @@ function percentile(values: number[], p: number): number {
 export async function runLocomo(path: string): Promise<void> {
   const started = performance.now()
   const set = readLocomo(path)
-  const embedder = await defaultEmbedder()
+  // the public API's default embedder: the memory is made exactly as an application makes one
+  const embedder = await createDefaultEmbedder()
   const systems: Array<{ name: string; make: (c: LocomoConversation) => Promise<{ rank: Ranker; close: () => Promise<void> }> }> = [
     { name: 'plain BM25 (MiniSearch)', make: async (c) => plainRanker(c) },
     { name: 'Cairn BM25', make: (c) => cairnRanker(c, undefined) },

@@ -68,8 +68,10 @@ export interface NoteIndexSnapshot {
  * weights put the three on a similar footing; weighting query words by idf did not help.
  */
 export const NOTE_WEIGHTS = { text: 1, soft: 2.5, vector: 0.5 }
-/** Notes the soft match rescores: the best by BM25 and by vector, this many each. */
+/** Candidate notes: the best by BM25 and by vector, this many each (or as many as asked for). */
 const SOFT_POOL = 300
+/** Of those, how many the soft word match rescores: the best by BM25 and vector together. */
+const SOFT_RESCORE = 150
 /** Query words the soft match considers. */
 const MAX_QUERY_WORDS = 16
 /** Soft matches weaker than this count as no match: unrelated words are all a little similar. */
@@ -213,11 +215,13 @@ class HybridNoteIndex implements NoteIndex {
     if (!this.embedder) return topK(n, k, (s) => text[s]!, (s) => this.entries[s]!.doc.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
     const similarity = new Float32Array(this.entries.length)
     this.vectors!.maxSimilarity(embedded[0]!, similarity)
+    const w = NOTE_WEIGHTS
     const candidates = new Set<number>()
     for (let s = 0; s < this.entries.length; s++) if (text[s]! > 0) candidates.add(s)
-    for (const hit of topK(this.entries.length, pool, (s) => similarity[s]!, (s) => String(s))) candidates.add(Number(hit.key))
-    const soft = this.softMatch(embedded.slice(1), candidates)
-    const w = NOTE_WEIGHTS
+    for (const hit of topK(this.entries.length, pool, (s) => similarity[s]!, (s) => this.entries[s]!.doc.slug)) candidates.add(this.slotOf.get(hit.key)!)
+    // the soft match, the dearest part, rescores only the best candidates by words and vector
+    const rescored = topK(this.entries.length, SOFT_RESCORE, (s) => (candidates.has(s) ? w.text * text[s]! + w.vector * Math.max(0, similarity[s]!) + 1e-6 : 0), (s) => this.entries[s]!.doc.slug)
+    const soft = this.softMatch(embedded.slice(1), new Set(rescored.map((h) => this.slotOf.get(h.key)!)))
     const fused = new Map<number, number>()
     let best = 0
     for (const s of candidates) {

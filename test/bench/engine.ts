@@ -16,7 +16,7 @@ const WORDS = readFileSync(fileURLToPath(new URL('../../public/models/cairn-glov
   .slice(200, 8_200)
 
 /** Deterministic word choice with a skew toward common words, as in real descriptions. */
-function word(seed: number): string {
+export function word(seed: number): string {
   let x = (seed * 2654435761) >>> 0
   x ^= x >>> 15
   x = Math.imul(x, 2246822519) >>> 0
@@ -43,7 +43,7 @@ export function observationFor(i: number, entityPool: number): ObservationInput 
   return { title: `Observation ${i}`, content: `Note ${i}: ${Array.from({ length: 30 }, (_, j) => word(i * 97 + j + 5)).join(' ')}.`, category: ['meeting', 'idea', 'fact'][i % 3]!, tags: [`tag${i % 5}`], observedAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), entities, relationships }
 }
 
-async function filled(n: number, embedder?: Embedder): Promise<{ conn: Connection; graph: Graph; memory: Memory; factory: IDBFactory; writeMs: number[]; totalMs: number }> {
+export async function filled(n: number, embedder?: Embedder): Promise<{ conn: Connection; graph: Graph; memory: Memory; factory: IDBFactory; writeMs: number[]; totalMs: number }> {
   const factory = new IDBFactory()
   const memory = await createMemory({ name: `bench-${n}`, indexedDB: factory, IDBKeyRange, ...(embedder ? { embedder } : {}) })
   const conn = await memory.connect({ agent: 'bench', tier: 'full' })
