@@ -6,7 +6,7 @@
 import { count, create, insertMultiple, load as oramaLoad, removeMultiple, save as oramaSave, search as oramaSearch } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
-import { topK, type Scored } from './top-k'
+import { normalizedTop, topK, type Scored } from './top-k'
 import { VectorRows } from './vector-rows'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { wholeWordIndex } from './whole-word-index'
@@ -259,11 +259,7 @@ class OramaEntityIndex implements EntityIndex {
     // differs between devices: take every match in one search and cut ties by key here
     const result = oramaSearch(this.db, { term, properties: TEXT_PROPERTIES, boost: { name: NAME_BOOST }, limit: this.entries.length })
     if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
-    const hits = result.hits
-    let best = 0
-    for (const h of hits) if (h.score > best) best = h.score
-    if (best <= 0) return []
-    return topK(hits.length, k, (i) => round(hits[i]!.score / best), (i) => hits[i]!.id)
+    return normalizedTop(result.hits, k, round)
   }
 
   private async embedDocs(docs: EntityDoc[]): Promise<Float32Array[][]> {

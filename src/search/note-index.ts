@@ -7,7 +7,7 @@ import { count, create, insertMultiple, load as oramaLoad, removeMultiple, save 
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { ENGLISH_STOP_WORDS } from './stop-words'
-import { compareRanked, topK, type Scored } from './top-k'
+import { compareRanked, normalizedTop, topK, type Scored } from './top-k'
 import { VectorRows } from './vector-rows'
 import { wholeWordIndex } from './whole-word-index'
 import { wordTokens } from './word-tokens'
@@ -342,11 +342,7 @@ class HybridNoteIndex implements NoteIndex {
     // which differs between devices: take every match at once and cut ties by slug here
     const result = oramaSearch(this.db, { term: bm25Text(term), properties: ['text'], limit: this.entries.length })
     if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
-    const hits = result.hits
-    let best = 0
-    for (const h of hits) if (h.score > best) best = h.score
-    if (best <= 0) return []
-    return topK(hits.length, k, (i) => round(hits[i]!.score / best), (i) => hits[i]!.id)
+    return normalizedTop(result.hits, k, round)
   }
 
   private exclusive(task: () => Promise<void>): Promise<void> {
