@@ -2,19 +2,16 @@
 // to its record, `<prefix>token` a token's sha256 to its connection id, `<prefix>revoked` a
 // revoked id to when. A revoke is published on `<prefix>revocations`, so each server closes
 // that connection's sockets at once; a server that was disconnected re-reads the revoked set.
-import { randomBytes } from 'node:crypto'
 import { isTier } from '../core/access'
 import { MemoryError } from '../core/errors'
 import type { Connection, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import type { AccessSource } from './access-source'
-import { ROOM_NAME } from './file-room-store'
 import type { SyncLog } from './log'
 import type { RedisConnection } from './redis-connection'
 import type { AuthResult } from './sync-server'
-import { hashToken, type NewToken } from './token-registry'
+import { hashToken, newConnection, type NewToken } from './token-registry'
 
-const TOKEN_PREFIX = 'cairn_'
 const AUTHORIZE_TIMEOUT_MS = 3_000
 
 // One round trip: marks the connection revoked (the first time wins) and tells every server.
@@ -26,27 +23,6 @@ redis.call('PUBLISH', KEYS[3], ARGV[1])
 return {c, redis.call('HGET', KEYS[2], ARGV[1])}
 `
 
-// The same rules and messages as the token file's `add`.
-function newConnection(input: { memoryId: string; tier?: Tier; agent: string }): NewToken {
-  const tier = input.tier ?? 'read_write'
-  if (!isTier(tier)) throw new MemoryError('invalid_request', `tier must be read, read_write or full, not "${String(tier)}"`)
-  if (typeof input.memoryId !== 'string' || !ROOM_NAME.test(input.memoryId)) {
-    throw new MemoryError('invalid_request', 'memory id must be 1-128 letters, digits, "-" or "_", starting with a letter or digit')
-  }
-  const agent = typeof input.agent === 'string' ? input.agent.trim() : ''
-  if (!agent || agent.length > 200) throw new MemoryError('invalid_request', 'agent must be a name of 1-200 characters')
-  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
-  const connection: Connection = {
-    id: `conn_${randomBytes(6).toString('hex')}`,
-    memoryId: input.memoryId,
-    agent,
-    tier,
-    tokenHash: hashToken(token),
-    createdAt: new Date().toISOString(),
-    revokedAt: null,
-  }
-  return { token, connection }
-}
 
 function parseConnection(raw: Buffer | null, revokedAt: Buffer | null): Connection | null {
   if (!raw) return null

@@ -154,23 +154,7 @@ export class TokenRegistry {
   }
 
   add(input: { memoryId: string; tier?: Tier; agent: string }): NewToken {
-    const tier = input.tier ?? 'read_write'
-    if (!isTier(tier)) throw new MemoryError('invalid_request', `tier must be read, read_write or full, not "${String(tier)}"`)
-    if (typeof input.memoryId !== 'string' || !ROOM_NAME.test(input.memoryId)) {
-      throw new MemoryError('invalid_request', 'memory id must be 1-128 letters, digits, "-" or "_", starting with a letter or digit')
-    }
-    const agent = typeof input.agent === 'string' ? input.agent.trim() : ''
-    if (!agent || agent.length > 200) throw new MemoryError('invalid_request', 'agent must be a name of 1-200 characters')
-    const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
-    const connection: Connection = {
-      id: `conn_${randomBytes(6).toString('hex')}`,
-      memoryId: input.memoryId,
-      agent,
-      tier,
-      tokenHash: hashToken(token),
-      createdAt: new Date().toISOString(),
-      revokedAt: null,
-    }
+    const { token, connection } = newConnection(input)
     return this.locked(() => {
       this.connections.push(connection)
       this.writeFile()
@@ -220,4 +204,26 @@ export class TokenRegistry {
   private emitRevoked(c: Connection): void {
     for (const l of this.revokeListeners) l({ ...c })
   }
+}
+
+/** A new connection and its token, checked: the rules every token store applies. */
+export function newConnection(input: { memoryId: string; tier?: Tier; agent: string }): NewToken {
+  const tier = input.tier ?? 'read_write'
+  if (!isTier(tier)) throw new MemoryError('invalid_request', `tier must be read, read_write or full, not "${String(tier)}"`)
+  if (typeof input.memoryId !== 'string' || !ROOM_NAME.test(input.memoryId)) {
+    throw new MemoryError('invalid_request', 'memory id must be 1-128 letters, digits, "-" or "_", starting with a letter or digit')
+  }
+  const agent = typeof input.agent === 'string' ? input.agent.trim() : ''
+  if (!agent || agent.length > 200) throw new MemoryError('invalid_request', 'agent must be a name of 1-200 characters')
+  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+  const connection: Connection = {
+    id: `conn_${randomBytes(6).toString('hex')}`,
+    memoryId: input.memoryId,
+    agent,
+    tier,
+    tokenHash: hashToken(token),
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+  }
+  return { token, connection }
 }
