@@ -7,6 +7,7 @@ import { BM25_ONLY, type Connection, type MemoryInfo, type RetrievalConfig, type
 import { encodeJoinCode, type JoinCode } from '../core/join-code'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
 import type { SyncView } from '../engine/memory-sync'
+import type { ImportOutcome } from '../interop/import'
 
 export type AppConnection = Comlink.Remote<ConnectionHandle>
 
@@ -207,11 +208,14 @@ export async function joinCodeFor(memoryId: string): Promise<string> {
 
 // ---- backups ----------------------------------------------------------------------------
 
-/** Downloads the whole memory as `<name>.cairn.json`. */
-export async function downloadBackup(memoryId: string): Promise<string> {
-  const backup = await (await engine().openMemory(memoryId)).exportBackup()
-  const filename = `${backup.info.name.replace(/[\\/:*?"<>|\s]+/g, '-').replace(/^-+|-+$/g, '') || 'memory'}.cairn.json`
-  const url = URL.createObjectURL(new Blob([JSON.stringify(backup)], { type: 'application/json' }))
+/** A memory's name as a file name: no path separators or spaces. */
+function fileStem(name: string): string {
+  return name.replace(/[\\/:*?"<>|\s]+/g, '-').replace(/^[-.]+|-+$/g, '') || 'memory'
+}
+
+/** Starts the browser's download of `blob` as `filename`. */
+function saveAs(blob: Blob, filename: string): string {
+  const url = URL.createObjectURL(blob)
   const a = document.createElement('a')
   a.href = url
   a.download = filename
@@ -221,6 +225,31 @@ export async function downloadBackup(memoryId: string): Promise<string> {
   // the download has started from the click; the URL is only needed until then
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
   return filename
+}
+
+/** Downloads the whole memory as `<name>.cairn.json`. */
+export async function downloadBackup(memoryId: string): Promise<string> {
+  const backup = await (await engine().openMemory(memoryId)).exportBackup()
+  return saveAs(new Blob([JSON.stringify(backup)], { type: 'application/json' }), `${fileStem(backup.info.name)}.cairn.json`)
+}
+
+/** Downloads the backup with the derived graph (entities, relationships) as `<name>.graph.json`. */
+export async function downloadGraph(memoryId: string): Promise<string> {
+  const whole = await (await engine().openMemory(memoryId)).exportGraph()
+  return saveAs(new Blob([JSON.stringify(whole)], { type: 'application/json' }), `${fileStem(whole.info.name)}.graph.json`)
+}
+
+/** Downloads the memory as an Obsidian vault, `<name>-vault.zip` holding the folder `<name>/`. */
+export async function downloadVault(memoryId: string): Promise<string> {
+  const memory = await engine().openMemory(memoryId)
+  const stem = fileStem((await memory.info).name)
+  const zip = await memory.exportVault(stem)
+  return saveAs(new Blob([zip as Uint8Array<ArrayBuffer>], { type: 'application/zip' }), `${stem}-vault.zip`)
+}
+
+/** Adds an MCP memory server file (JSON lines) or merges a Cairn backup into a memory on this device. */
+export async function importIntoMemory(memoryId: string, file: File): Promise<ImportOutcome> {
+  return (await engine().openMemory(memoryId)).importFile(await file.text(), file.name)
 }
 
 /** A backup file read and parsed, before anything is imported. */

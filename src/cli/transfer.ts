@@ -6,7 +6,8 @@ import { MemoryError } from '../core/errors'
 import { importMemory } from '../engine/backup'
 import { detectFormat, importMcpMemory, mergeBackup, type ImportFormat } from '../interop/import'
 import { exportGraphJson } from '../interop/json-export'
-import { writeMarkdownVault } from '../interop/markdown-vault'
+import { describeBackupMerge, describeMcpImport } from '../interop/report-text'
+import { writeMarkdownVault } from '../interop/vault-folder'
 import { defaultDataDir } from '../mcp/command'
 import { openNodeMemory } from '../node-store/node-memory'
 import { createDefaultEmbedder } from '../search/default-embedder'
@@ -73,12 +74,7 @@ export async function runImport(argv: string[]): Promise<void> {
       process.stdout.write(
         [
           `imported ${file} (MCP memory server JSONL) into ${dir}`,
-          `  entities: ${r.entities.imported} of ${r.entities.read}${r.entities.mergedByName.length ? `; ${r.entities.mergedByName.length} repeated names merged` : ''}`,
-          `  observation strings: ${r.observationStrings.imported} of ${r.observationStrings.read}, as ${r.notes} notes${r.observationStrings.cut ? `; ${r.observationStrings.cut} cut at 20,000 characters` : ''}`,
-          `  relations: ${r.relations.imported} of ${r.relations.read}`,
-          ...(r.entities.withoutObservations.length ? [`  not imported: ${r.entities.withoutObservations.length} entities without observations (Cairn needs text to describe an entity): ${sample(r.entities.withoutObservations)}`] : []),
-          ...(r.relations.skipped.length ? [`  not imported: ${r.relations.skipped.length} relations: ${sample(r.relations.skipped.map((s) => `${s.from} ${s.relationType} ${s.to} (${s.reason})`))}`] : []),
-          ...(r.invalidLines.length ? [`  unreadable: ${r.invalidLines.length} lines: ${sample(r.invalidLines.map((l) => `line ${l.line}: ${l.reason}`))}`] : []),
+          ...describeMcpImport(r, '--report FILE lists all').map((line) => `  ${line}`),
         ].join('\n') + '\n',
       )
     } else if (created) {
@@ -89,7 +85,7 @@ export async function runImport(argv: string[]): Promise<void> {
       const r = await mergeBackup(opened.memory, backup)
       report = { format, dir, memory: opened.memory.info.id, ...r }
       process.stdout.write(
-        `merged ${file} (Cairn backup) into ${dir}: ${r.observations.imported} observations (${r.observations.alreadyPresent} already present), ${r.aliases.imported} merges, ${r.files.imported} files${r.files.alreadyPresent.length ? ` (${r.files.alreadyPresent.length} paths already taken, kept as they were)` : ''}, ${r.rejectedProposals} rejected merges\n`,
+        `merged ${file} (Cairn backup) into ${dir}: ${describeBackupMerge(r)}\n`,
       )
     }
     if (values.report) writeFileSync(resolve(values.report), `${JSON.stringify(report, null, 2)}\n`)
@@ -119,8 +115,4 @@ export async function runExport(argv: string[]): Promise<void> {
     await opened.close()
     await embedder.dispose?.()
   }
-}
-
-function sample(items: string[]): string {
-  return items.slice(0, 5).join('; ') + (items.length > 5 ? `; and ${items.length - 5} more (--report FILE lists all)` : '')
 }

@@ -8,6 +8,10 @@ import { installErrorTransfer } from './wire'
 import type { SyncView } from './memory-sync'
 import { exportMemory, importMemory, type MemoryBackup } from './backup'
 import { deleteMemory, renameMemory } from './memory-admin'
+import { importInto, type ImportOutcome } from '../interop/import'
+import { exportGraphJson, type GraphExport } from '../interop/json-export'
+import { buildMarkdownVault } from '../interop/markdown-vault'
+import { zipStore } from '../interop/zip'
 
 export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
 
@@ -51,6 +55,21 @@ export class HostedMemory {
   /** The whole memory as a versioned JSON object, for backup or moving it to another device. */
   async exportBackup(): Promise<MemoryBackup> {
     return exportMemory(this.memory)
+  }
+  /** Adds an MCP memory server file, or merges a Cairn backup, into this memory. */
+  async importFile(text: string, fileName?: string): Promise<ImportOutcome> {
+    if (typeof text !== 'string') throw new TypeError('the file to import is passed as text')
+    return importInto(this.memory, text, fileName ? { fileName } : {})
+  }
+  /** The backup plus the derived entities and relationships. */
+  async exportGraph(): Promise<GraphExport> {
+    return exportGraphJson(this.memory)
+  }
+  /** The Markdown vault as one ZIP archive, inside `folder`; its bytes are moved to the page, not copied. */
+  async exportVault(folder: string): Promise<Uint8Array> {
+    const { files } = await buildMarkdownVault(this.memory)
+    const zip = zipStore(files.map((f) => ({ ...f, path: `${folder}/${f.path}` })))
+    return Comlink.transfer(zip, [zip.buffer])
   }
   async rename(name: string): Promise<MemoryInfo> {
     return renameMemory(this.memory, name)

@@ -7,6 +7,7 @@ import { BACKUP_FORMAT, parseBackup } from '../engine/backup'
 import type { Memory } from '../engine/open'
 import { randomId, sha256Hex } from '../engine/tokens'
 import { convertMcpMemory, type McpMemoryReport } from './mcp-memory-jsonl'
+import { describeBackupMerge, describeMcpImport } from './report-text'
 
 export type ImportFormat = 'mcp-memory' | 'cairn-backup'
 
@@ -81,4 +82,22 @@ export async function mergeBackup(memory: Memory, raw: unknown): Promise<BackupM
     files: { read: b.files.length, imported: files.length, alreadyPresent: b.files.filter((f) => known.has(f.path)).map((f) => f.path) },
     rejectedProposals: b.rejectedProposals.length,
   }
+}
+
+/** What an import of a file into an existing memory did, with the lines that say so. */
+export type ImportOutcome =
+  | { format: 'mcp-memory'; report: McpMemoryReport; summary: string[] }
+  | { format: 'cairn-backup'; report: BackupMergeReport; summary: string[] }
+
+/**
+ * Imports a file's text into an existing memory, reading it as its contents say: MCP memory
+ * JSON lines are added as observations, a Cairn backup is merged (what the memory lacks).
+ */
+export async function importInto(memory: Memory, text: string, opts: { fileName?: string } = {}): Promise<ImportOutcome> {
+  if (detectFormat(text) === 'cairn-backup') {
+    const report = await mergeBackup(memory, JSON.parse(text))
+    return { format: 'cairn-backup', report, summary: [`merged: ${describeBackupMerge(report)}`] }
+  }
+  const report = await importMcpMemory(memory, text, { source: opts.fileName ? `mcp-memory:${opts.fileName}` : 'mcp-memory' })
+  return { format: 'mcp-memory', report, summary: describeMcpImport(report) }
 }

@@ -1,8 +1,7 @@
-// Writes a memory as an Obsidian-compatible vault: a note per observation with its fields as
-// front matter, a page per entity with its description and [[links]] to its neighbors and
-// notes, and the appendix files as they were stored.
-import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+// A memory as an Obsidian-compatible vault: a note per observation with its fields as front
+// matter, a page per entity with its description and [[links]] to its neighbors and notes, and
+// the appendix files as they were stored. Built as a list of files, so the CLI writes them to a
+// folder and the app zips them for a download.
 import { normalizeName } from '../core/normalize'
 import type { Observation } from '../core/types'
 import type { Memory } from '../engine/open'
@@ -11,6 +10,12 @@ export interface VaultReport {
   notes: number
   entities: number
   files: number
+}
+
+/** One file of the vault: its path inside the vault (forward slashes) and its contents. */
+export interface VaultFile {
+  path: string
+  data: string | Uint8Array
 }
 
 const UNSAFE = /[\\/:*?"<>|#^[\]\u0000-\u001f]/g
@@ -26,7 +31,8 @@ function frontMatter(fields: Record<string, unknown>): string {
 /** Link text may not hold the characters that end or split a wikilink. */
 const label = (text: string): string => text.replace(/[|[\]]/g, ' ').replace(/\s+/g, ' ').trim()
 
-export async function writeMarkdownVault(memory: Memory, dir: string): Promise<VaultReport> {
+export async function buildMarkdownVault(memory: Memory, now: Date = new Date()): Promise<{ files: VaultFile[]; report: VaultReport }> {
+  const out: VaultFile[] = []
   const engine = memory.engine
   const graph = engine.committedGraph
   const entities = [...graph.entities.values()].sort((a, b) => a.name.localeCompare(b.name))
@@ -47,8 +53,6 @@ export async function writeMarkdownVault(memory: Memory, dir: string): Promise<V
   }
   const noteLink = (o: Pick<Observation, 'slug' | 'title'>): string => `[[notes/${o.slug}|${label(o.title)}]]`
 
-  await mkdir(join(dir, 'notes'), { recursive: true })
-  await mkdir(join(dir, 'entities'), { recursive: true })
   const observations = [...graph.allObservations()].sort((a, b) => a.slug.localeCompare(b.slug))
   for (const o of observations) {
     const body = [
@@ -61,7 +65,7 @@ export async function writeMarkdownVault(memory: Memory, dir: string): Promise<V
       o.relationships.length ? `\n## Relationships\n\n${o.relationships.map((r) => `- ${entityLink(r.source)} → ${r.type} → ${entityLink(r.target)}${r.description ? `: ${r.description}` : ''}`).join('\n')}\n` : '',
       o.files.length ? `\n## Files\n\n${o.files.map((f) => `- [[files/${f}]]`).join('\n')}\n` : '',
     ].join('')
-    await writeFile(join(dir, 'notes', `${o.slug}.md`), body)
+    out.push({ path: `notes/${o.slug}.md`, data: body })
   }
   for (const e of entities) {
     const detail = engine.inspect(e.key)
@@ -76,22 +80,18 @@ export async function writeMarkdownVault(memory: Memory, dir: string): Promise<V
         : '',
       `\n## Observations\n\n${detail.observations.map((o) => `- ${noteLink(o)} (${o.observedAt.slice(0, 10)})`).join('\n')}\n`,
     ].join('')
-    await writeFile(join(dir, 'entities', `${fileOf.get(e.key)}.md`), body)
+    out.push({ path: `entities/${fileOf.get(e.key)}.md`, data: body })
   }
   const files = engine.listFiles()
-  for (const f of files) {
-    const target = join(dir, 'files', f.path)
-    await mkdir(dirname(target), { recursive: true })
-    await writeFile(target, (await engine.readFile(f.path)).data)
-  }
+  for (const f of files) out.push({ path: `files/${f.path}`, data: (await engine.readFile(f.path)).data })
   const info = memory.info
-  await writeFile(
-    join(dir, 'index.md'),
-    `${frontMatter({ memory: info.id, name: info.name, exported: new Date().toISOString() })}# ${info.name}\n\n${observations.length} notes in notes/, ${entities.length} entities in entities/, ${files.length} files in files/.\n\n## Entities by degree\n\n${[...entities]
+  out.push({
+    path: 'index.md',
+    data: `${frontMatter({ memory: info.id, name: info.name, exported: now.toISOString() })}# ${info.name}\n\n${observations.length} notes in notes/, ${entities.length} entities in entities/, ${files.length} files in files/.\n\n## Entities by degree\n\n${[...entities]
       .sort((a, b) => b.degree - a.degree)
       .slice(0, 50)
       .map((e) => `- ${entityLink(e.key)} (${e.degree})`)
       .join('\n')}\n`,
-  )
-  return { notes: observations.length, entities: entities.length, files: files.length }
+  })
+  return { files: out, report: { notes: observations.length, entities: entities.length, files: files.length } }
 }
