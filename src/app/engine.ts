@@ -258,7 +258,7 @@ export async function readBackupFile(file: File): Promise<{ parsed: unknown; nam
   try {
     parsed = JSON.parse(await file.text())
   } catch {
-    throw new Error(`"${file.name}" is not a JSON file; choose a .cairn.json backup.`)
+    throw new Error(`"${file.name}" is not a JSON file; choose a .cairn.json backup. (An MCP memory server .jsonl file is imported into a memory from its Memory menu.)`)
   }
   const b = parsed as { info?: { name?: unknown }; observations?: unknown }
   return { parsed, name: typeof b?.info?.name === 'string' ? b.info.name : undefined, notes: Array.isArray(b?.observations) ? b.observations.length : 0 }
