@@ -178,6 +178,13 @@ export class GatedSocket extends EventEmitter {
       step = decoding.readVarUint(decoder)
       if (step === syncProtocol.messageYjsSyncStep1) return this.forward(message)
       if (step !== syncProtocol.messageYjsSyncStep2 && step !== syncProtocol.messageYjsUpdate) return
+      // A read connection's own changes go out as updates, and every one is refused: refusing
+      // it unread costs nothing. Its sync step 2 (what it holds) is still judged, since a
+      // reconnect repeats what the room has.
+      if (step === syncProtocol.messageYjsUpdate && this.ctx.connection.tier === 'read') {
+        if (this.spend(message.byteLength, 0)) this.refuse({ code: 'read_only', message: 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys: {} })
+        return
+      }
       update = decoding.readVarUint8Array(decoder)
     } catch {
       this.refuse({ code: 'malformed', message: 'the message could not be decoded', keys: {} })
