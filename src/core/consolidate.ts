@@ -116,6 +116,23 @@ export function proposeMerges(input: ProposeMergesInput): MergeProposal[] {
 }
 
 /**
+ * Whether consolidation would propose merging two names on their names alone: the name
+ * evidence reaches `MERGE_THRESHOLD` and the names do not contrast. A merge this does not
+ * allow rests on descriptions or neighbors too, which only a `full` connection may accept,
+ * so a device and the sync server judge a `read_write` merge by this same rule.
+ */
+export function namesMayMerge(a: string, b: string): boolean {
+  const sa = nameSignature(a)
+  const sb = nameSignature(b)
+  if (sa.key === '' || sb.key === '') return false
+  if (sa.key === sb.key) return true
+  const evidence = compareNames(sa, sb)
+  let score = 1 - evidence.reduce((p, e) => p * (1 - e.weight), 1)
+  if (namesContrast(sa, sb, evidence)) score *= CONTRAST_FACTOR
+  return round(score) >= MERGE_THRESHOLD
+}
+
+/**
  * Evidence combines as independent hints (1 - Π(1 - weight)), then is damped when the two
  * entities carry different explicit types or contrasting names. Rounded for stable output.
  */

@@ -25,6 +25,90 @@ export const LIMITS = {
   pathChars: 512,
 } as const
 
+/** How a text field is stored: its limit holds for the stored form, after normalization. */
+export interface TextRule {
+  max: number
+  /** A write leaves no empty value (after normalization). */
+  required?: boolean
+  /** The stored form of the trimmed input; the identity when absent. */
+  form?: (trimmed: string) => string
+  /** An entity name: its key (normalizeName) must name something and stay within the limit too. */
+  name?: boolean
+  /** An appendix path. */
+  path?: boolean
+}
+
+const lower = (t: string): string => t.toLowerCase()
+
+/**
+ * The stored form of a type. normalizeType is applied until it settles (`-1` becomes `_1`,
+ * which normalizes to `1`), so what a write stores is a fixed point a peer can recognise.
+ */
+export function typeForm(type: string): string {
+  let t = type
+  for (let i = 0; i < 4; i++) {
+    const next = normalizeType(t)
+    if (next === t) break
+    t = next
+  }
+  return t
+}
+
+/**
+ * The one definition of what each text field may hold: the write contract stores the form
+ * of its input and checks that, and a peer's value must be exactly such a stored form.
+ */
+export const TEXT = {
+  title: { max: LIMITS.titleChars, required: true },
+  content: { max: LIMITS.contentHardChars, required: true },
+  category: { max: LIMITS.categoryChars, form: lower },
+  tag: { max: LIMITS.tagChars, required: true, form: lower },
+  source: { max: LIMITS.sourceChars },
+  name: { max: LIMITS.nameChars, required: true, name: true },
+  entityType: { max: LIMITS.typeChars, form: typeForm },
+  description: { max: LIMITS.descriptionChars },
+  query: { max: LIMITS.queryChars, required: true },
+  relationshipType: { max: LIMITS.typeChars, required: true, form: typeForm },
+  relationshipDescription: { max: LIMITS.relationshipDescriptionChars },
+  path: { max: LIMITS.pathChars, required: true, path: true },
+} as const satisfies Record<string, TextRule>
+
+/** What a write stores for a trimmed input, and what is wrong with it (nothing when the list is empty). */
+export function storedText(rule: TextRule, trimmed: string): { value: string; problems: string[] } {
+  const value = rule.form ? rule.form(trimmed) : trimmed
+  const problems: string[] = []
+  const normalized = value !== trimmed ? ' once normalized (case folding, NFKC)' : ''
+  if (rule.required && value.length === 0) problems.push(trimmed.length ? `"${trimmed.slice(0, 80)}" has no letters or digits` : 'must not be empty')
+  if (value.length > rule.max) problems.push(`is ${value.length} characters${normalized}; the limit is ${rule.max}`)
+  if (rule.name && value.length) {
+    const key = normalizeName(value)
+    if (!key) problems.push(`"${value.slice(0, 80)}" has no letters or digits`)
+    else if (key.length > rule.max) problems.push(`is ${key.length} characters once normalized (case folding, NFKC); the limit is ${rule.max}`)
+  }
+  if (rule.path && value.length && !isValidFilePath(value)) {
+    problems.push(`"${value.slice(0, 80)}" is not a valid appendix path (relative, "/"-separated, no "." or ".." parts, no control or bidirectional characters)`)
+  }
+  return { value, problems }
+}
+
+/** Why `value` is not what a write stores for this field, or null when it is. */
+export function storedTextProblem(rule: TextRule, value: string): string | null {
+  // the stored form is the value itself, so its length bounds the work
+  if (value.length > rule.max) return `is ${value.length} characters; the limit is ${rule.max}`
+  if (value !== value.trim()) return 'has surrounding spaces, which no write leaves'
+  const stored = storedText(rule, value)
+  if (stored.problems.length) return stored.problems[0]!
+  if (stored.value !== value) return `is not in the form a write stores ("${stored.value.slice(0, 80)}")`
+  return null
+}
+
+/** An ISO 8601 date as a write stores it (Date.toISOString), or null. */
+export function isStoredDate(value: string): boolean {
+  if (!ISO_DATE.test(value)) return false
+  const ms = Date.parse(value)
+  return Number.isFinite(ms) && new Date(ms).toISOString() === value
+}
+
 export interface Issue {
   path: string
   message: string
@@ -53,22 +137,22 @@ function checkFields(obj: Record<string, unknown>, allowed: Set<string>, path: s
   }
 }
 
-function text(value: unknown, path: string, issues: Issue[], opts: { required: boolean; max: number; fallback?: string }): string {
+/** Reads a text field, stores its form and reports every problem with it at `path`. */
+function text(value: unknown, path: string, issues: Issue[], rule: TextRule, fallback = ''): string {
   if (value === undefined || value === null) {
-    if (opts.required) issues.push({ path, message: 'is required' })
-    return opts.fallback ?? ''
+    if (rule.required) issues.push({ path, message: 'is required' })
+    return fallback
   }
   if (typeof value !== 'string') {
     issues.push({ path, message: `must be a string, got ${Array.isArray(value) ? 'array' : typeof value}` })
-    return opts.fallback ?? ''
+    return fallback
   }
-  const trimmed = value.trim()
-  if (opts.required && trimmed.length === 0) issues.push({ path, message: 'must not be empty' })
-  if (trimmed.length > opts.max) issues.push({ path, message: `is ${trimmed.length} characters; the limit is ${opts.max}` })
-  return trimmed
+  const { value: stored, problems } = storedText(rule, value.trim())
+  for (const message of problems) issues.push({ path, message })
+  return stored
 }
 
-function stringList(value: unknown, path: string, issues: Issue[], maxItems: number, maxChars: number): string[] {
+function stringList(value: unknown, path: string, issues: Issue[], maxItems: number, rule: TextRule): string[] {
   if (value === undefined || value === null) return []
   if (!Array.isArray(value)) {
     issues.push({ path, message: 'must be an array of strings' })
@@ -77,7 +161,7 @@ function stringList(value: unknown, path: string, issues: Issue[], maxItems: num
   if (value.length > maxItems) issues.push({ path, message: `has ${value.length} items; the limit is ${maxItems}` })
   const out: string[] = []
   value.forEach((item, i) => {
-    const s = text(item, `${path}[${i}]`, issues, { required: true, max: maxChars })
+    const s = text(item, `${path}[${i}]`, issues, rule)
     if (s && !out.includes(s)) out.push(s)
   })
   return out
@@ -107,9 +191,7 @@ function confidence(value: unknown, issues: Issue[]): number | undefined {
 }
 
 function filePath(value: unknown, path: string, issues: Issue[]): string {
-  const p = text(value, path, issues, { required: true, max: LIMITS.pathChars })
-  if (p && !isValidFilePath(p)) issues.push({ path, message: `"${p}" is not a valid appendix path (relative, "/"-separated, no "." or ".." parts, no control or bidirectional characters)` })
-  return p
+  return text(value, path, issues, TEXT.path)
 }
 
 /** Control characters, and the bidirectional marks that make a path display as another (U+202E). */
@@ -136,13 +218,12 @@ function entityList(value: unknown, issues: Issue[], path = 'entities'): Authore
       return
     }
     checkFields(raw, ENTITY_FIELDS, at, issues)
-    const name = text(own(raw, 'name'), `${at}.name`, issues, { required: true, max: LIMITS.nameChars })
+    const name = text(own(raw, 'name'), `${at}.name`, issues, TEXT.name)
     const key = normalizeName(name)
-    if (name && !key) issues.push({ path: `${at}.name`, message: `"${name}" has no letters or digits` })
     // a description may be left out when the entity already exists (checkEndpoints makes sure of it)
-    const description = text(own(raw, 'description'), `${at}.description`, issues, { required: false, max: LIMITS.descriptionChars })
-    const type = normalizeType(text(own(raw, 'type'), `${at}.type`, issues, { required: false, max: LIMITS.typeChars })) || (description ? 'thing' : '')
-    const queries = stringList(own(raw, 'queries'), `${at}.queries`, issues, LIMITS.queries, LIMITS.queryChars)
+    const description = text(own(raw, 'description'), `${at}.description`, issues, TEXT.description)
+    const type = text(own(raw, 'type'), `${at}.type`, issues, TEXT.entityType) || (description ? 'thing' : '')
+    const queries = stringList(own(raw, 'queries'), `${at}.queries`, issues, LIMITS.queries, TEXT.query)
     if (key && seen.has(key)) issues.push({ path: `${at}.name`, message: `entity "${name}" is listed twice in this observation` })
     if (key) seen.add(key)
     out.push({ name, type, description, queries })
@@ -165,10 +246,10 @@ function relationshipList(value: unknown, issues: Issue[], path = 'relationships
       return
     }
     checkFields(raw, RELATIONSHIP_FIELDS, at, issues)
-    const source = text(own(raw, 'source'), `${at}.source`, issues, { required: true, max: LIMITS.nameChars })
-    const target = text(own(raw, 'target'), `${at}.target`, issues, { required: true, max: LIMITS.nameChars })
-    const type = normalizeType(text(own(raw, 'type'), `${at}.type`, issues, { required: true, max: LIMITS.typeChars }))
-    const description = text(own(raw, 'description'), `${at}.description`, issues, { required: false, max: LIMITS.relationshipDescriptionChars })
+    const source = text(own(raw, 'source'), `${at}.source`, issues, TEXT.name)
+    const target = text(own(raw, 'target'), `${at}.target`, issues, TEXT.name)
+    const type = text(own(raw, 'type'), `${at}.type`, issues, TEXT.relationshipType)
+    const description = text(own(raw, 'description'), `${at}.description`, issues, TEXT.relationshipDescription)
     let weight = 1
     const w = own(raw, 'weight')
     if (w !== undefined && w !== null) {
@@ -199,7 +280,8 @@ function fail(issues: Issue[], what: string): never {
   const tooLarge = issues.find((i) => i.path === 'content' && i.message.includes('the limit'))
   const code = tooLarge && issues.length === 1 ? 'too_large' : 'invalid_write'
   const missing = issues.filter((i) => i.path.endsWith('.description') && i.message.includes('needs a non-empty description'))
-  throw new MemoryError(code, `${what} rejected: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, {
+  const advice = code === 'too_large' ? ': split it into several observations and keep the source in the appendix' : ''
+  throw new MemoryError(code, `${what} rejected: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}${advice}`, {
     issues,
     ...(missing.length ? { entitiesWithoutDescription: missing.map((m) => m.message.match(/entity "(.*)" needs/)?.[1] ?? m.path) } : {}),
   })
@@ -207,7 +289,7 @@ function fail(issues: Issue[], what: string): never {
 
 function contentOf(value: unknown, issues: Issue[]): { content: string; warnings: ValidObservation['warnings'] } {
   const warnings: ValidObservation['warnings'] = []
-  const content = text(value, 'content', issues, { required: true, max: LIMITS.contentHardChars })
+  const content = text(value, 'content', issues, TEXT.content)
   if (content.length > LIMITS.contentSoftChars && content.length <= LIMITS.contentHardChars) {
     warnings.push({
       code: 'long_content',
@@ -226,36 +308,20 @@ export function validateObservationInput(input: unknown, entityExists?: (name: s
   const issues: Issue[] = []
   if (!isPlainObject(input)) fail([{ path: '', message: 'an observation must be an object { title, content, entities, ... }' }], 'write')
   checkFields(input, INPUT_FIELDS, '', issues)
-  const title = text(own(input, 'title'), 'title', issues, { required: true, max: LIMITS.titleChars })
+  const title = text(own(input, 'title'), 'title', issues, TEXT.title)
   const { content, warnings } = contentOf(own(input, 'content'), issues)
-  const category = text(own(input, 'category'), 'category', issues, { required: false, max: LIMITS.categoryChars }).toLowerCase() || 'note'
-  const tags = stringList(own(input, 'tags'), 'tags', issues, LIMITS.tags, LIMITS.tagChars).map((t) => t.toLowerCase())
+  const category = text(own(input, 'category'), 'category', issues, TEXT.category) || 'note'
+  const tags = stringList(own(input, 'tags'), 'tags', issues, LIMITS.tags, TEXT.tag)
   const observedAt = parseDate(own(input, 'observedAt'), 'observedAt', issues)
   const conf = confidence(own(input, 'confidence'), issues) ?? 1
-  const source = text(own(input, 'source'), 'source', issues, { required: false, max: LIMITS.sourceChars })
+  const source = text(own(input, 'source'), 'source', issues, TEXT.source)
   const entities = entityList(own(input, 'entities'), issues)
   // reported with every other problem, so a writer fixes them all at once
   if (entityExists) issues.push(...undescribedNewEntities(entities, entityExists))
   const relationships = relationshipList(own(input, 'relationships'), issues)
   const files = (stringListRaw(own(input, 'files'), 'files', issues) ?? []).map((f, i) => filePath(f, `files[${i}]`, issues))
-  checkStoredLengths({ category, tags, entities, relationships }, issues)
   if (issues.length) fail(issues, 'write')
-  return { title, content, category, tags: [...new Set(tags)], observedAt, confidence: conf, source, entities, relationships, files: [...new Set(files)], warnings }
-}
-
-/**
- * Limits hold for what is stored, which is normalized: case folding and NFKC can lengthen a
- * value that passed on input ("İ" lowercases to two characters, U+FDFA expands to 18), and
- * every device's sync check judges the stored value.
- */
-function checkStoredLengths(v: { category?: string; tags?: string[]; entities: AuthoredEntity[]; relationships: AuthoredRelationship[] }, issues: Issue[]): void {
-  const over = (value: string, path: string, max: number) => {
-    if (value.length > max) issues.push({ path, message: `is ${value.length} characters once normalized (case folding, NFKC); the limit is ${max}` })
-  }
-  if (v.category !== undefined) over(v.category, 'category', LIMITS.categoryChars)
-  v.tags?.forEach((t, i) => over(t, `tags[${i}]`, LIMITS.tagChars))
-  v.entities.forEach((e, i) => over(e.type, `entities[${i}].type`, LIMITS.typeChars))
-  v.relationships.forEach((r, i) => over(r.type, `relationships[${i}].type`, LIMITS.typeChars))
+  return { title, content, category, tags, observedAt, confidence: conf, source, entities, relationships, files: [...new Set(files)], warnings }
 }
 
 function stringListRaw(value: unknown, path: string, issues: Issue[]): unknown[] | undefined {
@@ -285,14 +351,14 @@ export function validatePatch(patch: unknown): ValidPatch {
   const p = patch as Record<string, unknown> & ObservationPatch
   const fields: ValidPatch['fields'] = {}
   let warnings: ValidObservation['warnings'] = []
-  if (own(p, 'title') !== undefined) fields.title = text(own(p, 'title'), 'title', issues, { required: true, max: LIMITS.titleChars })
+  if (own(p, 'title') !== undefined) fields.title = text(own(p, 'title'), 'title', issues, TEXT.title)
   if (own(p, 'content') !== undefined) {
     const c = contentOf(own(p, 'content'), issues)
     fields.content = c.content
     warnings = c.warnings
   }
-  if (own(p, 'category') !== undefined) fields.category = text(own(p, 'category'), 'category', issues, { required: false, max: LIMITS.categoryChars }).toLowerCase() || 'note'
-  if (own(p, 'tags') !== undefined) fields.tags = [...new Set(stringList(own(p, 'tags'), 'tags', issues, LIMITS.tags, LIMITS.tagChars).map((t) => t.toLowerCase()))]
+  if (own(p, 'category') !== undefined) fields.category = text(own(p, 'category'), 'category', issues, TEXT.category) || 'note'
+  if (own(p, 'tags') !== undefined) fields.tags = stringList(own(p, 'tags'), 'tags', issues, LIMITS.tags, TEXT.tag)
   if (own(p, 'observedAt') !== undefined) {
     const d = parseDate(own(p, 'observedAt'), 'observedAt', issues)
     if (d) fields.observedAt = d
@@ -301,11 +367,11 @@ export function validatePatch(patch: unknown): ValidPatch {
     const c = confidence(own(p, 'confidence'), issues)
     if (c !== undefined) fields.confidence = c
   }
-  if (own(p, 'source') !== undefined) fields.source = text(own(p, 'source'), 'source', issues, { required: false, max: LIMITS.sourceChars })
+  if (own(p, 'source') !== undefined) fields.source = text(own(p, 'source'), 'source', issues, TEXT.source)
   if (own(p, 'files') !== undefined) fields.files = [...new Set((stringListRaw(own(p, 'files'), 'files', issues) ?? []).map((f, i) => filePath(f, `files[${i}]`, issues)))]
   const entities = entityList(own(p, 'entities'), issues)
   const relationships = relationshipList(own(p, 'relationships'), issues)
-  const removeEntities = stringList(own(p, 'removeEntities'), 'removeEntities', issues, LIMITS.entities, LIMITS.nameChars).map(normalizeName)
+  const removeEntities = stringList(own(p, 'removeEntities'), 'removeEntities', issues, LIMITS.entities, TEXT.name).map(normalizeName)
   const removeRelationships: string[] = []
   const rr = own(p, 'removeRelationships')
   if (rr !== undefined && rr !== null) {
@@ -314,13 +380,12 @@ export function validatePatch(patch: unknown): ValidPatch {
       rr.forEach((raw, i) => {
         const at = `removeRelationships[${i}]`
         if (!isPlainObject(raw)) return void issues.push({ path: at, message: 'must be an object { source, type, target }' })
-        const s = text(own(raw, 'source'), `${at}.source`, issues, { required: true, max: LIMITS.nameChars })
-        const t = text(own(raw, 'type'), `${at}.type`, issues, { required: true, max: LIMITS.typeChars })
-        const g = text(own(raw, 'target'), `${at}.target`, issues, { required: true, max: LIMITS.nameChars })
-        removeRelationships.push(relationshipKey(normalizeName(s), normalizeType(t), normalizeName(g)))
+        const s = text(own(raw, 'source'), `${at}.source`, issues, TEXT.name)
+        const t = text(own(raw, 'type'), `${at}.type`, issues, TEXT.relationshipType)
+        const g = text(own(raw, 'target'), `${at}.target`, issues, TEXT.name)
+        removeRelationships.push(relationshipKey(normalizeName(s), t, normalizeName(g)))
       })
   }
-  checkStoredLengths({ category: fields.category, tags: fields.tags, entities, relationships }, issues)
   if (issues.length) fail(issues, 'update')
   return { fields, entities, relationships, removeEntities, removeRelationships, warnings }
 }

@@ -103,7 +103,7 @@ export class ConnectionHandle {
   }
   async acceptProposal(id: string, options: { canonical?: string } = {}): Promise<{ proposal: MergeProposal; canonical: string }> {
     this.check('acceptProposal')
-    const { proposal, canonical } = await this.engine.acceptProposal(id, options)
+    const { proposal, canonical } = await this.engine.acceptProposal(id, options, this.tier)
     return { proposal, canonical }
   }
   async rejectProposal(id: string): Promise<MergeProposal> {

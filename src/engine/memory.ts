@@ -1,7 +1,7 @@
 // One open memory: the committed graph in memory for reads, Dexie for durability,
 // the entity index for ranking, and one write queue so writes never interleave.
 import { checkEndpoints, validateObservationInput, validatePatch } from '../core/contract'
-import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, proposeMerges, VariantIndex } from '../core/consolidate'
+import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, namesMayMerge, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph, mergeBacking, type GraphDelta } from '../core/graph'
@@ -201,9 +201,17 @@ export class MemoryEngine {
     })
   }
 
-  acceptProposal(id: unknown, options: unknown = {}): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
+  /** `tier` is the accepting connection's: below `full`, only a merge the names alone justify. */
+  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full'): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
     return this.enqueue(async () => {
       const proposal = this.requireOpenProposal(id)
+      if (tier !== 'full' && !namesMayMerge(proposal.names[0], proposal.names[1])) {
+        throw new MemoryError(
+          'forbidden',
+          `merging ${JSON.stringify(proposal.names[0])} and ${JSON.stringify(proposal.names[1])} rests on more than their names (descriptions or shared neighbors); accepting it needs a full connection`,
+          { id: proposal.id, names: proposal.names, needed: 'full', held: tier },
+        )
+      }
       const opts = (options ?? {}) as { canonical?: unknown }
       let canonical = proposal.canonical
       if (opts.canonical !== undefined) {

@@ -81,6 +81,8 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
   return encoding.toUint8Array(encoder)
 }
 
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
 export class GatedSocket extends EventEmitter {
   private queue: Uint8Array[] | null = []
   /**
@@ -97,6 +99,9 @@ export class GatedSocket extends EventEmitter {
   private closed = false
   private storeFailed = false
   binaryType = 'arraybuffer'
+
+  /** Received messages not judged yet, the first one being judged. */
+  private pending: Uint8Array[] = []
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
     super()
@@ -139,12 +144,28 @@ export class GatedSocket extends EventEmitter {
     this.emit('message', message.buffer.slice(message.byteOffset, message.byteOffset + message.byteLength))
   }
 
+  /**
+   * Messages are judged one per turn of the event loop: a burst of large updates that arrives
+   * in one network read would otherwise hold the loop for all of them, and every other socket
+   * of the server with it.
+   */
   private enqueue(message: Uint8Array): void {
-    if (!this.closed) this.receive(message)
+    if (this.closed) return
+    this.pending.push(message)
+    if (this.pending.length === 1) setImmediate(this.drain)
+  }
+
+  private readonly drain = (): void => {
+    const message = this.pending[0]
+    if (message && !this.closed) this.receive(message)
+    this.pending.shift()
+    if (this.closed) this.pending = []
+    if (this.pending.length) setImmediate(this.drain)
   }
 
   /** Resolves once every update received so far reached the room or was given up (a closing server waits for it). */
   async idle(): Promise<void> {
+    while (this.pending.length) await new Promise((resolve) => setImmediate(resolve))
     let seen: Promise<void> | undefined
     while (seen !== this.delivered) {
       seen = this.delivered
@@ -178,6 +199,13 @@ export class GatedSocket extends EventEmitter {
       step = decoding.readVarUint(decoder)
       if (step === syncProtocol.messageYjsSyncStep1) return this.forward(message)
       if (step !== syncProtocol.messageYjsSyncStep2 && step !== syncProtocol.messageYjsUpdate) return
+      // A read connection's own changes go out as updates, and every one is refused: refusing
+      // it unread costs nothing. Its sync step 2 (what it holds) is still judged, since a
+      // reconnect repeats what the room has.
+      if (step === syncProtocol.messageYjsUpdate && this.ctx.connection.tier === 'read') {
+        if (this.spend(message.byteLength, 0)) this.refuse({ code: 'read_only', message: 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys: {} })
+        return
+      }
       update = decoding.readVarUint8Array(decoder)
     } catch {
       this.refuse({ code: 'malformed', message: 'the message could not be decoded', keys: {} })
@@ -217,7 +245,9 @@ export class GatedSocket extends EventEmitter {
       // Handled below once the earlier updates are delivered; marked now so a failure that comes
       // first is not an unhandled rejection (which ends a Node process).
       stored?.catch(() => undefined)
-      this.delivered = this.delivered.then(() => stored).then(() => {
+      // One update reaches the room per turn: updates stored by one group commit would
+      // otherwise all be applied and relayed in the microtasks of a single turn.
+      this.delivered = this.delivered.then(() => stored).then(nextTurn).then(() => {
         if (this.storeFailed) return
         // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.
         this.forward(encodeUpdateMessage(integrated))

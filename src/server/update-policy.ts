@@ -3,10 +3,11 @@
 // change or delete; the tier decides which of those are allowed, and every tier may write
 // only valid entries into the memory's own maps.
 import * as Y from 'yjs'
-import type { Tier } from '../core/types'
+import { normalizeName } from '../core/normalize'
+import type { Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
-import { screenUpdate, type ScreenContext } from './update-screen'
+import { addName, screenUpdate, type ScreenContext } from './update-screen'
 
 export type UpdateVerdict =
   /** `update` is what the room will integrate (the candidate as the copy integrated it); `claims` are client ids it starts. */
@@ -59,18 +60,32 @@ class RoomReplica {
   /** Accepted updates not yet applied to the room: the copy is ahead of it by these. */
   inFlight = 0
   builds = 0
+  /** Entity key -> names the observations give it, for judging a `read_write` merge. */
+  readonly names = new Map<string, Set<string>>()
   private readonly follow = (update: Uint8Array) => Y.applyUpdate(this.doc, update)
 
   constructor(private readonly room: Y.Doc) {
     this.doc = new Y.Doc({ gc: room.gc })
     Y.applyUpdate(this.doc, Y.encodeStateAsUpdate(room))
+    const observations = this.doc.getMap(ROOTS.observations)
+    for (const value of observations.values()) this.learnNames(value)
     for (const name of ROOT_NAMES) {
       this.doc.getMap(name).observe((event) => {
         const seen = this.collecting?.get(name)
-        if (seen) for (const [key, info] of event.changes.keys) seen.set(key, { action: info.action, oldValue: info.oldValue })
+        for (const [key, info] of event.changes.keys) {
+          seen?.set(key, { action: info.action, oldValue: info.oldValue })
+          if (name === ROOTS.observations && info.action !== 'delete') this.learnNames(observations.get(key))
+        }
       })
     }
     room.on('update', this.follow)
+  }
+
+  /** Names stay once seen: a name an observation gave the entity stays a fair basis for a merge. */
+  private learnNames(value: unknown): void {
+    const entities = (value as Partial<Observation> | undefined)?.entities
+    if (!Array.isArray(entities)) return
+    for (const e of entities) if (typeof e?.name === 'string') addName(this.names, normalizeName(e.name), e.name)
   }
 
   /** Whether the copy holds exactly the room's structs (an accepted update the room never applied would break it). */
@@ -137,7 +152,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   const replica = replicaOf(room)
   const scratch = replica.doc
   // Judged against the copy: it holds the accepted updates still on their way to the room.
-  const screened = screenUpdate(scratch, update, { tier, ...sender })
+  const screened = screenUpdate(scratch, update, { tier, namesOf: (key) => replica.names.get(key) ?? [], ...sender })
   if (!screened.ok) return screened.incomplete ? { ok: false, incomplete: true } : { ok: false, incomplete: false, code: screened.code, message: screened.message, keys: screened.keys }
 
   const vectorBefore = Y.encodeStateVector(scratch)

@@ -4,7 +4,9 @@
 // readers accept) and what it deletes. Nothing here touches the room's kept copy, so a
 // refused update costs its own size, never the room's.
 import * as Y from 'yjs'
-import type { Tier } from '../core/types'
+import { namesMayMerge } from '../core/consolidate'
+import { normalizeName } from '../core/normalize'
+import type { Alias, Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from '../sync/validate'
@@ -23,6 +25,8 @@ export interface ScreenContext {
   ownerOf(client: number): string | undefined
   /** How many more client ids this connection may claim. */
   claimsLeft: number
+  /** Names the room's observations give an entity key (a `read_write` merge is judged by them). */
+  namesOf?(key: string): Iterable<string>
 }
 
 const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>> = {
@@ -171,6 +175,8 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     const shown = key.slice(0, 200)
     if (list.length < KEYS_REPORTED && !list.includes(shown)) list.push(shown)
   }
+  const merges = new Map<string, string>()
+  const namedHere = new Map<string, Set<string>>()
   for (const s of fresh) {
     if (!(s instanceof Y.Item)) continue
     const place = placeOf(room, byClient, s, places)
@@ -196,6 +202,14 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
       continue
     }
     if (ctx.tier === 'read_write' && ADD_ONLY.has(place.root) && room.getMap(place.root).has(place.key)) note(refused, place.root, place.key)
+    if (ctx.tier === 'read_write' && place.root === ROOTS.aliases) merges.set(place.key, (value as Alias).canonical)
+    if (ctx.tier === 'read_write' && place.root === ROOTS.observations) {
+      for (const e of (value as Observation).entities) addName(namedHere, normalizeName(e.name), e.name)
+    }
+  }
+  const unproposed: Record<string, string[]> = {}
+  for (const variant of unproposedMerges(room, merges, (key) => [key, ...(namedHere.get(key) ?? []), ...(ctx.namesOf?.(key) ?? [])])) {
+    note(unproposed, ROOTS.aliases, variant)
   }
 
   // Deletions of what the room holds: sync messages repeat the whole delete set, so only
@@ -213,6 +227,9 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   }
 
   if (Object.keys(invalid).length) return refusal('invalid_value', 'the update holds values that are not valid memory entries (each root map holds checked values under bounded keys; nothing else)', invalid)
+  if (Object.keys(unproposed).length) {
+    return refusal('unproposed_merge', 'a read_write connection may merge two entities only when their names alone make them variants of each other, as consolidation proposes; any other merge needs a full connection', unproposed)
+  }
   if (Object.keys(refused).length) {
     const what = Object.entries(refused).map(([name, keys]) => `${keys.length} existing ${name === ROOTS.observations ? 'observation' : name} entr${keys.length === 1 ? 'y' : 'ies'}`).join(', ')
     return refusal('not_additive', `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`, refused)
@@ -221,6 +238,72 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
 }
 
 const INVALID = Symbol('invalid')
+
+/** Names kept per entity key for judging merges: enough for the spellings that matter. */
+export const NAMES_PER_KEY = 4
+/** Entities merged into one canonical that a chained merge is compared with, so a hub costs no more than this. */
+const CHAIN_SCAN = 32
+
+export function addName(names: Map<string, Set<string>>, key: string, name: string): void {
+  if (!key) return
+  let set = names.get(key)
+  if (!set) names.set(key, (set = new Set()))
+  if (set.size < NAMES_PER_KEY) set.add(name)
+}
+
+/**
+ * The variants of `merges` (variant -> canonical, as a `read_write` update sets them) that
+ * no accepted proposal would write. Accepting a merge writes the proposed pair, and keeps the
+ * alias map flat: a variant whose canonical was itself merged away points at that one's
+ * canonical, and aliases that led to the variant are re-pointed at the same place.
+ */
+function unproposedMerges(room: Y.Doc, merges: ReadonlyMap<string, string>, namesOf: (key: string) => string[]): string[] {
+  if (merges.size === 0) return []
+  const aliases = room.getMap(ROOTS.aliases)
+  const canonicalOf = (variant: string): string | undefined => {
+    const c = (aliases.get(variant) as Alias | undefined)?.canonical
+    return typeof c === 'string' ? c : undefined
+  }
+  // canonical -> variants already merged into it in the room
+  let mergedInto: Map<string, string[]> | undefined
+  const roomVariantsOf = (canonical: string): string[] => {
+    if (!mergedInto) {
+      mergedInto = new Map()
+      for (const v of aliases.keys()) {
+        const c = canonicalOf(v)
+        if (c !== undefined) mergedInto.set(c, [...(mergedInto.get(c) ?? []), v])
+      }
+    }
+    return mergedInto.get(canonical) ?? []
+  }
+  const proposable = (a: string, b: string): boolean => {
+    const as = namesOf(a)
+    const bs = namesOf(b)
+    return as.some((x) => bs.some((y) => namesMayMerge(x, y)))
+  }
+  const justified = new Set<string>()
+  const justifiedInto = new Map<string, string[]>()
+  const judge = (variant: string, canonical: string): boolean => {
+    if (proposable(variant, canonical)) return true
+    // merged with an entity that had been merged into `canonical`, in the room or earlier in this update
+    const earlier = [...roomVariantsOf(canonical).slice(0, CHAIN_SCAN), ...(justifiedInto.get(canonical) ?? []).slice(0, CHAIN_SCAN)]
+    if (earlier.some((k) => k !== variant && proposable(variant, k))) return true
+    // re-pointed: it led to an entity that is merged into `canonical` by a justified entry
+    const before = canonicalOf(variant)
+    return before !== undefined && merges.get(before) === canonical && justified.has(before)
+  }
+  // a few passes settle the chains one offline session can make; each pass costs the update's size
+  for (let pass = 0; pass < 3; pass++) {
+    const size = justified.size
+    for (const [variant, canonical] of merges) {
+      if (justified.has(variant) || !judge(variant, canonical)) continue
+      justified.add(variant)
+      justifiedInto.set(canonical, [...(justifiedInto.get(canonical) ?? []), variant])
+    }
+    if (justified.size === size) break
+  }
+  return [...merges.keys()].filter((v) => !justified.has(v))
+}
 
 /** A read connection may send only what the room has; anything new is refused, naming the keys it touches. */
 function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[], ds: Map<number, Array<{ clock: number; len: number }>>): ScreenVerdict {

@@ -22,6 +22,8 @@ export type RefusalCode =
   | 'malformed'
   /** The update extends history under a Yjs client id another connection started. */
   | 'not_owner'
+  /** A `read_write` connection merged two entities that consolidation would not propose on their names alone. */
+  | 'unproposed_merge'
   /** The connection sent more than its budget of bytes or refused updates; it is closed for a while. */
   | 'over_budget'
 
@@ -36,7 +38,7 @@ export interface Refusal {
   at: string
 }
 
-const CODES: readonly RefusalCode[] = ['read_only', 'not_additive', 'unknown_root', 'invalid_value', 'incomplete', 'malformed', 'not_owner', 'over_budget']
+const CODES: readonly RefusalCode[] = ['read_only', 'not_additive', 'unknown_root', 'invalid_value', 'incomplete', 'malformed', 'not_owner', 'unproposed_merge', 'over_budget']
 const TIERS: readonly Tier[] = ['read', 'read_write', 'full']
 
 export function encodeRefusal(refusal: Refusal): Uint8Array {

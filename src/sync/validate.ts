@@ -2,7 +2,8 @@
 // every value is treated as untrusted: exact shape, own fields only, bounded sizes. A check
 // returns a fresh object built from the known fields, or the reason it was refused; it never throws.
 import * as Y from 'yjs'
-import { isValidFilePath, LIMITS } from '../core/contract'
+import { isStoredDate, LIMITS, storedTextProblem, TEXT, type TextRule } from '../core/contract'
+import { normalizeName } from '../core/normalize'
 import type { Alias, AppendixFile, AuthoredEntity, AuthoredRelationship, Observation } from '../core/types'
 import { MAX_SYNCED_FILE_BYTES, type RejectedPair } from './layout'
 
@@ -47,6 +48,34 @@ function str(value: unknown, at: string, max: number, opts: { nonEmpty?: boolean
   return value
 }
 
+/** A text field exactly as a write stores it (see `TEXT` in the write contract). */
+function stored(value: unknown, at: string, rule: TextRule): string {
+  if (typeof value !== 'string') fail(`${at} must be a string`)
+  const problem = storedTextProblem(rule, value)
+  if (problem !== null) fail(`${at} ${problem}`)
+  return value
+}
+
+/** A list of distinct stored values, as a write leaves it. */
+function storedList(value: unknown, at: string, max: number, rule: TextRule): string[] {
+  const out = list(value, at, max, (v, a) => stored(v, a, rule))
+  if (new Set(out).size !== out.length) fail(`${at} repeats a value, which no write leaves`)
+  return out
+}
+
+/** An entity key: bounded, and naming something (a name of symbols alone has no key). */
+function entityKey(value: unknown, at: string): string {
+  const k = str(value, at, MAX_KEY_CHARS, { nonEmpty: true })
+  if (normalizeName(k) === '') fail(`${at} "${k.slice(0, 80)}" has no letters or digits`)
+  return k
+}
+
+function storedDate(value: unknown, at: string): string {
+  const s = str(value, at, DATE_CHARS, { nonEmpty: true })
+  if (!isStoredDate(s)) fail(`${at} is not an ISO 8601 date as a write stores it`)
+  return s
+}
+
 function num(value: unknown, at: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) fail(`${at} must be a number from ${min} to ${max}`)
   return value
@@ -65,9 +94,7 @@ function date(value: unknown, at: string): string {
 }
 
 function path(value: unknown, at: string): string {
-  const p = str(value, at, LIMITS.pathChars, { nonEmpty: true })
-  if (!isValidFilePath(p)) fail(`${at} is not a valid appendix path`)
-  return p
+  return stored(value, at, TEXT.path)
 }
 
 function checked<T>(build: () => T): Checked<T> {
@@ -88,22 +115,26 @@ const OBSERVATION_FIELDS = [
 
 function entity(value: unknown, at: string): AuthoredEntity {
   const o = record(value, at, ENTITY_FIELDS)
+  const description = stored(field(o, 'description'), `${at}.description`, TEXT.description)
+  const type = stored(field(o, 'type'), `${at}.type`, TEXT.entityType)
+  // a write gives a described entity a type ('thing' when none was named)
+  if (description && !type) fail(`${at}.type is empty for a described entity, which no write leaves`)
   return {
-    name: str(field(o, 'name'), `${at}.name`, LIMITS.nameChars, { nonEmpty: true }),
-    type: str(field(o, 'type'), `${at}.type`, LIMITS.typeChars),
+    name: stored(field(o, 'name'), `${at}.name`, TEXT.name),
+    type,
     // empty when the note names an entity described elsewhere
-    description: str(field(o, 'description'), `${at}.description`, LIMITS.descriptionChars, { trimmed: true }),
-    queries: list(field(o, 'queries'), `${at}.queries`, LIMITS.queries, (q, a) => str(q, a, LIMITS.queryChars)),
+    description,
+    queries: storedList(field(o, 'queries'), `${at}.queries`, LIMITS.queries, TEXT.query),
   }
 }
 
 function relationship(value: unknown, at: string): AuthoredRelationship {
   const o = record(value, at, RELATIONSHIP_FIELDS)
   return {
-    source: str(field(o, 'source'), `${at}.source`, LIMITS.nameChars, { nonEmpty: true }),
-    type: str(field(o, 'type'), `${at}.type`, LIMITS.typeChars, { nonEmpty: true }),
-    target: str(field(o, 'target'), `${at}.target`, LIMITS.nameChars, { nonEmpty: true }),
-    description: str(field(o, 'description'), `${at}.description`, LIMITS.relationshipDescriptionChars),
+    source: stored(field(o, 'source'), `${at}.source`, TEXT.name),
+    type: stored(field(o, 'type'), `${at}.type`, TEXT.relationshipType),
+    target: stored(field(o, 'target'), `${at}.target`, TEXT.name),
+    description: stored(field(o, 'description'), `${at}.description`, TEXT.relationshipDescription),
     weight: num(field(o, 'weight'), `${at}.weight`, Number.MIN_VALUE, LIMITS.maxWeight),
   }
 }
@@ -114,21 +145,32 @@ export function checkObservation(key: string, value: unknown): Checked<Observati
     const o = record(value, 'observation', OBSERVATION_FIELDS)
     const slug = str(field(o, 'slug'), 'slug', MAX_KEY_CHARS, { nonEmpty: true })
     if (slug !== key) fail(`slug "${slug.slice(0, 80)}" does not match its key "${key.slice(0, 80)}"`)
+    const title = stored(field(o, 'title'), 'title', TEXT.title)
+    const content = stored(field(o, 'content'), 'content', TEXT.content)
+    const category = stored(field(o, 'category'), 'category', TEXT.category)
+    // a write stores "note" when no category was given
+    if (!category) fail('category is empty, which no write leaves')
+    const tags = storedList(field(o, 'tags'), 'tags', LIMITS.tags, TEXT.tag)
+    const observedAt = storedDate(field(o, 'observedAt'), 'observedAt')
+    const confidence = num(field(o, 'confidence'), 'confidence', 0, 1)
+    const source = stored(field(o, 'source'), 'source', TEXT.source)
+    const entities = list(field(o, 'entities'), 'entities', LIMITS.entities, entity)
+    if (new Set(entities.map((e) => normalizeName(e.name))).size !== entities.length) fail('entities names one entity twice, which no write leaves')
     return {
       slug,
-      title: str(field(o, 'title'), 'title', LIMITS.titleChars, { nonEmpty: true }),
-      content: str(field(o, 'content'), 'content', LIMITS.contentHardChars),
-      category: str(field(o, 'category'), 'category', LIMITS.categoryChars),
-      tags: list(field(o, 'tags'), 'tags', LIMITS.tags, (t, a) => str(t, a, LIMITS.tagChars)),
-      observedAt: date(field(o, 'observedAt'), 'observedAt'),
-      confidence: num(field(o, 'confidence'), 'confidence', 0, 1),
-      source: str(field(o, 'source'), 'source', LIMITS.sourceChars),
-      entities: list(field(o, 'entities'), 'entities', LIMITS.entities, entity),
+      title,
+      content,
+      category,
+      tags,
+      observedAt,
+      confidence,
+      source,
+      entities,
       relationships: list(field(o, 'relationships'), 'relationships', LIMITS.relationships, relationship),
-      files: list(field(o, 'files'), 'files', LIMITS.files, path),
+      files: storedList(field(o, 'files'), 'files', LIMITS.files, TEXT.path),
       createdBy: str(field(o, 'createdBy'), 'createdBy', MAX_KEY_CHARS),
-      createdAt: date(field(o, 'createdAt'), 'createdAt'),
-      updatedAt: date(field(o, 'updatedAt'), 'updatedAt'),
+      createdAt: storedDate(field(o, 'createdAt'), 'createdAt'),
+      updatedAt: storedDate(field(o, 'updatedAt'), 'updatedAt'),
     }
   })
 }
@@ -136,9 +178,10 @@ export function checkObservation(key: string, value: unknown): Checked<Observati
 export function checkAlias(key: string, value: unknown): Checked<Alias> {
   return checked(() => {
     const o = record(value, 'alias', ['variant', 'canonical', 'createdAt'])
-    const variant = str(field(o, 'variant'), 'variant', MAX_KEY_CHARS, { nonEmpty: true })
+    const variant = entityKey(field(o, 'variant'), 'variant')
     if (variant !== key) fail(`variant "${variant.slice(0, 80)}" does not match its key`)
-    const canonical = str(field(o, 'canonical'), 'canonical', MAX_KEY_CHARS, { nonEmpty: true })
+    const canonical = entityKey(field(o, 'canonical'), 'canonical')
+    if (canonical === variant) fail('an alias maps an entity to itself')
     return { variant, canonical, createdAt: date(field(o, 'createdAt'), 'createdAt') }
   })
 }
@@ -146,7 +189,7 @@ export function checkAlias(key: string, value: unknown): Checked<Alias> {
 export function checkRejected(_key: string, value: unknown): Checked<RejectedPair> {
   return checked(() => {
     const o = record(value, 'rejected pair', ['pair', 'at'])
-    const pair = list(field(o, 'pair'), 'pair', 2, (k, a) => str(k, a, MAX_KEY_CHARS, { nonEmpty: true }))
+    const pair = list(field(o, 'pair'), 'pair', 2, entityKey)
     if (pair.length !== 2) fail('pair must hold two entity keys')
     return { pair: [pair[0]!, pair[1]!], at: date(field(o, 'at'), 'at') }
   })

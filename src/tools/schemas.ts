@@ -1,7 +1,10 @@
-// Zod schemas for every tool argument. The core contract stays the authority on what a valid
-// write is; these catch shape errors early and carry the descriptions a model reads.
+// Zod schemas for every tool argument. They carry the shapes and descriptions a model reads;
+// what a write or update may hold is judged by the core contract alone, which the write and
+// update schemas run as a refinement, so the two can never disagree. String limits are
+// advertised (maxLength) but enforced by the contract, on the stored, normalized value.
 import { z } from 'zod'
-import { LIMITS } from '../core/contract'
+import { LIMITS, validateObservationInput, validatePatch } from '../core/contract'
+import { isMemoryError } from '../core/errors'
 import { MAX_LIMITS, DEFAULT_LIMITS } from '../core/recall'
 import { MAX_FILE_BYTES } from '../engine/files'
 
@@ -20,19 +23,41 @@ const slug = z
 
 const tier = (t: 'read' | 'read_write' | 'full'): string => `Needs a ${t} connection.`
 
+/** Text whose limits the contract enforces after normalization; the schema advertises them. */
+const text = (max: number, required = false) => z.string().meta(required ? { minLength: 1, maxLength: max } : { maxLength: max })
+
+/** Marks the issues the contract found, so a caller can let the contract report them itself. */
+export const CONTRACT = 'contract'
+
+/** Whether every issue of a failed parse came from the contract (the shape was right). */
+export function onlyContractIssues(error: z.ZodError): boolean {
+  return error.issues.every((i) => i.code === 'custom' && (i.params as Record<string, unknown> | undefined)?.[CONTRACT] === true)
+}
+
+/** Runs a contract check as a refinement: its issues become zod issues at their paths. */
+function byContract(check: (value: unknown) => unknown) {
+  return (value: unknown, ctx: z.RefinementCtx): void => {
+    try {
+      check(value)
+    } catch (err) {
+      if (!isMemoryError(err)) throw err
+      const issues = (err.details.issues as Array<{ path: string; message: string }> | undefined) ?? [{ path: '', message: err.message }]
+      for (const i of issues) ctx.addIssue({ code: 'custom', message: i.message, params: { [CONTRACT]: true }, path: i.path ? i.path.split(/[.[\]]+/).filter(Boolean).map((k) => (/^\d+$/.test(k) ? Number(k) : k)) : [] })
+    }
+  }
+}
+
 export const entitySchema = z
   .strictObject({
-    name: z.string().min(1).max(LIMITS.nameChars).describe('The name of the person, project, organization, place or thing. Reuse the exact name an earlier write or recall returned, so the entity merges instead of duplicating.'),
-    type: z.string().max(LIMITS.typeChars).optional().describe('Kind of entity, e.g. person, project, organization, place, tool. Default: thing.'),
-    description: z
-      .string()
-      .max(LIMITS.descriptionChars)
+    name: text(LIMITS.nameChars, true).describe('The name of the person, project, organization, place or thing. Reuse the exact name an earlier write or recall returned, so the entity merges instead of duplicating.'),
+    type: text(LIMITS.typeChars).optional().describe('Kind of entity, e.g. person, project, organization, place, tool. Default: thing.'),
+    description: text(LIMITS.descriptionChars)
       .optional()
       .describe(
         'One or two sentences saying who or what this is. Required for an entity new to this memory: recall matches queries against entity descriptions first. May be left out when naming an entity that already exists; the entity keeps its best description.',
       ),
     queries: z
-      .array(z.string().min(1).max(LIMITS.queryChars))
+      .array(text(LIMITS.queryChars, true))
       .max(LIMITS.queries)
       .optional()
       .describe(`Up to ${LIMITS.queries} questions this entity should answer (e.g. "who leads the billing rewrite?"); folded into matching.`),
@@ -41,34 +66,31 @@ export const entitySchema = z
 
 export const relationshipSchema = z
   .strictObject({
-    source: z.string().min(1).max(LIMITS.nameChars).describe('Name of the source entity: one of this observation\'s entities, or one that already exists.'),
-    type: z.string().min(1).max(LIMITS.typeChars).describe('The verb of the edge in snake_case, e.g. works_on, member_of, leads, depends_on.'),
-    target: z.string().min(1).max(LIMITS.nameChars).describe('Name of the target entity: one of this observation\'s entities, or one that already exists.'),
-    description: z.string().max(LIMITS.relationshipDescriptionChars).optional().describe('What the edge means in this case, in a sentence.'),
+    source: text(LIMITS.nameChars, true).describe('Name of the source entity: one of this observation\'s entities, or one that already exists.'),
+    type: text(LIMITS.typeChars, true).describe('The verb of the edge in snake_case, e.g. works_on, member_of, leads, depends_on.'),
+    target: text(LIMITS.nameChars, true).describe('Name of the target entity: one of this observation\'s entities, or one that already exists.'),
+    description: text(LIMITS.relationshipDescriptionChars).optional().describe('What the edge means in this case, in a sentence.'),
     weight: z.number().positive().max(LIMITS.maxWeight).optional().describe('Strength of the edge as this observation states it. Default 1.'),
   })
   .describe('A directed edge between two entities.')
 
 const edgeRef = z.strictObject({
-  source: z.string().min(1).max(LIMITS.nameChars).describe('Source entity name of the relationship to remove.'),
-  type: z.string().min(1).max(LIMITS.typeChars).describe('Its type, e.g. works_on.'),
-  target: z.string().min(1).max(LIMITS.nameChars).describe('Target entity name.'),
+  source: text(LIMITS.nameChars, true).describe('Source entity name of the relationship to remove.'),
+  type: text(LIMITS.typeChars, true).describe('Its type, e.g. works_on.'),
+  target: text(LIMITS.nameChars, true).describe('Target entity name.'),
 })
 
 const fields = {
-  title: z.string().min(1).max(LIMITS.titleChars).describe('Short display title. Display only: the slug stays the same when it changes.'),
-  content: z
-    .string()
-    .min(1)
-    .max(LIMITS.contentHardChars)
+  title: text(LIMITS.titleChars, true).describe('Short display title. Display only: the slug stays the same when it changes.'),
+  content: text(LIMITS.contentHardChars, true)
     .describe(
       `The note itself. Keep it near ${LIMITS.contentSoftChars} characters: one fact or event per observation. For longer material, write several observations and put the source document in the appendix with store_file, referenced by path in files. Hard limit ${LIMITS.contentHardChars}.`,
     ),
-  category: z.string().max(LIMITS.categoryChars).optional().describe('One coarse bucket, e.g. meeting, decision, preference, fact. Default: note. Recall can filter on it.'),
-  tags: z.array(z.string().min(1).max(LIMITS.tagChars)).max(LIMITS.tags).optional().describe('Free-form labels; recall can filter on them.'),
+  category: text(LIMITS.categoryChars).optional().describe('One coarse bucket, e.g. meeting, decision, preference, fact. Default: note. Recall can filter on it.'),
+  tags: z.array(text(LIMITS.tagChars, true)).max(LIMITS.tags).optional().describe('Free-form labels; recall can filter on them.'),
   observedAt: isoDate.optional().describe('When the observed thing happened (ISO 8601). Default: now. Recall can filter on it with from/to.'),
   confidence: z.number().min(0).max(1).optional().describe('How sure you are, 0 to 1. Default 1.'),
-  source: z.string().max(LIMITS.sourceChars).optional().describe('Where this came from: a URL, a document, a conversation.'),
+  source: text(LIMITS.sourceChars).optional().describe('Where this came from: a URL, a document, a conversation.'),
   entities: z
     .array(entitySchema)
     .max(LIMITS.entities)
@@ -79,10 +101,10 @@ const fields = {
     .max(LIMITS.relationships)
     .optional()
     .describe('Edges among the entities. Strongly encouraged: relationships are what makes a recall return more than the note you already had.'),
-  files: z.array(z.string().min(1).max(LIMITS.pathChars)).max(LIMITS.files).optional().describe('Appendix paths (stored with store_file) this observation refers to.'),
+  files: z.array(text(LIMITS.pathChars, true)).max(LIMITS.files).optional().describe('Appendix paths (stored with store_file) this observation refers to.'),
 }
 
-export const writeArgs = z.strictObject(fields)
+export const writeArgs = z.strictObject(fields).superRefine(byContract((v) => validateObservationInput(v)))
 
 export const updateArgs = z.strictObject({
   slug,
@@ -96,9 +118,12 @@ export const updateArgs = z.strictObject({
   entities: fields.entities.describe('Unioned with the current entities by name; yours win on conflicts. Omitting an entity does not remove it: use removeEntities.'),
   relationships: fields.relationships.describe('Unioned with the current relationships by (source, type, target); yours win.'),
   files: fields.files,
-  removeEntities: z.array(z.string().min(1).max(LIMITS.nameChars)).max(LIMITS.entities).optional().describe('Entity names to drop from this observation, with the relationships that touch them.'),
+  removeEntities: z.array(text(LIMITS.nameChars, true)).max(LIMITS.entities).optional().describe('Entity names to drop from this observation, with the relationships that touch them.'),
   removeRelationships: z.array(edgeRef).max(LIMITS.relationships).optional().describe('Relationships to drop, matched by (source, type, target).'),
-})
+}).superRefine(byContract((v) => {
+  const { slug: _, ...patch } = v as Record<string, unknown>
+  validatePatch(patch)
+}))
 
 export const slugArgs = z.strictObject({ slug })
 

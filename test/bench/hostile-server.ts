@@ -1,5 +1,5 @@
 // The sync server under hostile but authenticated load, in a process of its own: its
-// event-loop delay while read tokens flood it with updates it refuses, and while a
+// event-loop delay idle (the baseline), while read tokens flood it with updates it refuses, and while a
 // read_write token sends the largest valid updates it takes; and what storing each update
 // before relaying it costs a write's delivery. Alone: `npx tsx test/bench/hostile-server.ts`.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -151,6 +151,10 @@ export async function benchHostileServer(quick: boolean): Promise<{ load: Hostil
     try {
       await seed(server, seedSize)
       if (persistBeforeBroadcast) {
+        load.push(await measured(server, `idle: no traffic for 3 s, room of ${seedSize}`, async () => async () => {
+          await new Promise((resolve) => setTimeout(resolve, 3_000))
+          return { updates: 0, bytes: 0, refusals: 0 }
+        }))
         load.push(await measured(server, `read flood: ${quick ? 5 : 10} read sockets x 40 refused 2 kB notes, room of ${seedSize}`, () => readFlood(server, quick ? 5 : 10, 40)))
         load.push(await measured(server, `read_write: ${quick ? 5 : 20} updates of 50 notes at the 20,000-char limit`, () => largestValid(server, quick ? 5 : 20, 50)))
       }

@@ -5,6 +5,7 @@ import {
   chooseCanonical,
   collapseAliases,
   fnv1a64,
+  namesMayMerge,
   pairId,
   proposeMerges,
   resolveAlias,
@@ -323,5 +324,28 @@ describe('scale', () => {
     // only the planted pairs: the synthetic names share words and descriptions but are distinct
     expect(pairs(ps).sort()).toEqual([pairOf('Alice Okafor 0', 'Okafor, Alice 0'), pairOf('Vendor2 Systems Ltd', 'Vendor2 Systems Corporation')].sort())
     expect(ms).toBeLessThan(5000)
+  })
+})
+
+describe('namesMayMerge', () => {
+  it('holds for the name variants consolidation proposes and not for unrelated or contrasting names', () => {
+    for (const [a, b] of [['Alice Smith', 'alice smith.'], ['Dr. Alice Smith', 'Alice Smith'], ['IBM', 'International Business Machines'], ['Doe, Jane', 'Jane Doe'], ['Kubernetes', 'Kubernetis'], ['Acme Corp.', 'ACME']]) {
+      expect({ a, b, merge: namesMayMerge(a!, b!) }).toEqual({ a, b, merge: true })
+    }
+    for (const [a, b] of [['alice smith', 'mallory jones'], ['ibm', 'international business machines'], ['Paris', 'Paris Hilton'], ['Mr. Smith', 'Mrs. Smith'], ['Dr. Smith', 'Smith'], ['!!!', '???']]) {
+      expect({ a, b, merge: namesMayMerge(a!, b!) }).toEqual({ a, b, merge: false })
+    }
+  })
+
+  it('agrees with proposeMerges when names are the only evidence', () => {
+    const names = ['Alice Smith', 'Dr. Alice Smith', 'Smith', 'Dr. Smith', 'IBM', 'International Business Machines', 'Jane Doe', 'Doe, Jane', 'Kubernetes', 'Kubernetis', 'Paris', 'Paris Hilton', 'BA', 'Bank of America', 'Java', 'JavaScript']
+    // empty descriptions and no edges: only the names can lift a pair over the threshold
+    const proposed = new Set(propose(names.map((n) => entity(n, 'thing', ''))).map((p) => p.id))
+    for (let i = 0; i < names.length; i++) {
+      for (let j = i + 1; j < names.length; j++) {
+        const id = pairId(normalizeName(names[i]!), normalizeName(names[j]!))
+        expect({ pair: [names[i], names[j]], merge: namesMayMerge(names[i]!, names[j]!) }).toEqual({ pair: [names[i], names[j]], merge: proposed.has(id) })
+      }
+    }
   })
 })

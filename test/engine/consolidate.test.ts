@@ -34,6 +34,27 @@ describe('consolidation through the engine', () => {
     expect((await c2.listProposals()).find((x) => x.id === p.id)!.status).toBe('accepted')
   })
 
+  it('read_write accepts a merge the names alone justify; one that rests on descriptions needs full', async () => {
+    const { memory, conn: full } = await fixture()
+    const writer = await memory.connect({ agent: 'writer', tier: 'read_write' })
+    const surgeon = 'surgeon at the city hospital who leads the transplant unit'
+    await writer.write({ title: 'a', content: 'c', entities: [{ name: 'Dr. Smith', type: 'person', description: surgeon }, { name: 'Kubernetes Operator', type: 'tool', description: 'deploys the cluster' }] })
+    await writer.write({ title: 'b', content: 'c', entities: [{ name: 'Smith', type: 'person', description: surgeon }, { name: 'Kubernetis Operator', type: 'tool', description: 'runs the cluster' }] })
+    const proposals = await writer.consolidate()
+    const byName = proposals.find((p) => p.pair.includes('kubernetes operator'))!
+    const byDescription = proposals.find((p) => p.pair.includes('smith'))!
+    expect(byName.evidence.map((e) => e.signal)).toEqual(['edit_distance'])
+    // a lone surname behind a title is weak; the identical description lifts it over the threshold
+    expect(byDescription.evidence.map((e) => e.signal).sort()).toEqual(['similar_description', 'title_or_suffix'])
+
+    await writer.acceptProposal(byName.id)
+    expect((await writer.inspect('Kubernetis Operator')).entity.key).toBe('kubernetes operator')
+    await expect(writer.acceptProposal(byDescription.id)).rejects.toMatchObject({ code: 'forbidden', details: { needed: 'full', held: 'read_write' } })
+    expect((await writer.inspect('Smith')).entity.key).toBe('smith')
+    await full.acceptProposal(byDescription.id)
+    expect((await writer.inspect('Dr. Smith')).aliases.length).toBe(1)
+  })
+
   it('a rejected pair is not proposed again', async () => {
     const { conn } = await fixture()
     await conn.write({ title: 'a', content: 'c', entities: [{ name: 'Dr. Jane Doe', type: 'person', description: 'surgeon at the city hospital' }] })

@@ -118,7 +118,9 @@ type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false;
  */
 export async function serverInChild(dataDir: string, say: (line: string) => void, answerTimeoutMs = 120_000, options: { persistBeforeBroadcast?: boolean } = {}): Promise<ServerHandle> {
   const startTimeoutMs = 15_000
-  const child: ChildProcess = fork(CHILD, [dataDir, JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  // CAIRN_SERVER_CPU_PROF=<dir> writes a CPU profile of the server process there, to see where its time goes
+  const profile = process.env.CAIRN_SERVER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAIRN_SERVER_CPU_PROF] : []
+  const child: ChildProcess = fork(CHILD, [dataDir, JSON.stringify(options)], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
   let nextId = 0
   let exited = false

@@ -85,8 +85,13 @@ describe('GatedSocket', () => {
     ws.emit('message', Buffer.from([42, 0]))
     await handled()
     expect(forwarded.map((f) => f[0])).toEqual([0])
-    ws.emit('message', Buffer.from([0, 2, 200]))
+    // a sync step 2 whose update is cut short
+    ws.emit('message', Buffer.from([0, 1, 200]))
     await handled()
     expect(refusals().map((r) => r.code)).toEqual(['malformed'])
+    // an update from a read connection is refused unread, garbage or not
+    ws.emit('message', Buffer.from([0, 2, 200]))
+    await handled()
+    expect(refusals().map((r) => r.code)).toEqual(['malformed', 'read_only'])
   })
 })

@@ -38,9 +38,17 @@ describe('checkUpdate', () => {
   })
 
   it('read_write: additions and alias re-pointing pass; edits and deletes of observations and alias deletes do not', () => {
-    const cases: Array<[string, (d: Y.Doc) => void, boolean]> = [
+    const cases: Array<[string, (d: Y.Doc) => void, boolean, string?]> = [
       ['new observation', (d) => putObservation(d, observation('c-1')), true],
-      ['re-point alias', (d) => putAlias(d, alias('v', 'c2')), true],
+      // accepting `c` -> `c inc` re-points `v`, which led to `c`
+      ['merge and re-point alias', (d) => {
+        putAlias(d, alias('c', 'c inc'))
+        putAlias(d, alias('v', 'c inc'))
+      }, true],
+      // accepting `v inc` -> `v` after `v` was merged into `c` writes `v inc` -> `c`
+      ['merge into a name already merged away', (d) => putAlias(d, alias('v inc', 'c')), true],
+      ['re-point alias alone', (d) => putAlias(d, alias('v', 'c2')), false, 'unproposed_merge'],
+      ['merge unrelated names', (d) => putAlias(d, alias('alice smith', 'mallory jones')), false, 'unproposed_merge'],
       ['re-reject a pair', (d) => putRejected(d, 'p-1', { pair: ['x', 'y'], at: '2026-03-15T10:00:00.000Z' }), true],
       // judged like any other write to an existing key, never by comparing serialized values
       ['same value again', (d) => putObservation(d, observation('a-1')), false],
@@ -49,11 +57,11 @@ describe('checkUpdate', () => {
       ['delete alias', (d) => d.getMap(ROOTS.aliases).delete('v'), false],
       ['delete rejection', (d) => d.getMap(ROOTS.rejected).delete('p-1'), false],
     ]
-    for (const [name, edit, allowed] of cases) {
+    for (const [name, edit, allowed, code = 'not_additive'] of cases) {
       const { room, client } = setup()
       const v = checkUpdate('read_write', room, changeOf(client, room, edit))
       expect({ name, ok: v.ok }).toEqual({ name, ok: allowed })
-      if (!allowed) expect(v).toMatchObject({ code: 'not_additive' })
+      if (!allowed) expect({ name, v }).toMatchObject({ name, v: { code } })
     }
   })
 
