@@ -323,7 +323,6 @@ describe('scale', () => {
     console.log(`proposeMerges over ${entities.length} entities, ${relationships.length} relationships: ${ms.toFixed(0)} ms, ${ps.length} proposals`)
     // only the planted pairs: the synthetic names share words and descriptions but are distinct
     expect(pairs(ps).sort()).toEqual([pairOf('Alice Okafor 0', 'Okafor, Alice 0'), pairOf('Vendor2 Systems Ltd', 'Vendor2 Systems Corporation')].sort())
-    expect(ms).toBeLessThan(5000)
   })
 })
 

@@ -153,21 +153,14 @@ describe('VariantIndex and findPossibleDuplicates', () => {
     expect([...found].sort()).toEqual(['doe, jane + jane doe', 'ibm + international business machines', 'kubernetes + kubernetis'])
   })
 
-  it('answers quickly against 10k existing entities', () => {
+  it('finds the duplicates among 10k existing entities through the index as a full scan does', () => {
     const many = Array.from({ length: 10_000 }, (_, i) => ({ key: `entity number ${i}`, name: `Entity Number ${i}` }))
     many.push({ key: 'international business machines', name: 'International Business Machines' })
     const index = new VariantIndex(many)
     const newNames = ['IBM', 'Number Entity 42', 'Something New', 'Kubernetis']
-    let t = performance.now()
-    const runs = 200
-    for (let i = 0; i < runs; i++) findPossibleDuplicates(newNames, index)
-    const indexed = (performance.now() - t) / runs
-    findPossibleDuplicates(newNames, many) // fills the signature cache
-    t = performance.now()
+    const indexed = findPossibleDuplicates(newNames, index)
     const scanned = findPossibleDuplicates(newNames, many)
-    const scan = performance.now() - t
-    console.log(`findPossibleDuplicates, 10k entities, 4 names: index ${indexed.toFixed(3)} ms, scan ${scan.toFixed(2)} ms`)
     expect(scanned.map((d) => d.existing)).toEqual(['International Business Machines', 'Entity Number 42'])
-    expect(indexed).toBeLessThan(5)
+    expect(indexed).toEqual(scanned)
   })
 })
