@@ -187,6 +187,8 @@ export interface Connection {
   tokenHash: string
   createdAt: string
   revokedAt: string | null
+  /** Kept on this device only (the app's own connection), never shared with the memory's other holders. */
+  localOnly?: boolean
 }
 
 export interface AppendixFile {
