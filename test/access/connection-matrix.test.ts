@@ -192,3 +192,30 @@ describe('who may change connections on the sync server', () => {
     expect((await roomConnections(owner.info.id)).get(revoked.id)?.revokedAt).not.toBeNull()
   })
 })
+
+describe('an MCP replica that syncs with the agent\'s own token (cairn mcp --server --token)', () => {
+  it('serves with that connection\'s tier, stops when it is revoked, and cannot start again with it', async () => {
+    const made = await owner.connect({ agent: 'replica agent', tier: 'read_write' })
+    await until('the connection to reach the server', async () => (await roomConnections(owner.info.id)).has(made.id))
+    const provider = syncedMemoryProvider({ memoryId: owner.info.id, serverUrl: h.server.url, syncToken: made.token! })
+    cleanup.push(() => provider.close())
+    const replica = await provider.memory()
+    const conn = await replica.connectWithToken(made.token!)
+    expect(conn.tier).toBe('read_write')
+    await expect(conn.write(note('From the replica agent'))).resolves.toMatchObject({ slug: expect.any(String) })
+    await expect(conn.delete((await conn.recall({})).observations[0]!.slug)).rejects.toMatchObject({ code: 'forbidden' })
+
+    await owner.revoke(made.id)
+    await until('the replica to stop the connection', async () => {
+      try {
+        await conn.recall({})
+        return false
+      } catch (e) {
+        return (e as { code?: string }).code === 'revoked'
+      }
+    }, 2_000)
+    const again = syncedMemoryProvider({ memoryId: owner.info.id, serverUrl: h.server.url, syncToken: made.token!, timeoutMs: 3_000 })
+    cleanup.push(() => again.close())
+    await expect(again.memory()).rejects.toThrow()
+  })
+})
