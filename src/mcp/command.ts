@@ -21,6 +21,8 @@ Serves a Cairn memory to an MCP client. stdio by default: stdout carries JSON-RP
   --ephemeral           keep the memory in this process only
   --name NAME           name of a new memory (default "agent memory")
   --bm25                create a new memory that ranks by words alone (no embedding model)
+  --token TOKEN         serve with this connection of the memory (cairn connection add), its
+                        tier and revocation, instead of a new connection
   --agent NAME          agent name of the connection (default mcp-agent)
   --tier TIER           read | read_write | full (default read_write)
   --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only);
@@ -76,10 +78,11 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
     provider = localMemoryProvider({ ...name, ...(dir ? { dir } : {}), ...(embedder ? { embedder } : {}) })
   }
   const memory = await provider.memory()
-  // The memory's own connection for this token when there is one (made in the app for this
-  // agent); a server-issued token has none here, so the agent gets a connection of this replica.
-  const shared = values.server ? await memory.connectWithToken(syncToken!).catch(() => null) : null
-  const conn = shared ?? (await memory.connect({ agent: values.agent, tier: values.tier, ...(values.server ? { localOnly: true } : {}) }))
+  // The memory's own connection for the token when there is one (made in the app, the library
+  // or `cairn connection add`); a server-issued token has none, so the agent gets one of this replica.
+  let conn
+  if (values.server) conn = (await memory.connectWithToken(syncToken!).catch(() => null)) ?? (await memory.connect({ agent: values.agent, tier: values.tier, localOnly: true }))
+  else conn = values.token ? await memory.connectWithToken(values.token) : await memory.connect({ agent: values.agent, tier: values.tier })
   const shutdown = async (): Promise<void> => {
     await provider.close().catch((e: unknown) => process.stderr.write(`cairn mcp: closing failed: ${(e as Error).message}\n`))
     await embedder?.dispose?.().catch(() => undefined)
