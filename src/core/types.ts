@@ -189,6 +189,8 @@ export interface Connection {
   revokedAt: string | null
   /** Kept on this device only (the app's own connection), never shared with the memory's other holders. */
   localOnly?: boolean
+  /** When an agent last called through it on this device (to the minute); never shared. */
+  lastUsedAt?: string
 }
 
 export interface AppendixFile {

@@ -38,6 +38,7 @@ export interface OpenMemoryOptions extends IndexedDBFactory {
 }
 
 const DEFAULT_SNIPPET = 280
+const LAST_USED_STEP_MS = 60_000
 const DERIVATION_KEY = 'derivationRules'
 
 function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: Embedder | undefined): RetrievalConfig {
@@ -196,7 +197,7 @@ export class Memory {
     await stored(() => this.engine.db.connections.add(record))
     this.connections.set(record.id, record)
     this.sharing?.share([record])
-    return new ConnectionHandle(this.engine, () => this.connections.get(record.id)!, token)
+    return new ConnectionHandle(this.engine, () => this.connections.get(record.id)!, token, this.touch)
   }
 
   /** Reattaches an agent that kept its token. */
@@ -209,10 +210,24 @@ export class Memory {
     for (const c of this.connections.values()) {
       if (constantTimeEqual(c.tokenHash, hash)) {
         if (c.revokedAt) break
-        return new ConnectionHandle(this.engine, () => this.connections.get(c.id)!, undefined)
+        return new ConnectionHandle(this.engine, () => this.connections.get(c.id)!, undefined, this.touch)
       }
     }
     throw new MemoryError('forbidden', 'this token is unknown or was revoked; ask for a new connection')
+  }
+
+  /**
+   * Records when a connection was last used, at most once a minute per connection, off the
+   * call's path: a lost stamp costs nothing but a slightly older "last used".
+   */
+  private readonly touch = (connectionId: string): void => {
+    const c = this.connections.get(connectionId)
+    if (!c) return
+    const now = new Date()
+    if (c.lastUsedAt && now.getTime() - Date.parse(c.lastUsedAt) < LAST_USED_STEP_MS) return
+    const lastUsedAt = now.toISOString()
+    this.connections.set(c.id, { ...c, lastUsedAt })
+    this.engine.db.connections.update(c.id, { lastUsedAt }).catch(() => undefined)
   }
 
   /** Adopts connections another holder of the memory made or revoked (from its sync document). */
