@@ -227,8 +227,11 @@ export class Memory {
     if (c.lastUsedAt && now.getTime() - Date.parse(c.lastUsedAt) < LAST_USED_STEP_MS) return
     const lastUsedAt = now.toISOString()
     this.connections.set(c.id, { ...c, lastUsedAt })
-    this.engine.db.connections.update(c.id, { lastUsedAt }).catch(() => undefined)
+    const write = this.engine.db.connections.update(c.id, { lastUsedAt }).then(() => undefined, () => undefined)
+    this.stamping.add(write)
+    void write.finally(() => this.stamping.delete(write))
   }
+  private readonly stamping = new Set<Promise<void>>()
 
   /** Adopts connections another holder of the memory made or revoked (from its sync document). */
   private async takeInShared(list: Connection[]): Promise<void> {
@@ -293,6 +296,7 @@ export class Memory {
   async close(): Promise<void> {
     this.revocations.close()
     this.sharing?.stop()
+    await Promise.all(this.stamping)
     if (this.syncing) await (await this.syncing.catch(() => null))?.stop()
     await this.saveIndex().catch(() => undefined)
     this.engine.close()
