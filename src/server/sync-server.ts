@@ -21,7 +21,7 @@ import { jsonLineLog, type SyncLog } from './log'
 import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
-import { checkSharedConnection, readSharedConnections, sharedConnectionsMap } from '../sync/shared-connections'
+import { checkSharedConnection, readSharedConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
 import { sharedConnectionOf } from './shared-access'
 
 /** `shared`: a connection the memory holds in its own document (the memory's owner made it), not a server token. */
@@ -136,6 +136,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       const state = preloaded.get(room)
       preloaded.delete(room)
       if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
+      storedConnections.delete(room)
       // A revoke written into the memory's own connections (by its owner, on any server) closes
       // that connection's sockets here. After the update is relayed, so the revoked replica
       // still hears of its revoke before its socket closes.
@@ -164,6 +165,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       if (unsubscribe) unsubscribes.set(room, unsubscribe)
     },
     unbind(room) {
+      storedConnections.delete(room)
       unsubscribes.get(room)?.()
       unsubscribes.delete(room)
       const done = store.flush(room).then(() => store.compact(room)).catch((err: unknown) => {
@@ -187,20 +189,35 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     return { ok: true, connection }
   })
 
+  // A room that is not loaded is read from storage to authorize a memory's own connection;
+  // what was read is kept briefly (and per room only), so unknown tokens sent again and again
+  // cost one read of the room, not one each. A room that loads here drops its entry.
+  const storedConnections = new Map<string, { at: number; connections: Promise<Map<string, SharedConnection>> }>()
+  const STORED_CONNECTIONS_MS = 2_000
+  const STORED_CONNECTIONS_ROOMS = 256
+
   /** The memory's connections as the room holds them: the live document, or what storage holds. */
-  async function roomConnections(room: string) {
+  async function roomConnections(room: string): Promise<Map<string, SharedConnection>> {
     const live = docs.get(docName(room))
     if (live) return readSharedConnections(live)
-    // Not cached: a token nobody knows must not make the server keep rooms loaded.
-    const state = await store.load(room)
-    if (!state) return new Map()
-    const doc = new Y.Doc()
-    try {
-      Y.applyUpdate(doc, state)
-      return readSharedConnections(doc)
-    } finally {
-      doc.destroy()
-    }
+    const kept = storedConnections.get(room)
+    if (kept && Date.now() - kept.at < STORED_CONNECTIONS_MS) return kept.connections
+    // a room being unloaded is read once its last updates are stored
+    const connections = Promise.all([...unloading]).then(() => store.load(room)).then((state) => {
+      if (!state) return new Map<string, SharedConnection>()
+      const doc = new Y.Doc()
+      try {
+        Y.applyUpdate(doc, state)
+        return readSharedConnections(doc)
+      } finally {
+        doc.destroy()
+      }
+    })
+    storedConnections.delete(room)
+    storedConnections.set(room, { at: Date.now(), connections })
+    if (storedConnections.size > STORED_CONNECTIONS_ROOMS) storedConnections.delete(storedConnections.keys().next().value!)
+    connections.catch(() => storedConnections.delete(room))
+    return connections
   }
 
   /** Tokens the server issued first; otherwise a connection the memory's owner shared in the memory itself. */
@@ -336,6 +353,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     if (ws.readyState !== ws.OPEN) return
     setupWSConnection(gate as unknown as WebSocket, req, { docName: docName(room), gc: true })
     roomDoc = docs.get(docName(room))
+    // authorized from stored state that a revoke (made on another server) may have overtaken
+    if (shared && revokedInRoom(room, connection.id)) {
+      ws.close(CLOSE.revoked, 'this connection token was revoked')
+      return
+    }
     gate.start()
     log('info', 'connected', { room, connection: connection.id, agent: connection.agent, tier: connection.tier })
   }

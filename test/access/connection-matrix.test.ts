@@ -219,3 +219,31 @@ describe('an MCP replica that syncs with the agent\'s own token (cairn mcp --ser
     await expect(again.memory()).rejects.toThrow()
   })
 })
+
+describe('a memory the server holds only in storage', () => {
+  it('authorizes its connections from the stored room, and a revoke made offline holds once the owner reconnects', async () => {
+    const memory = await createMemory({ name: 'stored', indexedDB: new IDBFactory(), IDBKeyRange })
+    cleanup.push(() => memory.close())
+    const sync = await memory.sync({ serverUrl: h.server.url, token: h.token(memory.info.id, 'full').token, WebSocketPolyfill: WebSocket, crossTab: false })
+    await sync.client!.whenSynced()
+    const made = await memory.connect({ agent: 'late agent', tier: 'read' })
+    await until('the connection to reach the server', async () => (await roomConnections(memory.info.id)).has(made.id))
+    sync.client!.disconnect()
+    // the room unloads once its last socket is gone, so the token is then usually checked against storage
+    await new Promise((r) => setTimeout(r, 300))
+    const agent = h.client(memory.info.id, made.token!)
+    await agent.whenSynced()
+    agent.destroy()
+
+    await memory.revoke(made.id)
+    await new Promise((r) => setTimeout(r, 300))
+    const before = h.client(memory.info.id, made.token!)
+    await before.whenSynced()
+    before.destroy()
+    sync.client!.connect()
+    await until('the revoke to reach the server', async () => (await roomConnections(memory.info.id)).get(made.id)?.revokedAt != null)
+    const after = h.client(memory.info.id, made.token!)
+    await until('the token to be refused', () => after.status.state === 'denied')
+    expect(after.status.closed?.code).toBe(CLOSE.revoked)
+  })
+})
