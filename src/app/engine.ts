@@ -67,7 +67,7 @@ export async function createMemory(name: string, visibility: Visibility, orgId?:
 /** Keeps the app's own full connection to a memory it just made (created, joined or imported). */
 async function adopt(memory: Awaited<ReturnType<EngineClient['createMemory']>>): Promise<MemoryInfo> {
   const info = await memory.info
-  const conn = await memory.connect({ agent: AGENT, tier: 'full' })
+  const conn = await memory.connect({ agent: AGENT, tier: 'full', localOnly: true })
   const token = await conn.token
   if (token) localStorage.setItem(tokenKey(info.id), token)
   connections.set(info.id, Promise.resolve(conn as unknown as AppConnection))
@@ -100,7 +100,7 @@ async function attach(memoryId: string): Promise<AppConnection> {
       localStorage.removeItem(tokenKey(memoryId))
     }
   }
-  const conn = await memory.connect({ agent: AGENT, tier: 'full' })
+  const conn = await memory.connect({ agent: AGENT, tier: 'full', localOnly: true })
   const token = await conn.token
   if (token) localStorage.setItem(tokenKey(memoryId), token)
   return conn as unknown as AppConnection

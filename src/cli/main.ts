@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { isMemoryError } from '../core/errors'
 import { isUsageError, MCP_USAGE, runMcpCommand } from '../mcp/command'
 import { PACKAGE_ROOT } from '../package-root'
+import { CONNECTION_USAGE, runConnection } from './connections'
 import { EXPORT_USAGE, IMPORT_USAGE, runExport, runImport } from './transfer'
 
 const USAGE = `usage: cairn <command> [options]
@@ -11,6 +12,7 @@ const USAGE = `usage: cairn <command> [options]
   mcp       serve a memory to an MCP client (Claude, Cursor, VS Code...) over stdio or HTTP
   serve     run the sync server that the app and other devices sync through
   token     add, list or revoke the sync server's connection tokens
+  connection add, list or revoke the connections of a memory kept in a folder
   import    read an MCP memory server file (memory.jsonl) or a Cairn backup into a memory
   export    write a memory as a Markdown (Obsidian) vault or as JSON
 
@@ -33,6 +35,8 @@ async function main(argv: string[]): Promise<void> {
       process.argv = [process.argv[0]!, 'cairn', ...argv]
       await import('../server/cli')
       return
+    case 'connection':
+      return runConnection(rest)
     case 'import':
       return runImport(rest)
     case 'export':
@@ -62,7 +66,7 @@ export class UsageError extends Error {
 const argv = process.argv.slice(2)
 main(argv).catch((e: unknown) => {
   // stdout may be an MCP client's JSON-RPC channel: every complaint goes to stderr
-  const usage = e instanceof UsageError ? e.usage : isUsageError(e) ? MCP_USAGE : argv[0] === 'import' ? IMPORT_USAGE : argv[0] === 'export' ? EXPORT_USAGE : ''
+  const usage = e instanceof UsageError ? e.usage : isUsageError(e) ? MCP_USAGE : argv[0] === 'import' ? IMPORT_USAGE : argv[0] === 'connection' ? CONNECTION_USAGE : argv[0] === 'export' ? EXPORT_USAGE : ''
   const message = isMemoryError(e) ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e)
   process.stderr.write(`cairn: ${message}\n${e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS') ? `${usage}\n` : e instanceof UsageError ? `${usage}\n` : ''}`)
   process.exit(e instanceof UsageError || isUsageError(e) ? 2 : 1)

@@ -187,6 +187,10 @@ export interface Connection {
   tokenHash: string
   createdAt: string
   revokedAt: string | null
+  /** Kept on this device only (the app's own connection), never shared with the memory's other holders. */
+  localOnly?: boolean
+  /** When an agent last called through it on this device (to the minute); never shared. */
+  lastUsedAt?: string
 }
 
 export interface AppendixFile {

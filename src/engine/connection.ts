@@ -22,6 +22,8 @@ export class ConnectionHandle {
     private readonly record: () => Connection,
     /** Present only on the handle `connect` returned: show it once, then it is gone. */
     readonly token: string | undefined,
+    /** Told of every permitted call, so the memory can say when the connection was last used. */
+    private readonly onUse: (connectionId: string) => void = () => undefined,
   ) {}
 
   get id(): string {
@@ -41,6 +43,7 @@ export class ConnectionHandle {
     const c = this.record()
     if (c.revokedAt) throw new MemoryError('revoked', `connection ${c.id} (${c.agent}) was revoked; ask for a new connection`, { connection: c.id })
     requireTier(c.tier, op)
+    this.onUse(c.id)
     return c.id
   }
 

@@ -22,7 +22,7 @@ export class HostedMemory {
   get info(): MemoryInfo {
     return this.memory.info
   }
-  async connect(opts: { agent: string; tier?: Tier }): Promise<ConnectionHandle & Comlink.ProxyMarked> {
+  async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<ConnectionHandle & Comlink.ProxyMarked> {
     return Comlink.proxy(await this.memory.connect(opts))
   }
   async connectWithToken(token: string): Promise<ConnectionHandle & Comlink.ProxyMarked> {

@@ -14,6 +14,7 @@ import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_I
 import { ConnectionHandle } from './connection'
 import { MemorySync, type SyncOptions } from './memory-sync'
 import { revocationChannel, type RevocationChannel } from './revocations'
+import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
 export { BM25_ONLY } from '../core/types'
@@ -37,6 +38,7 @@ export interface OpenMemoryOptions extends IndexedDBFactory {
 }
 
 const DEFAULT_SNIPPET = 280
+const LAST_USED_STEP_MS = 60_000
 const DERIVATION_KEY = 'derivationRules'
 
 function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: Embedder | undefined): RetrievalConfig {
@@ -65,6 +67,8 @@ export class Memory {
   private syncing: Promise<MemorySync> | undefined
 
   private readonly revocations: RevocationChannel
+  /** Present while the memory keeps a sync document: its connections travel in it. */
+  private sharing: ConnectionSharing | undefined
 
   private constructor(
     readonly engine: MemoryEngine,
@@ -170,8 +174,12 @@ export class Memory {
     return new Memory(engine, new Map(connections.map((c) => [c.id, c])))
   }
 
-  /** Creates a connection for an agent; the token is returned once and stored only hashed. */
-  async connect(opts: { agent: string; tier?: Tier }): Promise<ConnectionHandle> {
+  /**
+   * Creates a connection for an agent; the token is returned once and stored only hashed. It
+   * travels with the memory (as its hash) once the memory syncs, so the sync server and every
+   * replica accept the token too; `localOnly` keeps it on this device (the app's own).
+   */
+  async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<ConnectionHandle> {
     if (typeof opts?.agent !== 'string' || !opts.agent.trim() || opts.agent.length > 200) throw new MemoryError('invalid_request', 'connect needs an agent name')
     const tier = opts.tier ?? DEFAULT_TIER
     if (!isTier(tier)) throw new MemoryError('invalid_request', 'tier is "read", "read_write" or "full"', { tier })
@@ -184,24 +192,59 @@ export class Memory {
       tokenHash: await sha256Hex(token),
       createdAt: new Date().toISOString(),
       revokedAt: null,
+      ...(opts.localOnly === true ? { localOnly: true } : {}),
     }
     await stored(() => this.engine.db.connections.add(record))
     this.connections.set(record.id, record)
-    return new ConnectionHandle(this.engine, () => this.connections.get(record.id)!, token)
+    this.sharing?.share([record])
+    return new ConnectionHandle(this.engine, () => this.connections.get(record.id)!, token, this.touch)
   }
 
   /** Reattaches an agent that kept its token. */
   async connectWithToken(token: string): Promise<ConnectionHandle> {
     const hash = typeof token === 'string' ? await sha256Hex(token) : ''
+    // connections shared by other holders of the memory are taken in first
+    await this.sharing?.settled()
     // another tab may have made or revoked this connection: the database has the last word
     await this.refreshConnections()
     for (const c of this.connections.values()) {
       if (constantTimeEqual(c.tokenHash, hash)) {
         if (c.revokedAt) break
-        return new ConnectionHandle(this.engine, () => this.connections.get(c.id)!, undefined)
+        return new ConnectionHandle(this.engine, () => this.connections.get(c.id)!, undefined, this.touch)
       }
     }
     throw new MemoryError('forbidden', 'this token is unknown or was revoked; ask for a new connection')
+  }
+
+  /**
+   * Records when a connection was last used, at most once a minute per connection, off the
+   * call's path: a lost stamp costs nothing but a slightly older "last used".
+   */
+  private readonly touch = (connectionId: string): void => {
+    const c = this.connections.get(connectionId)
+    if (!c) return
+    const now = new Date()
+    if (c.lastUsedAt && now.getTime() - Date.parse(c.lastUsedAt) < LAST_USED_STEP_MS) return
+    const lastUsedAt = now.toISOString()
+    this.connections.set(c.id, { ...c, lastUsedAt })
+    const write = this.engine.db.connections.update(c.id, { lastUsedAt }).then(() => undefined, () => undefined)
+    this.stamping.add(write)
+    void write.finally(() => this.stamping.delete(write))
+  }
+  private readonly stamping = new Set<Promise<void>>()
+
+  /** Adopts connections another holder of the memory made or revoked (from its sync document). */
+  private async takeInShared(list: Connection[]): Promise<void> {
+    const rows = list.map((c) => {
+      const known = this.connections.get(c.id)
+      // a connection this device already holds keeps its own fields; only the revoke comes in
+      return known ? { ...known, revokedAt: c.revokedAt } : c
+    })
+    await stored(() => this.engine.db.connections.bulkPut(rows))
+    for (const row of rows) {
+      this.connections.set(row.id, row)
+      if (row.revokedAt) this.revocations.announce(row.id, row.revokedAt)
+    }
   }
 
   listConnections(): Array<Omit<Connection, 'tokenHash'>> {
@@ -213,10 +256,12 @@ export class Memory {
     if (!this.connections.has(connectionId)) await this.refreshConnections()
     const c = this.connections.get(connectionId)
     if (!c) throw new MemoryError('not_found', `no connection "${connectionId}"`)
+    if (c.revokedAt) return
     const revoked = { ...c, revokedAt: new Date().toISOString() }
     await stored(() => this.engine.db.connections.put(revoked))
     this.connections.set(c.id, revoked)
     this.revocations.announce(c.id, revoked.revokedAt)
+    this.sharing?.share([revoked])
   }
 
   /** Persists the search index so the next open neither re-embeds nor rebuilds. */
@@ -231,7 +276,15 @@ export class Memory {
    */
   async sync(options: SyncOptions = {}): Promise<MemorySync> {
     if (!this.syncing) {
-      this.syncing = MemorySync.start(this.engine, options)
+      this.syncing = MemorySync.start(this.engine, options).then(async (sync) => {
+        await this.refreshConnections()
+        this.sharing = shareConnectionsThrough(sync.doc, {
+          memoryId: this.engine.info.id,
+          known: () => this.connections.values(),
+          takeIn: (list) => this.takeInShared(list),
+        })
+        return sync
+      })
       this.syncing.catch(() => (this.syncing = undefined))
       return this.syncing
     }
@@ -242,6 +295,8 @@ export class Memory {
 
   async close(): Promise<void> {
     this.revocations.close()
+    this.sharing?.stop()
+    await Promise.all(this.stamping)
     if (this.syncing) await (await this.syncing.catch(() => null))?.stop()
     await this.saveIndex().catch(() => undefined)
     this.engine.close()

@@ -21,12 +21,17 @@ Serves a Cairn memory to an MCP client. stdio by default: stdout carries JSON-RP
   --ephemeral           keep the memory in this process only
   --name NAME           name of a new memory (default "agent memory")
   --bm25                create a new memory that ranks by words alone (no embedding model)
+  --token TOKEN         serve with this connection of the memory (cairn connection add), its
+                        tier and revocation, instead of a new connection
   --agent NAME          agent name of the connection (default mcp-agent)
   --tier TIER           read | read_write | full (default read_write)
   --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only);
                         a connection token is printed to stderr once, send it as a Bearer token
-  --server ws://HOST:PORT --memory ID --sync-token TOKEN
-                        a replica of a memory on a Cairn sync server (shared with the app)
+  --server ws://HOST:PORT --memory ID --token TOKEN
+                        a replica of a memory on a Cairn sync server (shared with the app);
+                        TOKEN is a connection made for this agent in the app (its tier and
+                        revocation hold here and on the server), or a server token
+                        (--sync-token is the same option)
   -h, --help            this text`
 
 export function defaultDataDir(): string {
@@ -50,12 +55,14 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
       server: { type: 'string' },
       memory: { type: 'string' },
       'sync-token': { type: 'string' },
+      token: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
   if (values.help) return void process.stdout.write(`${MCP_USAGE}\n`)
   if (!isTier(values.tier)) throw new UsageError(`--tier must be read, read_write or full, not "${values.tier}"`)
-  if (values.server && (!values.memory || !values['sync-token'])) throw new UsageError('--server needs --memory and --sync-token')
+  const syncToken = values.token ?? values['sync-token']
+  if (values.server && (!values.memory || !syncToken)) throw new UsageError('--server needs --memory and --token')
   if (values.ephemeral && values.dir) throw new UsageError('--ephemeral and --dir exclude each other')
   const http = values.http === undefined ? undefined : /^(127\.0\.0\.1|localhost):(\d{1,5})$/.exec(values.http)
   if (http === null) throw new UsageError('--http takes a loopback HOST:PORT such as 127.0.0.1:8765')
@@ -64,14 +71,18 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
   let embedder: Embedder | undefined
   let provider
   if (values.server) {
-    provider = syncedMemoryProvider({ serverUrl: values.server, memoryId: values.memory!, syncToken: values['sync-token']!, ...name })
+    provider = syncedMemoryProvider({ serverUrl: values.server, memoryId: values.memory!, syncToken: syncToken!, ...name })
   } else {
     embedder = values.bm25 ? undefined : await createDefaultEmbedder()
     const dir = values.ephemeral ? undefined : resolve(values.dir ?? defaultDataDir())
     provider = localMemoryProvider({ ...name, ...(dir ? { dir } : {}), ...(embedder ? { embedder } : {}) })
   }
   const memory = await provider.memory()
-  const conn = await memory.connect({ agent: values.agent, tier: values.tier })
+  // The memory's own connection for the token when there is one (made in the app, the library
+  // or `cairn connection add`); a server-issued token has none, so the agent gets one of this replica.
+  let conn
+  if (values.server) conn = (await memory.connectWithToken(syncToken!).catch(() => null)) ?? (await memory.connect({ agent: values.agent, tier: values.tier, localOnly: true }))
+  else conn = values.token ? await memory.connectWithToken(values.token) : await memory.connect({ agent: values.agent, tier: values.tier })
   const shutdown = async (): Promise<void> => {
     await provider.close().catch((e: unknown) => process.stderr.write(`cairn mcp: closing failed: ${(e as Error).message}\n`))
     await embedder?.dispose?.().catch(() => undefined)
@@ -89,7 +100,7 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
     return
   }
   const server = await startHttpMcpServer({ provider, host: '127.0.0.1', port: Number(http[2]) })
-  process.stderr.write(`cairn mcp: ${server.url}, memory "${memory.info.name}" (${memory.info.id}, ${where})\ntoken (${conn.tier}, shown once): ${conn.token}\n`)
+  process.stderr.write(`cairn mcp: ${server.url}, memory "${memory.info.name}" (${memory.info.id}, ${where})\n${conn.token ? `token (${conn.tier}, shown once): ${conn.token}` : `send the --token connection (${conn.agent}, ${conn.tier}) as the Bearer token`}\n`)
 }
 
 export function isUsageError(e: unknown): boolean {

@@ -2,6 +2,7 @@
 // without touching the server.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { Memory } from '../engine/open'
+import { CLOSE } from '../sync/close-codes'
 import type { Embedder } from '../search/embedder'
 import type { DurableStoreOptions } from '../node-store/durable-indexeddb'
 import { openNodeMemory } from '../node-store/node-memory'
@@ -38,7 +39,8 @@ export function localMemoryProvider(opts: { name?: string; dir?: string; embedde
 /**
  * A Node replica of a memory that lives on a sync server: it starts empty, fills from the
  * server, and every tool call's write syncs back, so a desktop agent and the app share one
- * memory. `syncToken` is the token the sync server issued for `memoryId`.
+ * memory. `syncToken` is a connection token of `memoryId`: one its owner made (in the app, the
+ * library or the CLI), or one the sync server issued.
  */
 export function syncedMemoryProvider(opts: { memoryId: string; serverUrl: string; syncToken: string; name?: string; timeoutMs?: number }): MemoryProvider {
   let opened: Promise<Memory> | undefined
@@ -49,6 +51,14 @@ export function syncedMemoryProvider(opts: { memoryId: string; serverUrl: string
       const sync = await memory.sync({ serverUrl: opts.serverUrl, token: opts.syncToken, WebSocketPolyfill: WebSocket, crossTab: false })
       await sync.client!.whenSynced(opts.timeoutMs ?? 10_000)
       await sync.settled()
+      // A token the memory's owner made is one of the memory's connections: when the server
+      // refuses it as revoked (a revoke made while this replica was away), the replica stops it too.
+      const own = await memory.connectWithToken(opts.syncToken).catch(() => null)
+      if (own) {
+        sync.client!.on('status', (s) => {
+          if (s.state === 'denied' && s.closed?.code === CLOSE.revoked) void memory.revoke(own.id).catch(() => undefined)
+        })
+      }
       return memory
     } catch (e) {
       await memory.close()

@@ -21,8 +21,11 @@ import { jsonLineLog, type SyncLog } from './log'
 import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
+import { checkSharedConnection, readSharedConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
+import { sharedConnectionOf } from './shared-access'
 
-export type AuthResult = { ok: true; connection: Connection } | { ok: false; code: number; reason: string }
+/** `shared`: a connection the memory holds in its own document (the memory's owner made it), not a server token. */
+export type AuthResult = { ok: true; connection: Connection; shared?: boolean } | { ok: false; code: number; reason: string }
 
 /** Decides who a socket is. The default checks the token registry in the data directory. */
 export type Authorize = (token: string | null, room: string) => AuthResult | Promise<AuthResult>
@@ -72,6 +75,8 @@ export interface SyncServer {
   roomState(room: string): Promise<Uint8Array | null>
   close(): Promise<void>
 }
+
+const sharedKey = (room: string, id: string) => `${room}\u0000${id}`
 
 // @y/websocket-server keeps rooms and the persistence hook in module state. Every server in
 // this process names its rooms `<instance>/<room>`, and one hook dispatches to the owner.
@@ -131,6 +136,16 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       const state = preloaded.get(room)
       preloaded.delete(room)
       if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
+      storedConnections.delete(room)
+      // A revoke written into the memory's own connections (by its owner, on any server) closes
+      // that connection's sockets here. After the update is relayed, so the revoked replica
+      // still hears of its revoke before its socket closes.
+      sharedConnectionsMap(doc).observe((event) => {
+        for (const key of event.keysChanged) {
+          const r = checkSharedConnection(key, sharedConnectionsMap(doc).get(key))
+          if (r.ok && r.value.revokedAt !== null) setImmediate(() => onRevoked({ ...r.value, memoryId: room }, sharedKey(room, key)))
+        }
+      })
       doc.on('update', (update: Uint8Array, origin: unknown) => {
         // A socket's updates were stored before they reached the room.
         if (origin !== STORE_ORIGIN && !(persistFirst && origin instanceof GatedSocket)) store.append(room, update)
@@ -150,6 +165,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       if (unsubscribe) unsubscribes.set(room, unsubscribe)
     },
     unbind(room) {
+      storedConnections.delete(room)
       unsubscribes.get(room)?.()
       unsubscribes.delete(room)
       const done = store.flush(room).then(() => store.compact(room)).catch((err: unknown) => {
@@ -160,7 +176,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     },
   })
 
-  const authorize: Authorize = options.authorize ?? (access ? (token, room) => access.authorize(token, room) : (token, room) => {
+  const serverAuthorize: Authorize = options.authorize ?? (access ? (token, room) => access.authorize(token, room) : (token, room) => {
     if (!token) return { ok: false, code: CLOSE.unauthorized, reason: 'a connection token is required (?token=...)' }
     let connection = registry.verify(token)
     if (!connection) {
@@ -172,6 +188,52 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     if (connection.memoryId !== room) return { ok: false, code: CLOSE.forbidden, reason: 'this token belongs to another memory' }
     return { ok: true, connection }
   })
+
+  // A room that is not loaded is read from storage to authorize a memory's own connection;
+  // what was read is kept briefly (and per room only), so unknown tokens sent again and again
+  // cost one read of the room, not one each. A room that loads here drops its entry.
+  const storedConnections = new Map<string, { at: number; connections: Promise<Map<string, SharedConnection>> }>()
+  const STORED_CONNECTIONS_MS = 2_000
+  const STORED_CONNECTIONS_ROOMS = 256
+
+  /** The memory's connections as the room holds them: the live document, or what storage holds. */
+  async function roomConnections(room: string): Promise<Map<string, SharedConnection>> {
+    const live = docs.get(docName(room))
+    if (live) return readSharedConnections(live)
+    const kept = storedConnections.get(room)
+    if (kept && Date.now() - kept.at < STORED_CONNECTIONS_MS) return kept.connections
+    // a room being unloaded is read once its last updates are stored
+    const connections = Promise.all([...unloading]).then(() => store.load(room)).then((state) => {
+      if (!state) return new Map<string, SharedConnection>()
+      const doc = new Y.Doc()
+      try {
+        Y.applyUpdate(doc, state)
+        return readSharedConnections(doc)
+      } finally {
+        doc.destroy()
+      }
+    })
+    storedConnections.delete(room)
+    storedConnections.set(room, { at: Date.now(), connections })
+    if (storedConnections.size > STORED_CONNECTIONS_ROOMS) storedConnections.delete(storedConnections.keys().next().value!)
+    connections.catch(() => storedConnections.delete(room))
+    return connections
+  }
+
+  /** Tokens the server issued first; otherwise a connection the memory's owner shared in the memory itself. */
+  const authorize: Authorize = async (token, room) => {
+    const first = await serverAuthorize(token, room)
+    if (first.ok || first.code !== CLOSE.unauthorized || !token || options.authorize !== undefined) return first
+    return sharedConnectionOf(token, room, await roomConnections(room)) ?? first
+  }
+
+  /** Whether a connection the memory holds was revoked there (checked before each of its updates). */
+  const revokedInRoom = (room: string, connectionId: string): boolean => {
+    const doc = docs.get(docName(room))
+    if (!doc) return false
+    const r = checkSharedConnection(connectionId, sharedConnectionsMap(doc).get(connectionId))
+    return r.ok && r.value.revokedAt !== null
+  }
 
   /** Makes sure the room's stored state is ready for bindState, which must apply it synchronously. */
   async function ensureLoaded(room: string): Promise<void> {
@@ -204,12 +266,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const closeSocketsOf = (connectionId: string, code: number, reason: string) => {
     for (const ws of sockets.get(connectionId) ?? []) ws.close(code, reason)
   }
-  const onRevoked = (c: Connection) => {
+  function onRevoked(c: Connection, socketsKey = c.id) {
     log('info', 'connection_revoked', { connection: c.id, agent: c.agent, room: c.memoryId })
-    closeSocketsOf(c.id, CLOSE.revoked, 'this connection token was revoked')
+    closeSocketsOf(socketsKey, CLOSE.revoked, 'this connection token was revoked')
   }
-  registry.onRevoked(onRevoked)
-  access?.onRevoked(onRevoked)
+  registry.onRevoked((c) => onRevoked(c))
+  access?.onRevoked((c) => onRevoked(c))
 
   async function onConnection(ws: WebSocket, req: IncomingMessage): Promise<void> {
     ws.on('error', (err) => log('warn', 'socket_error', { error: err.message }))
@@ -237,12 +299,15 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       return
     }
     const { connection } = auth
-    let set = sockets.get(connection.id)
-    if (!set) sockets.set(connection.id, (set = new Set()))
+    const shared = auth.shared === true
+    // A memory's own connection ids are its owner's to choose: keyed by room, so one memory's cannot name another's sockets.
+    const key = shared ? sharedKey(room, connection.id) : connection.id
+    let set = sockets.get(key)
+    if (!set) sockets.set(key, (set = new Set()))
     set.add(ws)
     ws.on('close', () => {
       set.delete(ws)
-      if (set.size === 0) sockets.delete(connection.id)
+      if (set.size === 0) sockets.delete(key)
     })
     let roomDoc: WSSharedDoc | undefined
     const gate = new GatedSocket(ws, {
@@ -254,6 +319,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       roomDoc: () => roomDoc,
       // A revoke by the CLI is in the file before it returns; the watcher may not have fired yet.
       isRevoked: () => {
+        if (shared) return revokedInRoom(room, connection.id)
         // Redis: revocations from every server arrive by pub/sub and are checked on connect.
         if (access) return access.isRevoked(connection.id)
         if (options.authorize !== undefined) return false
@@ -269,7 +335,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       bindClients: (clients) => owners.bind(room, clients, connection.id),
       persist: persistFirst ? (update) => persistUpdate(room, update) : null,
       budget: options.budget ?? DEFAULT_BUDGET,
-      window: windows.get(connection.id) ?? windows.set(connection.id, { start: 0, bytes: 0, refusals: 0 }).get(connection.id)!,
+      window: windows.get(key) ?? windows.set(key, { start: 0, bytes: 0, refusals: 0 }).get(key)!,
       onClose: (code, reason) => ws.close(code, reason),
     })
     gates.add(gate)
@@ -287,6 +353,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     if (ws.readyState !== ws.OPEN) return
     setupWSConnection(gate as unknown as WebSocket, req, { docName: docName(room), gc: true })
     roomDoc = docs.get(docName(room))
+    // authorized from stored state that a revoke (made on another server) may have overtaken
+    if (shared && revokedInRoom(room, connection.id)) {
+      ws.close(CLOSE.revoked, 'this connection token was revoked')
+      return
+    }
     gate.start()
     log('info', 'connected', { room, connection: connection.id, agent: connection.agent, tier: connection.tier })
   }

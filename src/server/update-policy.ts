@@ -7,6 +7,7 @@ import { normalizeName } from '../core/normalize'
 import type { Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
+import { checkSharedConnection, isAllowedSuccessor, sharedConnectionsMap } from '../sync/shared-connections'
 import { addName, screenUpdate, type ScreenContext } from './update-screen'
 
 export type UpdateVerdict =
@@ -29,11 +30,13 @@ const ADDITIVE_RULES: Record<RootName, ReadonlySet<Action>> = {
   // Accepting a merge re-points aliases that led to the merged entity, so updates pass.
   aliases: new Set(['add', 'update']),
   rejected: new Set(['add', 'update']),
+  // connections are the owner's: a read_write connection cannot grant or revoke one
+  access: new Set(),
 }
 
 const ALL: ReadonlySet<Action> = new Set(['add', 'update', 'delete'])
 /** A `full` connection may change and delete anything, but still only with valid entries in known maps. */
-const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL }
+const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL, access: new Set(['add', 'update']) }
 
 const KEYS_REPORTED = 20
 
@@ -191,10 +194,23 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   }
   const unknownRoots = [...scratch.share.keys()].filter((name) => !(ROOT_NAMES as readonly string[]).includes(name))
   const rules = tier === 'full' ? FULL_RULES : ADDITIVE_RULES
-  const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !rules[name].has(action)))
+  const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !rules[name].has(action))) ||
+    !connectionChangesAllowed(scratch, changes.get(ROOTS.access)!)
   if (broken) {
     discardReplica(room)
     return { ok: false, incomplete: false, code: tier === 'read' ? 'read_only' : unknownRoots.length ? 'unknown_root' : 'not_additive', message: 'the update changes entries this connection may not change', keys: touched }
   }
   return { ok: true, noop: false, update: integrated ?? update, claims: screened.claims }
+}
+
+/** A connection keeps its agent, tier and token for good, and a revoke is never undone (not even by a full connection). */
+function connectionChangesAllowed(doc: Y.Doc, seen: Map<string, { action: Action; oldValue: unknown }>): boolean {
+  const map = sharedConnectionsMap(doc)
+  for (const [key, { action, oldValue }] of seen) {
+    if (action !== 'update') continue
+    const before = checkSharedConnection(key, oldValue)
+    const after = checkSharedConnection(key, map.get(key))
+    if (!before.ok || !after.ok || !isAllowedSuccessor(before.value, after.value)) return false
+  }
+  return true
 }

@@ -1,4 +1,4 @@
-// The shape of a memory's Y.Doc: five top-level maps, each holding plain JSON values, so a
+// The shape of a memory's Y.Doc: six top-level maps, each holding plain JSON values, so a
 // write replaces a whole value atomically and concurrent writes resolve per key.
 import * as Y from 'yjs'
 
@@ -9,6 +9,8 @@ export const ROOTS = {
   rejected: 'rejected',
   files: 'files',
   fileBytes: 'fileBytes',
+  /** Agent-to-memory connections by id (token hashes, never tokens), so a sync server authorizes with them. */
+  access: 'access',
 } as const
 
 export type RootName = (typeof ROOTS)[keyof typeof ROOTS]
@@ -40,5 +42,6 @@ export function memoryMaps(doc: Y.Doc): MemoryMaps {
     rejected: doc.getMap(ROOTS.rejected),
     files: doc.getMap(ROOTS.files),
     fileBytes: doc.getMap(ROOTS.fileBytes),
+    access: doc.getMap(ROOTS.access),
   }
 }

@@ -59,6 +59,13 @@ async function main(): Promise<void> {
   results.updateCheck = updateCheck
   console.log('\nSync server: judging one small read_write update against a room of N observations (kept copy vs copying the room; ms)')
   console.table(updateCheck)
+  const revoke = await optional('revoke', async () => {
+    const { benchRevoke } = await import('./revoke')
+    return benchRevoke(quick ? 5 : 30)
+  })
+  results.revoke = revoke
+  console.log('\nRevoke: from the call to the sync server closing the live socket (4410) and refusing the token (goal under 100 ms)')
+  console.table(revoke)
   const yjsApply = await optional('yjs apply', async () => {
     const { benchYjsApply } = await import('./yjs-apply')
     return benchYjsApply(quick ? [1_000] : [1_000, 10_000])

@@ -9,6 +9,11 @@ import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
 import { capture, connectToServer, createMemory, openMemoryMenu, recall } from './ui'
+import { WebSocket } from 'ws'
+import { connectMemoryDoc } from '../../src/sync/client'
+import { CLOSE } from '../../src/sync/close-codes'
+import { createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
+import { observation } from '../sync/fixture'
 
 /** Recalls until `name` is among the ranked entities (another device's write may be in flight). */
 async function recallUntil(page: Page, query: string, name: string): Promise<void> {
@@ -85,6 +90,40 @@ describe('sync in the browser', () => {
     await pageB.getByRole('link', { name: 'All memories' }).click()
     expect(await pageB.getByTestId('retrieval-config').first().textContent()).toMatch(/bm25-only.*snippets 150 characters/s)
     await deviceB.close()
+  })
+
+  it('a connection made on the Connections screen opens the memory on the sync server with its tier, and revoking it there closes that socket', async () => {
+    const page = await harness.openApp('/')
+    const id = await createMemory(page, 'Agent-shared notes')
+    await capture(page, 'Met Ines', 'Met Ines.', [{ name: 'Ines Duarte', type: 'person', description: 'Epidemiologist tracking the outbreak' }])
+    await connectToServer(page, server.url, server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' }).token)
+    await page.getByRole('link', { name: 'Connections' }).click()
+    await page.getByLabel('Agent').fill('desktop-agent')
+    await page.getByLabel('Tier').selectOption('read')
+    await page.getByRole('button', { name: 'Create connection' }).click()
+    const token = await page.getByTestId('token-value').inputValue()
+    const config = JSON.parse(await page.getByTestId('mcp-config').inputValue()) as { mcpServers: { cairn: { args: string[] } } }
+    const args = config.mcpServers.cairn.args
+    expect([args[args.indexOf('--server') + 1], args[args.indexOf('--memory') + 1], args[args.indexOf('--token') + 1]]).toEqual([server.url, id, token])
+
+    // the agent, as the sync server sees it: the token made in the browser, with its read tier
+    const doc = createMemoryDoc()
+    const agent = connectMemoryDoc({ serverUrl: server.url, memoryId: id, token, doc, WebSocketPolyfill: WebSocket, crossTab: false, maxBackoffMs: 200 })
+    try {
+      // until the connection has synced from the browser to the server, the token is unknown there (4401)
+      await expect.poll(async () => {
+        if (agent.status.state === 'denied') agent.connect()
+        return agent.status.state
+      }, { timeout: 15_000, interval: 300 }).toBe('online')
+      await expect.poll(() => [...readMemoryDoc(doc).observations.values()].map((o) => o.title)).toContain('Met Ines')
+      putObservation(doc, observation('from-the-agent'))
+      await expect.poll(() => agent.status.refusals.map((r) => r.code)).toEqual(['read_only'])
+
+      await page.getByRole('button', { name: 'Revoke desktop-agent' }).click()
+      await expect.poll(() => agent.status.closed?.code, { timeout: 15_000 }).toBe(CLOSE.revoked)
+    } finally {
+      agent.destroy()
+    }
   })
 
   it('two tabs of one profile converge without a server', async () => {

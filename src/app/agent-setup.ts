@@ -1,0 +1,31 @@
+// What a person pastes into an agent to give it a connection: an MCP client configuration
+// that runs `cairn mcp` as a replica of this memory on its sync server, and the few lines an
+// in-browser extension runs with the library. Both carry the connection's own token, which
+// the sync server and the MCP server accept with the connection's tier.
+
+export interface AgentSetup {
+  serverUrl: string
+  memoryId: string
+  memoryName: string
+  token: string
+}
+
+/** The `mcpServers` entry of Claude Desktop, Cursor and other MCP clients, as JSON. */
+export function mcpClientConfig(s: AgentSetup): string {
+  const args = ['-y', '--package=cairn-memory', 'cairn', 'mcp', '--server', s.serverUrl, '--memory', s.memoryId, '--token', s.token]
+  return JSON.stringify({ mcpServers: { cairn: { command: 'npx', args } } }, null, 2)
+}
+
+/** The library calls for a browser extension: its own copy of the memory, synced, used through this connection. */
+export function extensionSnippet(s: AgentSetup): string {
+  return [
+    "import { createMemory, openMemory } from 'cairn-memory'",
+    '',
+    `const id = ${JSON.stringify(s.memoryId)}`,
+    `const token = ${JSON.stringify(s.token)}`,
+    `const memory = await openMemory(id).catch(() => createMemory({ id, name: ${JSON.stringify(s.memoryName)} }))`,
+    `const sync = await memory.sync({ serverUrl: ${JSON.stringify(s.serverUrl)}, token })`,
+    'await sync.client.whenSynced()',
+    'const agent = await memory.connectWithToken(token)',
+  ].join('\n')
+}
