@@ -3,7 +3,7 @@
 import { validateObservationInput } from '../core/contract'
 import { isMemoryError, MemoryError } from '../core/errors'
 import type { Alias, AppendixFile, MergeProposal, Observation, RetrievalConfig, Visibility } from '../core/types'
-import { BM25_ONLY, Memory, type CreateMemoryOptions } from './open'
+import { BM25_ONLY, Memory, type CreateMemoryOptions } from './memory-handle'
 import { validateFileInput } from './files'
 import { stored } from '../store/storage-error'
 import { MemoryDB, RegistryDB } from '../store/db'

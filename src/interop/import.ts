@@ -4,7 +4,7 @@
 import { MemoryError } from '../core/errors'
 import { normalizeName } from '../core/normalize'
 import { BACKUP_FORMAT, parseBackup } from '../engine/backup'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
 import { randomId, sha256Hex } from '../engine/tokens'
 import { convertMcpMemory, type McpMemoryReport } from './mcp-memory-jsonl'
 

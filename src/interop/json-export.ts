@@ -2,7 +2,7 @@
 // plus the derived entities and relationships, for tools that want the graph without deriving it.
 import type { Entity, Relationship } from '../core/types'
 import { exportMemory, type MemoryBackup } from '../engine/backup'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
 
 export interface GraphExport extends MemoryBackup {
   graph: { entities: Entity[]; relationships: Array<Relationship & { sourceName: string; targetName: string }> }

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { normalizeName } from '../core/normalize'
 import type { Observation } from '../core/types'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
 
 export interface VaultReport {
   notes: number

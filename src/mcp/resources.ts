@@ -3,7 +3,7 @@
 import { McpError, ErrorCode, type Resource } from '@modelcontextprotocol/sdk/types.js'
 import { isMemoryError } from '../core/errors'
 import type { ConnectionHandle } from '../engine/connection'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
 
 export const OBSERVATION_URI = 'cairn://observation/'
 export const ENTITY_URI = 'cairn://entity/'

@@ -4,7 +4,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { ObservationInput } from '../../src/index'
 import { Graph, graphFingerprint } from '../../src/core/graph'
-import { ALIASES_JOURNAL_KEY, observationJournalKey } from '../../src/engine/memory'
+import { ALIASES_JOURNAL_KEY, observationJournalKey } from '../../src/engine/memory-engine'
 import { readMemoryDoc } from '../../src/sync/memory-doc'
 import { ada, engine as analyticalEngine, fixture, society } from '../engine/fixture'
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { graphFingerprint } from '../../src/core/graph'
 import { createMemory, type Connection, type Memory } from '../../src/index'
-import { bindMemoryDoc, type DocBinding } from '../../src/engine/doc-bridge'
+import { bindMemoryDoc, type DocBinding } from '../../src/sync/doc-bridge'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 

@@ -3,11 +3,11 @@
 // is given. Without a server the document still records every write, so the memory can
 // start syncing later without losing what it did offline.
 import type * as Y from 'yjs'
-import { connectMemoryDoc, type SyncClient } from '../sync/client'
-import { joinTabChannel, type TabChannel } from '../sync/tab-channel'
+import { connectMemoryDoc, type SyncClient } from './client'
+import { joinTabChannel, type TabChannel } from './tab-channel'
 import { bindMemoryDoc, ENGINE_ORIGIN, type DocBinding } from './doc-bridge'
 import { loadMemoryDoc, persistMemoryDoc, type DocPersistence } from './doc-store'
-import type { MemoryEngine } from './memory'
+import type { MemoryEngine } from '../engine/memory-engine'
 
 export interface SyncOptions {
   /** e.g. `ws://127.0.0.1:1234`; omit to keep the document local until later. */

@@ -4,12 +4,12 @@
 // local source the engine opens from.
 import type * as Y from 'yjs'
 import type { Alias, AppendixFile, Observation } from '../core/types'
-import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type InvalidEntry, type MemoryWrites } from '../sync/memory-doc'
-import { checkAlias, checkFile } from '../sync/validate'
+import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type InvalidEntry, type MemoryWrites } from './memory-doc'
+import { checkAlias, checkFile } from './validate'
 import { collapseAliases } from '../core/consolidate'
-import { memoryMaps } from '../sync/layout'
-import { observeMemoryDoc, type MemoryDocChange } from '../sync/observe'
-import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type MemoryEngine } from './memory'
+import { memoryMaps } from './layout'
+import { observeMemoryDoc, type MemoryDocChange } from './observe'
+import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type MemoryEngine } from '../engine/memory-engine'
 import type { UnmirroredRow } from '../store/db'
 
 /** The transaction origin of the engine's own writes, so their echo is not applied twice. */
