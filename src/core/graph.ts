@@ -115,8 +115,8 @@ export class Graph {
   private readonly edgesByEnd = new Map<string, Set<string>>()
   /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
   private readonly authored = new Map<string, Set<string>>()
-  /** While previewing: the value each entity and edge had before it was first replaced. */
-  private previewed: { entities: Map<string, Entity | undefined>; relationships: Map<string, Relationship | undefined> } | null = null
+  /** While previewing: what each entity, edge, summary and observation was before it first changed. */
+  private previewed: PreviewLog | null = null
 
   /**
    * Observations not yet filed into the indexes a change needs (which notes back what, by
@@ -210,7 +210,8 @@ export class Graph {
   preview(slug: string, next: Observation | undefined): GraphDelta {
     this.fileAll()
     const prev = this.observations.get(slug)
-    const log = { entities: new Map<string, Entity | undefined>(), relationships: new Map<string, Relationship | undefined>() }
+    // summaries are saved above, only those the change touches
+    const log = previewLog(false)
     // putting `prev` back would drop `next` from the summaries it just won and force a rescan
     // of a busy entity on the following write, so the summaries it touches are put back as they
     // were (made now if missing, so that `applyPreviewed` has one to count `next` into)
@@ -242,6 +243,78 @@ export class Graph {
     for (const e of delta.upsertedEntities) this.entities.set(e.key, e)
     for (const k of delta.removedRelationships) this.relationships.delete(k)
     for (const r of delta.upsertedRelationships) this.relationships.set(r.key, r)
+  }
+
+  /**
+   * What a batch of changes (puts, then deletions, then a new alias map) would do, leaving the
+   * graph as it was: one derivation, then everything it replaced is put back. Pass the result to
+   * `applyPreviewedChanges` to make it real without deriving again.
+   */
+  previewChanges(change: { put?: readonly Observation[]; deleted?: readonly string[]; aliases?: AliasMap }): PreviewedChanges {
+    this.fileAll()
+    const aliasesBefore = this.aliases
+    const log = previewLog()
+    this.previewed = log
+    try {
+      const deltas: GraphDelta[] = []
+      for (const o of change.put ?? []) deltas.push(this.apply(o.slug, o))
+      for (const slug of change.deleted ?? []) if (this.observations.has(slug)) deltas.push(this.apply(slug, undefined))
+      if (change.aliases) deltas.push(this.setAliases(change.aliases))
+      const observations = new Map([...log.observations.keys()].map((slug) => [slug, this.observations.get(slug)] as const))
+      return { delta: this.combine(deltas), aliases: this.aliases, observations }
+    } finally {
+      this.previewed = null
+      this.aliases = aliasesBefore
+      for (const [slug, prev] of log.observations) this.rebook(slug, prev)
+      for (const [k, summary] of log.summaries ?? []) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
+      for (const [k, e] of log.entities) e ? this.entities.set(k, e) : this.entities.delete(k)
+      for (const [k, r] of log.relationships) r ? this.relationships.set(k, r) : this.relationships.delete(k)
+    }
+  }
+
+  /** Applies what `previewChanges` computed, while nothing else changed the graph in between. */
+  applyPreviewedChanges(previewed: PreviewedChanges): void {
+    this.fileAll()
+    this.aliases = previewed.aliases
+    for (const [slug, o] of previewed.observations) this.rebook(slug, o)
+    const { delta } = previewed
+    for (const k of delta.removedEntities) this.entities.delete(k)
+    for (const e of delta.upsertedEntities) this.entities.set(e.key, e)
+    for (const k of delta.removedRelationships) this.relationships.delete(k)
+    for (const r of delta.upsertedRelationships) this.relationships.set(r.key, r)
+  }
+
+  /** One delta for several applied one after another: each touched key as the graph now holds it. */
+  private combine(deltas: readonly GraphDelta[]): GraphDelta {
+    if (deltas.length === 1) return deltas[0]!
+    const entities = new Set<string>()
+    const relationships = new Set<string>()
+    for (const d of deltas) {
+      for (const e of d.upsertedEntities) entities.add(e.key)
+      for (const k of d.removedEntities) entities.add(k)
+      for (const r of d.upsertedRelationships) relationships.add(r.key)
+      for (const k of d.removedRelationships) relationships.add(k)
+    }
+    const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: mergeBacking(deltas) }
+    for (const k of entities) {
+      const e = this.entities.get(k)
+      if (e) out.upsertedEntities.push(e)
+      else out.removedEntities.push(k)
+    }
+    for (const k of relationships) {
+      const r = this.relationships.get(k)
+      if (r) out.upsertedRelationships.push(r)
+      else out.removedRelationships.push(k)
+    }
+    return out
+  }
+
+  /** Keeps, while previewing, a copy of a summary before its first change. */
+  private keepSummary(key: string): void {
+    const log = this.previewed
+    if (!log?.summaries || log.summaries.has(key)) return
+    const s = this.summaries.get(key)
+    log.summaries.set(key, s && { ...s, queries: new Set(s.queries), given: new Map([...s.given].map(([d, g]) => [d, { ...g }])) })
   }
 
   /** Re-files an observation's backing (which entities and edges it supports) without recomputing them. */
@@ -310,9 +383,11 @@ export class Graph {
 
   private detach(slug: string, touched: Touched): void {
     const prev = this.observations.get(slug)
+    if (this.previewed && !this.previewed.observations.has(slug)) this.previewed.observations.set(slug, prev)
     const c = this.contributions.get(slug)
     if (!prev || !c) return
     for (const k of c.entities) {
+      this.keepSummary(k)
       const left = unback(this.entityBackers, k, slug)
       if (left !== 'absent') touched.backing.record('entity', k, slug, false)
       const summary = this.summaries.get(k)
@@ -352,6 +427,7 @@ export class Graph {
     this.contributions.set(o.slug, c)
     for (const k of authoredKeysOf(o)) addTo(this.authored, k, o.slug)
     for (const k of c.entities) {
+      this.keepSummary(k)
       if (back(this.entityBackers, k, o.slug)) touched.backing.record('entity', k, o.slug, true)
       const summary = this.summaries.get(k)
       if (summary && !summary.stale) this.fold(summary, k, o.slug)
@@ -420,6 +496,7 @@ export class Graph {
     if (known && !known.stale) return known
     const summary: Summary = { latestNaming: undefined, queries: new Set(), given: new Map(), stale: false }
     for (const slug of backing.set) this.fold(summary, key, slug)
+    this.keepSummary(key)
     this.summaries.set(key, summary)
     return summary
   }
@@ -633,6 +710,27 @@ function authoredKeysOf(o: Observation): Set<string> {
 
 function heaviestFirst(a: Relationship, b: Relationship): number {
   return b.weight - a.weight || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+}
+
+/** A batch of changes computed by `Graph.previewChanges`, not yet applied. */
+export interface PreviewedChanges {
+  delta: GraphDelta
+  /** The alias map after the changes. */
+  aliases: AliasMap
+  /** Every observation the changes re-filed, as it is after them (undefined: removed). */
+  observations: ReadonlyMap<string, Observation | undefined>
+}
+
+interface PreviewLog {
+  entities: Map<string, Entity | undefined>
+  relationships: Map<string, Relationship | undefined>
+  /** Null when the caller saves the summaries itself. */
+  summaries: Map<string, Summary | undefined> | null
+  observations: Map<string, Observation | undefined>
+}
+
+function previewLog(keepSummaries = true): PreviewLog {
+  return { entities: new Map(), relationships: new Map(), summaries: keepSummaries ? new Map() : null, observations: new Map() }
 }
 
 /** What decides an entity's row among its backers; `stale` once a note it counted left. */
