@@ -3,13 +3,13 @@
 //
 // An entity lives while some observation describes it. An edge lives while some observation
 // states it and both of its ends live; otherwise it waits, dormant, in its observations.
-import { legacyNameKey, normalizeName, relationshipKey, words } from './normalize'
+import { legacyNameKey, normalizeName, normalizeType, relationshipKey, words } from './normalize'
 import type { Entity, Observation, RecalledRelationship, Relationship } from './types'
 
 export type AliasMap = ReadonlyMap<string, string>
 
 /** Names the derivation rules; change it when they change, so stored derived rows get rewritten. */
-export const DERIVATION_RULES = 'cairn-derive@2'
+export const DERIVATION_RULES = 'cairn-derive@3'
 
 export interface GraphDelta {
   upsertedEntities: Entity[]
@@ -366,15 +366,19 @@ export class Graph {
   private contributionOf(o: Observation): Contribution {
     const authoredKeys = o.entities.map((e) => normalizeName(e.name))
     const entityKeys = o.entities.map((e) => this.resolveName(e.name))
-    const entities = new Set(entityKeys)
+    // The graph's own guard, whatever a checker let through: a name of symbols alone names no
+    // entity, and an edge's type is normalized as the write contract normalizes it, so "Works On"
+    // and works_on are one edge.
+    const entities = new Set(entityKeys.filter((k) => k !== ''))
     const relationships = new Map<string, { source: string; type: string; target: string }>()
     const relKeys = o.relationships.map((r) => {
       const source = this.resolveName(r.source)
       const target = this.resolveName(r.target)
+      const type = normalizeType(r.type)
       // a merge can turn an edge into a self-loop: dropped, as consolidation requires
-      if (source === target) return null
-      const key = relationshipKey(source, r.type, target)
-      relationships.set(key, { source, type: r.type, target })
+      if (source === target || !source || !target || !type) return null
+      const key = relationshipKey(source, type, target)
+      relationships.set(key, { source, type, target })
       return key
     })
     const descriptionKeys = o.entities.map((e) => (e.description ? words(e.description).join(' ') || e.description : ''))
