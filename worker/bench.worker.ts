@@ -12,6 +12,7 @@ import { MemoryDB } from '../src/store/db'
 import { restoreEntityIndex, type IndexSnapshot } from '../src/search/entity-index'
 import type { Embedder } from '../src/search/embedder'
 import { createStaticEmbedder } from '../src/search/static-embedder'
+import { engineOf } from '../src/internals'
 
 export interface FilledMemory {
   id: string
@@ -98,9 +99,9 @@ const api = {
     const memory = await Memory.create({ name, ...(model ? { embedder: model } : {}) })
     const conn = await memory.connect({ agent: 'bench', tier: 'full' })
     const t0 = performance.now()
-    await memory.engine.importObservations(toObservations(inputs), [])
+    await engineOf(memory).importObservations(toObservations(inputs), [])
     const loadMs = performance.now() - t0
-    const graph = memory.engine.committedGraph
+    const graph = engineOf(memory).committedGraph
     const s0 = performance.now()
     await memory.saveIndex()
     const saveIndexMs = performance.now() - s0

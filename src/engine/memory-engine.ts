@@ -238,29 +238,54 @@ export class MemoryEngine {
    * keeping their slugs; each must already satisfy the write contract.
    */
   importObservations(observations: Observation[], aliases: Alias[]): Promise<number> {
+    return this.importSnapshot({ observations, aliases })
+  }
+
+  /**
+   * Loads a memory's content written elsewhere (a backup, a migration) in one transaction:
+   * observations keeping their slugs, aliases, and pairs already rejected, so consolidation does
+   * not propose them again. Each observation must already satisfy the write contract.
+   */
+  importSnapshot(snapshot: { observations: Observation[]; aliases: Alias[]; rejected?: Array<{ id: string; pair: [string, string]; at: string }> }): Promise<number> {
+    const { observations, aliases } = snapshot
     return this.enqueue(async () => {
       const fresh = observations.filter((o) => !this.graph.getObservation(o.slug))
       const next = Graph.derive([...this.graph.allObservations(), ...fresh], new Map([...this.graph.aliasMap(), ...aliases.map((a) => [a.variant, a.canonical] as const)]))
+      const rejected = (snapshot.rejected ?? []).filter((r) => this.proposals.get(r.id)?.status !== 'rejected')
+      const proposals = rejected.map((r) => this.rejectedProposal(r))
       const db = this.db
       const journal = [...fresh.map((o) => this.journalRow(observationJournalKey(o.slug))), ...(aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : [])]
       await stored(() =>
-        db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.meta, db.unmirrored], async () => {
+        db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.proposals, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
           await db.observations.bulkPut(fresh)
           await db.aliases.bulkPut(aliases)
+          if (proposals.length) await db.proposals.bulkPut(proposals)
           await db.unmirrored.bulkPut(journal)
           await replaceDerived(db, next.entities.values(), next.relationships.values(), next.edgeBacking())
         }),
       )
+      for (const p of proposals) this.proposals.set(p.id, p)
       for (const o of fresh) this.graph.apply(o.slug, o)
       const delta = this.graph.setAliases(next.aliasMap())
       this.version++
       const now = this.clock()
-      this.emit({ observations: { put: fresh }, aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })), unmirrored: journal })
+      this.emit({
+        observations: { put: fresh },
+        aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })),
+        ...(rejected.length ? { rejected } : {}),
+        unmirrored: journal,
+      })
       // every entity may have gained backers; the index skips those whose text did not change
       await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
       return fresh.length
     })
+  }
+
+  /** A rejected pair as a proposal: the one already known, or a record of the rejection alone. */
+  private rejectedProposal(r: { id: string; pair: [string, string]; at: string }): MergeProposal {
+    const known = this.proposals.get(r.id)
+    return known ? { ...known, status: 'rejected' } : { id: r.id, kind: 'merge', pair: r.pair, names: [...r.pair], canonical: r.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: r.at || this.clock() }
   }
 
   /**
@@ -305,11 +330,7 @@ export class MemoryEngine {
     const files = offered.filter(({ file, bytes }, i) => bytes.byteLength === file.size && hashes[i] === file.sha256)
     const rejected = (change.rejected ?? []).filter((r) => this.proposals.get(r.id)?.status !== 'rejected')
     if (!files.length && !rejected.length) return
-    const now = this.clock()
-    const proposals: MergeProposal[] = rejected.map((r) => {
-      const known = this.proposals.get(r.id)
-      return known ? { ...known, status: 'rejected' } : { id: r.id, kind: 'merge', pair: r.pair, names: [...r.pair], canonical: r.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: r.at || now }
-    })
+    const proposals = rejected.map((r) => this.rejectedProposal(r))
     const db = this.db
     await stored(() =>
       db.transaction('rw', [db.files, db.fileBytes, db.proposals], async () => {

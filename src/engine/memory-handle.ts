@@ -61,15 +61,29 @@ function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: E
   }
 }
 
+/**
+ * Each memory's engine, for code inside the package (`src/internals.ts`). Not a property: the
+ * public `Memory` shows no database, graph or index.
+ */
+const engines = new WeakMap<Memory, MemoryEngine>()
+
+/** The engine behind a memory; reached only through `src/internals.ts`. */
+export function engineBehind(memory: Memory): MemoryEngine {
+  const engine = engines.get(memory)
+  if (!engine) throw new MemoryError('invalid_request', 'not a memory made by createMemory or openMemory')
+  return engine
+}
+
 export class Memory {
   private syncing: Promise<MemorySync> | undefined
 
   private readonly revocations: RevocationChannel
 
   private constructor(
-    readonly engine: MemoryEngine,
+    private readonly engine: MemoryEngine,
     private connections: Map<string, Connection>,
   ) {
+    engines.set(this, engine)
     this.revocations = revocationChannel(engine.info.id, (id, revokedAt) => {
       const c = this.connections.get(id)
       if (c && !c.revokedAt) this.connections.set(id, { ...c, revokedAt })
@@ -307,7 +321,7 @@ export async function migrateMemory(id: string, opts: CreateMemoryOptions): Prom
   const [observations, aliases] = await Promise.all([old.observations.toArray(), old.aliases.toArray()])
   old.close()
   const next = await Memory.create(opts)
-  await next.engine.importObservations(observations, aliases)
+  await engineBehind(next).importObservations(observations, aliases)
   return next
 }
 

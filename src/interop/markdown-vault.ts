@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path'
 import { normalizeName } from '../core/normalize'
 import type { Observation } from '../core/types'
 import type { Memory } from '../engine/memory-handle'
+import { engineOf } from '../internals'
 
 export interface VaultReport {
   notes: number
@@ -27,7 +28,7 @@ function frontMatter(fields: Record<string, unknown>): string {
 const label = (text: string): string => text.replace(/[|[\]]/g, ' ').replace(/\s+/g, ' ').trim()
 
 export async function writeMarkdownVault(memory: Memory, dir: string): Promise<VaultReport> {
-  const engine = memory.engine
+  const engine = engineOf(memory)
   const graph = engine.committedGraph
   const entities = [...graph.entities.values()].sort((a, b) => a.name.localeCompare(b.name))
   // one file per entity; names that differ only where a file system cannot tell get a number
