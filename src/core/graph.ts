@@ -102,8 +102,18 @@ export function compareRecency(a: Observation, b: Observation): number {
 }
 
 export class Graph {
-  readonly entities = new Map<string, Entity>()
-  readonly relationships = new Map<string, Relationship>()
+  private readonly entityMap = new Map<string, Entity>()
+  private readonly relationshipMap = new Map<string, Relationship>()
+
+  /** The live entities by key: read-only, changed only by the graph's own methods. */
+  get entities(): ReadonlyMap<string, Entity> {
+    return this.entityMap
+  }
+
+  /** The live relationships by key: read-only, changed only by the graph's own methods. */
+  get relationships(): ReadonlyMap<string, Relationship> {
+    return this.relationshipMap
+  }
   private readonly observations = new Map<string, Observation>()
   private aliases: AliasMap = new Map()
   private readonly contributions = new Map<string, Contribution>()
@@ -147,9 +157,9 @@ export class Graph {
     const g = new Graph()
     g.aliases = new Map(aliases)
     for (const o of observations) g.observations.set(o.slug, o)
-    for (const e of entities) g.entities.set(e.key, e)
+    for (const e of entities) g.entityMap.set(e.key, e)
     for (const r of relationships) {
-      g.relationships.set(r.key, r)
+      g.relationshipMap.set(r.key, r)
       // live edges are enough to read; filing adds the dormant ones
       addTo(g.edgesByEnd, r.source, r.key)
       addTo(g.edgesByEnd, r.target, r.key)
@@ -229,8 +239,8 @@ export class Graph {
       this.previewed = null
       this.rebook(slug, prev)
       for (const [k, summary] of saved) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
-      for (const [k, e] of log.entities) e ? this.entities.set(k, e) : this.entities.delete(k)
-      for (const [k, r] of log.relationships) r ? this.relationships.set(k, r) : this.relationships.delete(k)
+      for (const [k, e] of log.entities) e ? this.entityMap.set(k, e) : this.entityMap.delete(k)
+      for (const [k, r] of log.relationships) r ? this.relationshipMap.set(k, r) : this.relationshipMap.delete(k)
     }
     return delta
   }
@@ -239,10 +249,10 @@ export class Graph {
   applyPreviewed(slug: string, next: Observation | undefined, delta: GraphDelta): void {
     this.fileAll()
     this.rebook(slug, next)
-    for (const k of delta.removedEntities) this.entities.delete(k)
-    for (const e of delta.upsertedEntities) this.entities.set(e.key, e)
-    for (const k of delta.removedRelationships) this.relationships.delete(k)
-    for (const r of delta.upsertedRelationships) this.relationships.set(r.key, r)
+    for (const k of delta.removedEntities) this.entityMap.delete(k)
+    for (const e of delta.upsertedEntities) this.entityMap.set(e.key, e)
+    for (const k of delta.removedRelationships) this.relationshipMap.delete(k)
+    for (const r of delta.upsertedRelationships) this.relationshipMap.set(r.key, r)
   }
 
   /**
@@ -267,8 +277,8 @@ export class Graph {
       this.aliases = aliasesBefore
       for (const [slug, prev] of log.observations) this.rebook(slug, prev)
       for (const [k, summary] of log.summaries ?? []) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
-      for (const [k, e] of log.entities) e ? this.entities.set(k, e) : this.entities.delete(k)
-      for (const [k, r] of log.relationships) r ? this.relationships.set(k, r) : this.relationships.delete(k)
+      for (const [k, e] of log.entities) e ? this.entityMap.set(k, e) : this.entityMap.delete(k)
+      for (const [k, r] of log.relationships) r ? this.relationshipMap.set(k, r) : this.relationshipMap.delete(k)
     }
   }
 
@@ -278,10 +288,10 @@ export class Graph {
     this.aliases = previewed.aliases
     for (const [slug, o] of previewed.observations) this.rebook(slug, o)
     const { delta } = previewed
-    for (const k of delta.removedEntities) this.entities.delete(k)
-    for (const e of delta.upsertedEntities) this.entities.set(e.key, e)
-    for (const k of delta.removedRelationships) this.relationships.delete(k)
-    for (const r of delta.upsertedRelationships) this.relationships.set(r.key, r)
+    for (const k of delta.removedEntities) this.entityMap.delete(k)
+    for (const e of delta.upsertedEntities) this.entityMap.set(e.key, e)
+    for (const k of delta.removedRelationships) this.relationshipMap.delete(k)
+    for (const r of delta.upsertedRelationships) this.relationshipMap.set(r.key, r)
   }
 
   /** One delta for several applied one after another: each touched key as the graph now holds it. */
@@ -297,12 +307,12 @@ export class Graph {
     }
     const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: mergeBacking(deltas) }
     for (const k of entities) {
-      const e = this.entities.get(k)
+      const e = this.entityMap.get(k)
       if (e) out.upsertedEntities.push(e)
       else out.removedEntities.push(k)
     }
     for (const k of relationships) {
-      const r = this.relationships.get(k)
+      const r = this.relationshipMap.get(k)
       if (r) out.upsertedRelationships.push(r)
       else out.removedRelationships.push(k)
     }
@@ -325,15 +335,15 @@ export class Graph {
   }
 
   private setEntity(key: string, e: Entity | undefined): void {
-    if (this.previewed && !this.previewed.entities.has(key)) this.previewed.entities.set(key, this.entities.get(key))
-    if (e) this.entities.set(key, e)
-    else this.entities.delete(key)
+    if (this.previewed && !this.previewed.entities.has(key)) this.previewed.entities.set(key, this.entityMap.get(key))
+    if (e) this.entityMap.set(key, e)
+    else this.entityMap.delete(key)
   }
 
   private setRelationship(key: string, r: Relationship | undefined): void {
-    if (this.previewed && !this.previewed.relationships.has(key)) this.previewed.relationships.set(key, this.relationships.get(key))
-    if (r) this.relationships.set(key, r)
-    else this.relationships.delete(key)
+    if (this.previewed && !this.previewed.relationships.has(key)) this.previewed.relationships.set(key, this.relationshipMap.get(key))
+    if (r) this.relationshipMap.set(key, r)
+    else this.relationshipMap.delete(key)
   }
 
   /** Replace the alias map; re-derives only observations that name a variant whose mapping changed. */
@@ -450,19 +460,19 @@ export class Graph {
     const delta: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: touched.backing.list() }
     const lived = new Map<string, boolean>()
     for (const k of touched.entities) {
-      lived.set(k, this.entities.has(k))
+      lived.set(k, this.entityMap.has(k))
       this.recomputeEntity(k)
     }
     const edges = new Set(touched.edges)
     for (const [k, was] of lived) {
-      if (was !== this.entities.has(k)) for (const e of this.edgesByEnd.get(k) ?? []) edges.add(e)
+      if (was !== this.entityMap.has(k)) for (const e of this.edgesByEnd.get(k) ?? []) edges.add(e)
     }
     // an entity's degree moves by the edges that came alive or died, so a well-connected entity
     // is not recounted edge by edge on every write
     const degreeChanged = new Map<string, number>()
     const bump = (key: string, by: number) => degreeChanged.set(key, (degreeChanged.get(key) ?? 0) + by)
     for (const k of edges) {
-      const before = this.relationships.get(k)
+      const before = this.relationshipMap.get(k)
       const after = this.recomputeEdge(k)
       if (!before && !after) continue
       if (before && !after) delta.removedRelationships.push(k)
@@ -474,13 +484,13 @@ export class Graph {
       }
     }
     for (const [k, by] of degreeChanged) {
-      const e = this.entities.get(k)
+      const e = this.entityMap.get(k)
       // replaced, not mutated: a returned delta must not change when the graph moves on
       if (e && by !== 0) this.setEntity(k, { ...e, degree: e.degree + by })
     }
     const upserted = new Set([...touched.entities, ...degreeChanged.keys()])
     for (const k of [...upserted].sort()) {
-      const e = this.entities.get(k)
+      const e = this.entityMap.get(k)
       if (e) delta.upsertedEntities.push(e)
       else if (lived.get(k)) delta.removedEntities.push(k)
     }
@@ -581,7 +591,7 @@ export class Graph {
         }
       }
     }
-    const prev = this.entities.get(key)
+    const prev = this.entityMap.get(key)
     this.setEntity(key, {
       key,
       name: display ?? shownEntity.name,
@@ -599,7 +609,7 @@ export class Graph {
     const backing = this.edgeBackers.get(key)
     const firstSlug = backing?.sorted[0]
     const first = firstSlug !== undefined ? this.contributions.get(firstSlug)?.relationships.get(key) : undefined
-    if (!backing || !first || !this.entities.has(first.source) || !this.entities.has(first.target)) {
+    if (!backing || !first || !this.entityMap.has(first.source) || !this.entityMap.has(first.target)) {
       this.setRelationship(key, undefined)
       return undefined
     }
@@ -628,7 +638,7 @@ export class Graph {
 
   private degreeOf(key: string): number {
     let n = 0
-    for (const k of this.edgesByEnd.get(key) ?? []) if (this.relationships.has(k)) n++
+    for (const k of this.edgesByEnd.get(key) ?? []) if (this.relationshipMap.has(k)) n++
     return n
   }
 
@@ -637,7 +647,7 @@ export class Graph {
     const c = this.contributions.get(slug)
     if (!c) return []
     const out: string[] = []
-    for (const k of c.entities) if (this.entities.has(k)) out.push(k)
+    for (const k of c.entities) if (this.entityMap.has(k)) out.push(k)
     return out
   }
 
@@ -650,7 +660,7 @@ export class Graph {
   /** Live edges touching an entity, in no order: for callers that order or filter them themselves. */
   *eachEdgeOf(key: string): IterableIterator<Relationship> {
     for (const k of this.edgesByEnd.get(key) ?? []) {
-      const r = this.relationships.get(k)
+      const r = this.relationshipMap.get(k)
       if (r) yield r
     }
   }
@@ -659,7 +669,7 @@ export class Graph {
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []
     for (const k of this.edgesByEnd.get(key) ?? []) {
-      const r = this.relationships.get(k)
+      const r = this.relationshipMap.get(k)
       if (r) out.push(r)
     }
     return out.sort(heaviestFirst)
@@ -673,7 +683,7 @@ export class Graph {
     const top: Relationship[] = []
     let total = 0
     for (const k of this.edgesByEnd.get(key) ?? []) {
-      const r = this.relationships.get(k)
+      const r = this.relationshipMap.get(k)
       if (!r) continue
       total++
       if (top.length === cap && (cap === 0 || heaviestFirst(r, top[cap - 1]!) >= 0)) continue
@@ -688,9 +698,9 @@ export class Graph {
   /** An edge with display names, as responses show it. */
   present(r: Relationship): RecalledRelationship {
     return {
-      source: this.entities.get(r.source)?.name ?? r.source,
+      source: this.entityMap.get(r.source)?.name ?? r.source,
       type: r.type,
-      target: this.entities.get(r.target)?.name ?? r.target,
+      target: this.entityMap.get(r.target)?.name ?? r.target,
       description: r.description,
       weight: r.weight,
     }
