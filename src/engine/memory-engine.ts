@@ -14,6 +14,7 @@ import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { MemoryDB, UnmirroredRow } from '../store/db'
+import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { saveCommit, VERSION_KEY } from '../store/commit'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
@@ -47,33 +48,9 @@ export interface GraphSnapshot {
 /** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
 const SNAPSHOT_DELAY_MS = 2_000
 
-/** What a local write committed, for whoever mirrors the memory into its sync document. */
-export interface CommittedChange {
-  observations?: { put?: Observation[]; delete?: string[] }
-  /** The whole alias map after the change (variant -> canonical), when aliases changed. */
-  aliases?: Alias[]
-  files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
-  /** Proposals rejected, by pair id, so other devices do not propose them again. */
-  rejected?: Array<{ id: string; pair: [string, string]; at: string }>
-  /** The journal rows this commit wrote; hand them to `markMirrored` once the document update is saved. */
-  unmirrored?: UnmirroredRow[]
-}
+export { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange } from '../sync/port'
 
-/** Journal key of an observation's latest local commit. */
-export const observationJournalKey = (slug: string): string => `observation:${slug}`
-export const ALIASES_JOURNAL_KEY = 'aliases'
-
-/** Changes that arrived from another device, already checked against the sync layout. */
-export interface RemoteChange {
-  put: Observation[]
-  deleted: string[]
-  /** The complete alias map now in force, when it changed. */
-  aliases?: Map<string, string>
-  files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
-  rejected?: Array<{ id: string; pair: [string, string]; at: string }>
-}
-
-export class MemoryEngine {
+export class MemoryEngine implements SyncPort {
   private readonly queue: WriteQueue
   private proposals = new Map<string, MergeProposal>()
   private files = new Map<string, AppendixFile>()

@@ -9,7 +9,7 @@ import { checkAlias, checkFile } from './validate'
 import { collapseAliases } from '../core/consolidate'
 import { memoryMaps } from './layout'
 import { observeMemoryDoc, type MemoryDocChange } from './observe'
-import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type MemoryEngine } from '../engine/memory-engine'
+import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type SyncPort } from './port'
 import type { UnmirroredRow } from '../store/db'
 
 /** The transaction origin of the engine's own writes, so their echo is not applied twice. */
@@ -49,7 +49,7 @@ const INVALID_KEPT = 100
  * Observations only the engine holds (written before the memory was first bound) are added
  * to the document.
  */
-export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc, options: BindOptions = {}): Promise<DocBinding> {
+export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindOptions = {}): Promise<DocBinding> {
   const failures: Error[] = []
   const invalid: InvalidEntry[] = []
   const whenSaved = (rows: readonly UnmirroredRow[] | undefined) => {
