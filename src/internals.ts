@@ -2,7 +2,8 @@
  * The door that code inside the package, tests and benchmarks use to reach a memory's engine.
  * It is not part of the package's public entry: applications and agents need nothing here.
  */
-import { engineBehind, type Memory } from './engine/memory-handle'
+import type { Memory } from './engine/memory-handle'
+import { engineBehind } from './engine/engine-door'
 import type { MemoryEngine } from './engine/memory-engine'
 
 export function engineOf(memory: Memory): MemoryEngine {

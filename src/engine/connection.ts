@@ -17,6 +17,7 @@ export type StoreFileInput = Omit<FileInput, 'data' | 'filename' | 'type' | 'des
 }
 
 export class ConnectionHandle {
+  /** @internal made by `Memory.connect` and `connectWithToken` only */
   constructor(
     private readonly engine: MemoryEngine,
     private readonly record: () => Connection,

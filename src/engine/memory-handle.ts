@@ -12,6 +12,7 @@ import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../sear
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
 import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY, type GraphSnapshot } from './memory-engine'
 import { ConnectionHandle } from './connection'
+import { engineBehind, registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
 import { revocationChannel, type RevocationChannel } from './revocations'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
@@ -61,19 +62,6 @@ function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: E
   }
 }
 
-/**
- * Each memory's engine, for code inside the package (`src/internals.ts`). Not a property: the
- * public `Memory` shows no database, graph or index.
- */
-const engines = new WeakMap<Memory, MemoryEngine>()
-
-/** The engine behind a memory; reached only through `src/internals.ts`. */
-export function engineBehind(memory: Memory): MemoryEngine {
-  const engine = engines.get(memory)
-  if (!engine) throw new MemoryError('invalid_request', 'not a memory made by createMemory or openMemory')
-  return engine
-}
-
 export class Memory {
   private syncing: Promise<MemorySync> | undefined
 
@@ -83,7 +71,7 @@ export class Memory {
     private readonly engine: MemoryEngine,
     private connections: Map<string, Connection>,
   ) {
-    engines.set(this, engine)
+    registerEngine(this, engine)
     this.revocations = revocationChannel(engine.info.id, (id, revokedAt) => {
       const c = this.connections.get(id)
       if (c && !c.revokedAt) this.connections.set(id, { ...c, revokedAt })

@@ -118,6 +118,7 @@ export class MemorySync {
     for (const l of this.listeners) l(view)
   }
 
+  /** @internal started by `Memory.sync` */
   static async start(engine: SyncPort, options: SyncOptions = {}): Promise<MemorySync> {
     const doc = await loadMemoryDoc(engine.db)
     const persistence = persistMemoryDoc(engine.db, doc)
