@@ -13,7 +13,7 @@ import { makeSlug } from '../core/slug'
 import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
 } from '../core/types'
-import type { MemoryDB, UnmirroredRow } from '../store/db'
+import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { saveCommit, VERSION_KEY } from '../store/commit'
@@ -251,7 +251,7 @@ export class MemoryEngine implements SyncPort {
         observations: { put: fresh },
         aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })),
         ...(rejected.length ? { rejected } : {}),
-        unmirrored: journal,
+        journal,
       })
       // every entity may have gained backers; the index skips those whose text did not change
       await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
@@ -322,13 +322,13 @@ export class MemoryEngine implements SyncPort {
     for (const p of proposals) this.proposals.set(p.id, p)
   }
 
-  /** Local commits whose document update may not be saved yet (see `UnmirroredRow`). */
-  async unmirrored(): Promise<UnmirroredRow[]> {
+  /** Local commits whose document update may not be saved yet (see `JournalRow`). */
+  async journalRows(): Promise<JournalRow[]> {
     return this.db.unmirrored.toArray()
   }
 
   /** Drops journal rows whose document update is now saved, unless a later commit rewrote them. */
-  async markMirrored(rows: readonly UnmirroredRow[]): Promise<void> {
+  async markMirrored(rows: readonly JournalRow[]): Promise<void> {
     if (!rows.length) return
     const db = this.db
     await db.transaction('rw', db.unmirrored, async () => {
@@ -338,7 +338,7 @@ export class MemoryEngine implements SyncPort {
     })
   }
 
-  private journalRow(key: string): UnmirroredRow {
+  private journalRow(key: string): JournalRow {
     return { key, stamp: `${this.journalSession}:${++this.journalSeq}` }
   }
 
@@ -511,7 +511,7 @@ export class MemoryEngine implements SyncPort {
     await saveCommit(this.db, { version: this.version + 1, delta, observations: next ? { put: [next], delete: [] } : { put: [], delete: [slug] }, journal })
     this.graph.applyPreviewed(slug, next, delta)
     this.version++
-    this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, unmirrored: journal })
+    this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, journal })
     await this.reindex(delta, next ? { put: [next], deleted: [] } : { put: [], deleted: [slug] })
     return delta
   }
@@ -524,7 +524,7 @@ export class MemoryEngine implements SyncPort {
     await saveCommit(this.db, { version: this.version + 1, delta: previewed.delta, aliases: rows, proposals, journal })
     this.graph.applyPreviewedChanges(previewed)
     this.version++
-    this.emit({ aliases: rows, unmirrored: journal })
+    this.emit({ aliases: rows, journal })
     await this.reindex(previewed.delta)
     return previewed.delta
   }

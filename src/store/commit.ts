@@ -3,7 +3,7 @@
 // resolved: a read never sees a change that is not committed, and a failed save leaves nothing.
 import type { GraphDelta } from '../core/graph'
 import type { Alias, MergeProposal, Observation } from '../core/types'
-import type { MemoryDB, UnmirroredRow } from './db'
+import type { MemoryDB, JournalRow } from './db'
 import { derivedTables, persistDelta } from './derived-rows'
 import { storageError } from './storage-error'
 
@@ -19,7 +19,7 @@ export interface GraphCommit {
   aliases?: readonly Alias[]
   proposals?: readonly MergeProposal[]
   /** Journal rows of a local commit, until its sync document update is saved. */
-  journal?: readonly UnmirroredRow[]
+  journal?: readonly JournalRow[]
   /** Journal keys a remote change settles: what the document holds now stands for them. */
   settled?: readonly string[]
 }

@@ -10,7 +10,7 @@ import { collapseAliases } from '../core/consolidate'
 import { memoryMaps } from './layout'
 import { observeMemoryDoc, type MemoryDocChange } from './observe'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type SyncPort } from './port'
-import type { UnmirroredRow } from '../store/db'
+import type { JournalRow } from '../store/db'
 
 /** The transaction origin of the engine's own writes, so their echo is not applied twice. */
 export const ENGINE_ORIGIN = Symbol('cairn-engine')
@@ -52,7 +52,7 @@ const INVALID_KEPT = 100
 export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindOptions = {}): Promise<DocBinding> {
   const failures: Error[] = []
   const invalid: InvalidEntry[] = []
-  const whenSaved = (rows: readonly UnmirroredRow[] | undefined) => {
+  const whenSaved = (rows: readonly JournalRow[] | undefined) => {
     if (!rows?.length || !options.saved) return
     options
       .saved()
@@ -100,11 +100,11 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
 
   const stopMirroring = engine.onCommitted((c: CommittedChange) => {
     applyMemoryWrites(doc, toDocWrites(doc, c), ENGINE_ORIGIN)
-    whenSaved(c.unmirrored)
+    whenSaved(c.journal)
   })
 
   // reconcile
-  const journal = await engine.unmirrored()
+  const journal = await engine.journalRows()
   const journaled = new Set(journal.map((r) => r.key))
   const inDoc = readMemoryDoc(doc)
   const local = engine.snapshotState()

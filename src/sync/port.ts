@@ -2,7 +2,7 @@
 // document bridge, the document store and the memory's sync depend on this port, core and the
 // store, never on the engine.
 import type { Alias, AppendixFile, MemoryInfo, Observation } from '../core/types'
-import type { MemoryDB, UnmirroredRow } from '../store/db'
+import type { MemoryDB, JournalRow } from '../store/db'
 
 /** What a local write committed, for whoever mirrors the memory into its sync document. */
 export interface CommittedChange {
@@ -13,7 +13,7 @@ export interface CommittedChange {
   /** Proposals rejected, by pair id, so other devices do not propose them again. */
   rejected?: Array<{ id: string; pair: [string, string]; at: string }>
   /** The journal rows this commit wrote; hand them to `markMirrored` once the document update is saved. */
-  unmirrored?: UnmirroredRow[]
+  journal?: JournalRow[]
 }
 
 /** Journal key of an observation's latest local commit. */
@@ -49,9 +49,9 @@ export interface SyncPort {
   /** Subscribes to local commits (never to `applyRemote`); returns the unsubscribe. */
   onCommitted(listener: (c: CommittedChange) => void): () => void
   /** Local commits whose document update may not be saved yet. */
-  unmirrored(): Promise<UnmirroredRow[]>
+  journalRows(): Promise<JournalRow[]>
   /** Drops journal rows whose document update is now saved. */
-  markMirrored(rows: readonly UnmirroredRow[]): Promise<void>
+  markMirrored(rows: readonly JournalRow[]): Promise<void>
   /** Every observation and the alias map, for reconciling with a sync document. */
   snapshotState(): { observations: Observation[]; aliases: Map<string, string> }
   /** Appendix files with their bytes, and rejected pairs, for seeding a sync document. */

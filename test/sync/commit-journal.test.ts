@@ -24,13 +24,13 @@ describe('commits whose document update was never saved', () => {
     const edited = await f.conn.write(obs('Engine notes', [analyticalEngine], 'first draft'))
     const removed = await f.conn.write(obs('Stray note', [{ name: 'Stray Topic', type: 'concept', description: 'A topic only this note names' }]))
     await (await f.memory.sync()).settled()
-    expect(await engineOf(f.memory).unmirrored()).toEqual([])
+    expect(await engineOf(f.memory).journalRows()).toEqual([])
 
     loseDocumentSaves(engineOf(f.memory).db)
     await f.conn.update(edited.slug, { content: 'second draft, acknowledged' })
     await f.conn.delete(removed.slug)
     const added = await f.conn.write(obs('Written just before the crash', [ada]))
-    expect((await engineOf(f.memory).unmirrored()).map((r) => r.key).sort()).toEqual([edited.slug, removed.slug, added.slug].map(observationJournalKey).sort())
+    expect((await engineOf(f.memory).journalRows()).map((r) => r.key).sort()).toEqual([edited.slug, removed.slug, added.slug].map(observationJournalKey).sort())
     await f.memory.close()
     vi.restoreAllMocks()
 
@@ -51,7 +51,7 @@ describe('commits whose document update was never saved', () => {
     // and the graph is what its observations derive
     const stored = await engineOf(reopened).db.observations.toArray()
     expect(graphFingerprint(g)).toBe(graphFingerprint(Graph.derive(stored, g.aliasMap())))
-    await vi.waitFor(async () => expect(await engineOf(reopened).unmirrored()).toEqual([]))
+    await vi.waitFor(async () => expect(await engineOf(reopened).journalRows()).toEqual([]))
     await reopened.close()
 
     // once saved, a third opening changes nothing
@@ -80,7 +80,7 @@ describe('commits whose document update was never saved', () => {
     await f.conn.acceptProposal(proposal!.id, { canonical: 'International Business Machines' })
     expect(engineOf(f.memory).committedGraph.entities.has('ibm')).toBe(false)
     const merged = graphFingerprint(engineOf(f.memory).committedGraph)
-    expect((await engineOf(f.memory).unmirrored()).map((r) => r.key)).toContain(ALIASES_JOURNAL_KEY)
+    expect((await engineOf(f.memory).journalRows()).map((r) => r.key)).toContain(ALIASES_JOURNAL_KEY)
     await f.memory.close()
     vi.restoreAllMocks()
 
@@ -93,24 +93,24 @@ describe('commits whose document update was never saved', () => {
   it('a later commit keeps its row when an earlier commit of the same key is marked saved', async () => {
     const f = await fixture()
     const rows: Array<Array<{ key: string; stamp: string }>> = []
-    engineOf(f.memory).onCommitted((c) => rows.push(c.unmirrored ?? []))
+    engineOf(f.memory).onCommitted((c) => rows.push(c.journal ?? []))
     const first = await f.conn.write(obs('Twice edited', [ada]))
     await f.conn.update(first.slug, { content: 'edited' })
     expect(rows).toHaveLength(2)
     await engineOf(f.memory).markMirrored(rows[0]!)
-    expect(await engineOf(f.memory).unmirrored()).toEqual(rows[1])
+    expect(await engineOf(f.memory).journalRows()).toEqual(rows[1])
     await engineOf(f.memory).markMirrored(rows[1]!)
-    expect(await engineOf(f.memory).unmirrored()).toEqual([])
+    expect(await engineOf(f.memory).journalRows()).toEqual([])
     await f.memory.close()
   })
 
   it('a change from another device clears the journal for what it touched, so an older local state cannot override it', async () => {
     const f = await fixture()
     const mine = await f.conn.write(obs('Shared note', [ada]))
-    expect((await engineOf(f.memory).unmirrored()).map((r) => r.key)).toEqual([observationJournalKey(mine.slug)])
+    expect((await engineOf(f.memory).journalRows()).map((r) => r.key)).toEqual([observationJournalKey(mine.slug)])
     const theirs = { ...engineOf(f.memory).committedGraph.getObservation(mine.slug)!, content: 'edited on the other device' }
     await engineOf(f.memory).applyRemote({ put: [theirs], deleted: [] })
-    expect(await engineOf(f.memory).unmirrored()).toEqual([])
+    expect(await engineOf(f.memory).journalRows()).toEqual([])
     await f.memory.close()
   })
 })
