@@ -1,8 +1,8 @@
 // Cairn's public library API: everything an application or agent extension may depend on.
-import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/open'
+import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/memory-handle'
 
 export { MemoryError, isMemoryError, type ErrorCode } from './core/errors'
-export { Memory, listMemories, migrateMemory, BM25_ONLY, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/open'
+export { Memory, listMemories, migrateMemory, BM25_ONLY, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/memory-handle'
 export { ConnectionHandle as Connection, type StoreFileInput } from './engine/connection'
 export { MAX_FILE_BYTES } from './engine/files'
 export { LIMITS } from './core/contract'

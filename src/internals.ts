@@ -1,11 +1,11 @@
 /**
- * The door that tests and benchmarks use to reach a memory's engine. It is not
- * part of the package's public entry: code outside tests and benchmarks should
- * need nothing here.
+ * The door that code inside the package, tests and benchmarks use to reach a memory's engine.
+ * It is not part of the package's public entry: applications and agents need nothing here.
  */
-import type { Memory } from './engine/open'
-import type { MemoryEngine } from './engine/memory'
+import type { Memory } from './engine/memory-handle'
+import { engineBehind } from './engine/engine-door'
+import type { MemoryEngine } from './engine/memory-engine'
 
 export function engineOf(memory: Memory): MemoryEngine {
-  return memory.engine
+  return engineBehind(memory)
 }

@@ -2,13 +2,11 @@
 import { mount } from 'svelte'
 import App from './App.svelte'
 import { registerServiceWorker } from './pwa'
-import { installSmokeHook } from './smoke-hook'
 
 const target = document.getElementById('app')
 if (!target) throw new Error('index.html must contain an element with id "app"')
 
 mount(App, { target })
-installSmokeHook(window)
 registerServiceWorker()
 // End-to-end tests wait for this before interacting with the page.
 document.documentElement.dataset.ready = 'true'

@@ -4,7 +4,7 @@
 import { dispatchTool } from '../tools/dispatch'
 import { toolListing } from '../tools/definitions'
 import type { ConnectionHandle } from '../engine/connection'
-import type { AppConnection } from './engine'
+import type { AppConnection } from './worker-link'
 
 interface PageTool {
   name: string

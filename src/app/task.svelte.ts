@@ -1,6 +1,6 @@
 // What one screen is doing: busy while an action runs, then its error or its outcome message.
 // Screens share it so every action clears the last outcome and reports failures the same way.
-import { errorMessage } from './engine'
+import { errorMessage } from './worker-link'
 
 export class ScreenTask {
   busy = $state(false)

@@ -3,13 +3,13 @@
 //
 // An entity lives while some observation describes it. An edge lives while some observation
 // states it and both of its ends live; otherwise it waits, dormant, in its observations.
-import { legacyNameKey, normalizeName, relationshipKey, words } from './normalize'
+import { legacyNameKey, normalizeName, normalizeType, relationshipKey, words } from './normalize'
 import type { Entity, Observation, RecalledRelationship, Relationship } from './types'
 
 export type AliasMap = ReadonlyMap<string, string>
 
 /** Names the derivation rules; change it when they change, so stored derived rows get rewritten. */
-export const DERIVATION_RULES = 'cairn-derive@2'
+export const DERIVATION_RULES = 'cairn-derive@3'
 
 export interface GraphDelta {
   upsertedEntities: Entity[]
@@ -102,8 +102,18 @@ export function compareRecency(a: Observation, b: Observation): number {
 }
 
 export class Graph {
-  readonly entities = new Map<string, Entity>()
-  readonly relationships = new Map<string, Relationship>()
+  private readonly entityMap = new Map<string, Entity>()
+  private readonly relationshipMap = new Map<string, Relationship>()
+
+  /** The live entities by key: read-only, changed only by the graph's own methods. */
+  get entities(): ReadonlyMap<string, Entity> {
+    return this.entityMap
+  }
+
+  /** The live relationships by key: read-only, changed only by the graph's own methods. */
+  get relationships(): ReadonlyMap<string, Relationship> {
+    return this.relationshipMap
+  }
   private readonly observations = new Map<string, Observation>()
   private aliases: AliasMap = new Map()
   private readonly contributions = new Map<string, Contribution>()
@@ -115,8 +125,8 @@ export class Graph {
   private readonly edgesByEnd = new Map<string, Set<string>>()
   /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
   private readonly authored = new Map<string, Set<string>>()
-  /** While previewing: the value each entity and edge had before it was first replaced. */
-  private previewed: { entities: Map<string, Entity | undefined>; relationships: Map<string, Relationship | undefined> } | null = null
+  /** While previewing: what each entity, edge, summary and observation was before it first changed. */
+  private previewed: PreviewLog | null = null
 
   /**
    * Observations not yet filed into the indexes a change needs (which notes back what, by
@@ -147,9 +157,9 @@ export class Graph {
     const g = new Graph()
     g.aliases = new Map(aliases)
     for (const o of observations) g.observations.set(o.slug, o)
-    for (const e of entities) g.entities.set(e.key, e)
+    for (const e of entities) g.entityMap.set(e.key, e)
     for (const r of relationships) {
-      g.relationships.set(r.key, r)
+      g.relationshipMap.set(r.key, r)
       // live edges are enough to read; filing adds the dormant ones
       addTo(g.edgesByEnd, r.source, r.key)
       addTo(g.edgesByEnd, r.target, r.key)
@@ -210,7 +220,8 @@ export class Graph {
   preview(slug: string, next: Observation | undefined): GraphDelta {
     this.fileAll()
     const prev = this.observations.get(slug)
-    const log = { entities: new Map<string, Entity | undefined>(), relationships: new Map<string, Relationship | undefined>() }
+    // summaries are saved above, only those the change touches
+    const log = previewLog(false)
     // putting `prev` back would drop `next` from the summaries it just won and force a rescan
     // of a busy entity on the following write, so the summaries it touches are put back as they
     // were (made now if missing, so that `applyPreviewed` has one to count `next` into)
@@ -228,8 +239,8 @@ export class Graph {
       this.previewed = null
       this.rebook(slug, prev)
       for (const [k, summary] of saved) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
-      for (const [k, e] of log.entities) e ? this.entities.set(k, e) : this.entities.delete(k)
-      for (const [k, r] of log.relationships) r ? this.relationships.set(k, r) : this.relationships.delete(k)
+      for (const [k, e] of log.entities) e ? this.entityMap.set(k, e) : this.entityMap.delete(k)
+      for (const [k, r] of log.relationships) r ? this.relationshipMap.set(k, r) : this.relationshipMap.delete(k)
     }
     return delta
   }
@@ -238,10 +249,82 @@ export class Graph {
   applyPreviewed(slug: string, next: Observation | undefined, delta: GraphDelta): void {
     this.fileAll()
     this.rebook(slug, next)
-    for (const k of delta.removedEntities) this.entities.delete(k)
-    for (const e of delta.upsertedEntities) this.entities.set(e.key, e)
-    for (const k of delta.removedRelationships) this.relationships.delete(k)
-    for (const r of delta.upsertedRelationships) this.relationships.set(r.key, r)
+    for (const k of delta.removedEntities) this.entityMap.delete(k)
+    for (const e of delta.upsertedEntities) this.entityMap.set(e.key, e)
+    for (const k of delta.removedRelationships) this.relationshipMap.delete(k)
+    for (const r of delta.upsertedRelationships) this.relationshipMap.set(r.key, r)
+  }
+
+  /**
+   * What a batch of changes (puts, then deletions, then a new alias map) would do, leaving the
+   * graph as it was: one derivation, then everything it replaced is put back. Pass the result to
+   * `applyPreviewedChanges` to make it real without deriving again.
+   */
+  previewChanges(change: { put?: readonly Observation[]; deleted?: readonly string[]; aliases?: AliasMap }): PreviewedChanges {
+    this.fileAll()
+    const aliasesBefore = this.aliases
+    const log = previewLog()
+    this.previewed = log
+    try {
+      const deltas: GraphDelta[] = []
+      for (const o of change.put ?? []) deltas.push(this.apply(o.slug, o))
+      for (const slug of change.deleted ?? []) if (this.observations.has(slug)) deltas.push(this.apply(slug, undefined))
+      if (change.aliases) deltas.push(this.setAliases(change.aliases))
+      const observations = new Map([...log.observations.keys()].map((slug) => [slug, this.observations.get(slug)] as const))
+      return { delta: this.combine(deltas), aliases: this.aliases, observations }
+    } finally {
+      this.previewed = null
+      this.aliases = aliasesBefore
+      for (const [slug, prev] of log.observations) this.rebook(slug, prev)
+      for (const [k, summary] of log.summaries ?? []) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
+      for (const [k, e] of log.entities) e ? this.entityMap.set(k, e) : this.entityMap.delete(k)
+      for (const [k, r] of log.relationships) r ? this.relationshipMap.set(k, r) : this.relationshipMap.delete(k)
+    }
+  }
+
+  /** Applies what `previewChanges` computed, while nothing else changed the graph in between. */
+  applyPreviewedChanges(previewed: PreviewedChanges): void {
+    this.fileAll()
+    this.aliases = previewed.aliases
+    for (const [slug, o] of previewed.observations) this.rebook(slug, o)
+    const { delta } = previewed
+    for (const k of delta.removedEntities) this.entityMap.delete(k)
+    for (const e of delta.upsertedEntities) this.entityMap.set(e.key, e)
+    for (const k of delta.removedRelationships) this.relationshipMap.delete(k)
+    for (const r of delta.upsertedRelationships) this.relationshipMap.set(r.key, r)
+  }
+
+  /** One delta for several applied one after another: each touched key as the graph now holds it. */
+  private combine(deltas: readonly GraphDelta[]): GraphDelta {
+    if (deltas.length === 1) return deltas[0]!
+    const entities = new Set<string>()
+    const relationships = new Set<string>()
+    for (const d of deltas) {
+      for (const e of d.upsertedEntities) entities.add(e.key)
+      for (const k of d.removedEntities) entities.add(k)
+      for (const r of d.upsertedRelationships) relationships.add(r.key)
+      for (const k of d.removedRelationships) relationships.add(k)
+    }
+    const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: mergeBacking(deltas) }
+    for (const k of entities) {
+      const e = this.entityMap.get(k)
+      if (e) out.upsertedEntities.push(e)
+      else out.removedEntities.push(k)
+    }
+    for (const k of relationships) {
+      const r = this.relationshipMap.get(k)
+      if (r) out.upsertedRelationships.push(r)
+      else out.removedRelationships.push(k)
+    }
+    return out
+  }
+
+  /** Keeps, while previewing, a copy of a summary before its first change. */
+  private keepSummary(key: string): void {
+    const log = this.previewed
+    if (!log?.summaries || log.summaries.has(key)) return
+    const s = this.summaries.get(key)
+    log.summaries.set(key, s && { ...s, queries: new Set(s.queries), given: new Map([...s.given].map(([d, g]) => [d, { ...g }])) })
   }
 
   /** Re-files an observation's backing (which entities and edges it supports) without recomputing them. */
@@ -252,15 +335,15 @@ export class Graph {
   }
 
   private setEntity(key: string, e: Entity | undefined): void {
-    if (this.previewed && !this.previewed.entities.has(key)) this.previewed.entities.set(key, this.entities.get(key))
-    if (e) this.entities.set(key, e)
-    else this.entities.delete(key)
+    if (this.previewed && !this.previewed.entities.has(key)) this.previewed.entities.set(key, this.entityMap.get(key))
+    if (e) this.entityMap.set(key, e)
+    else this.entityMap.delete(key)
   }
 
   private setRelationship(key: string, r: Relationship | undefined): void {
-    if (this.previewed && !this.previewed.relationships.has(key)) this.previewed.relationships.set(key, this.relationships.get(key))
-    if (r) this.relationships.set(key, r)
-    else this.relationships.delete(key)
+    if (this.previewed && !this.previewed.relationships.has(key)) this.previewed.relationships.set(key, this.relationshipMap.get(key))
+    if (r) this.relationshipMap.set(key, r)
+    else this.relationshipMap.delete(key)
   }
 
   /** Replace the alias map; re-derives only observations that name a variant whose mapping changed. */
@@ -293,15 +376,19 @@ export class Graph {
   private contributionOf(o: Observation): Contribution {
     const authoredKeys = o.entities.map((e) => normalizeName(e.name))
     const entityKeys = o.entities.map((e) => this.resolveName(e.name))
-    const entities = new Set(entityKeys)
+    // The graph's own guard, whatever a checker let through: a name of symbols alone names no
+    // entity, and an edge's type is normalized as the write contract normalizes it, so "Works On"
+    // and works_on are one edge.
+    const entities = new Set(entityKeys.filter((k) => k !== ''))
     const relationships = new Map<string, { source: string; type: string; target: string }>()
     const relKeys = o.relationships.map((r) => {
       const source = this.resolveName(r.source)
       const target = this.resolveName(r.target)
+      const type = normalizeType(r.type)
       // a merge can turn an edge into a self-loop: dropped, as consolidation requires
-      if (source === target) return null
-      const key = relationshipKey(source, r.type, target)
-      relationships.set(key, { source, type: r.type, target })
+      if (source === target || !source || !target || !type) return null
+      const key = relationshipKey(source, type, target)
+      relationships.set(key, { source, type, target })
       return key
     })
     const descriptionKeys = o.entities.map((e) => (e.description ? words(e.description).join(' ') || e.description : ''))
@@ -310,9 +397,11 @@ export class Graph {
 
   private detach(slug: string, touched: Touched): void {
     const prev = this.observations.get(slug)
+    if (this.previewed && !this.previewed.observations.has(slug)) this.previewed.observations.set(slug, prev)
     const c = this.contributions.get(slug)
     if (!prev || !c) return
     for (const k of c.entities) {
+      this.keepSummary(k)
       const left = unback(this.entityBackers, k, slug)
       if (left !== 'absent') touched.backing.record('entity', k, slug, false)
       const summary = this.summaries.get(k)
@@ -352,6 +441,7 @@ export class Graph {
     this.contributions.set(o.slug, c)
     for (const k of authoredKeysOf(o)) addTo(this.authored, k, o.slug)
     for (const k of c.entities) {
+      this.keepSummary(k)
       if (back(this.entityBackers, k, o.slug)) touched.backing.record('entity', k, o.slug, true)
       const summary = this.summaries.get(k)
       if (summary && !summary.stale) this.fold(summary, k, o.slug)
@@ -370,19 +460,19 @@ export class Graph {
     const delta: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: touched.backing.list() }
     const lived = new Map<string, boolean>()
     for (const k of touched.entities) {
-      lived.set(k, this.entities.has(k))
+      lived.set(k, this.entityMap.has(k))
       this.recomputeEntity(k)
     }
     const edges = new Set(touched.edges)
     for (const [k, was] of lived) {
-      if (was !== this.entities.has(k)) for (const e of this.edgesByEnd.get(k) ?? []) edges.add(e)
+      if (was !== this.entityMap.has(k)) for (const e of this.edgesByEnd.get(k) ?? []) edges.add(e)
     }
     // an entity's degree moves by the edges that came alive or died, so a well-connected entity
     // is not recounted edge by edge on every write
     const degreeChanged = new Map<string, number>()
     const bump = (key: string, by: number) => degreeChanged.set(key, (degreeChanged.get(key) ?? 0) + by)
     for (const k of edges) {
-      const before = this.relationships.get(k)
+      const before = this.relationshipMap.get(k)
       const after = this.recomputeEdge(k)
       if (!before && !after) continue
       if (before && !after) delta.removedRelationships.push(k)
@@ -394,13 +484,13 @@ export class Graph {
       }
     }
     for (const [k, by] of degreeChanged) {
-      const e = this.entities.get(k)
+      const e = this.entityMap.get(k)
       // replaced, not mutated: a returned delta must not change when the graph moves on
       if (e && by !== 0) this.setEntity(k, { ...e, degree: e.degree + by })
     }
     const upserted = new Set([...touched.entities, ...degreeChanged.keys()])
     for (const k of [...upserted].sort()) {
-      const e = this.entities.get(k)
+      const e = this.entityMap.get(k)
       if (e) delta.upsertedEntities.push(e)
       else if (lived.get(k)) delta.removedEntities.push(k)
     }
@@ -420,6 +510,7 @@ export class Graph {
     if (known && !known.stale) return known
     const summary: Summary = { latestNaming: undefined, queries: new Set(), given: new Map(), stale: false }
     for (const slug of backing.set) this.fold(summary, key, slug)
+    this.keepSummary(key)
     this.summaries.set(key, summary)
     return summary
   }
@@ -500,7 +591,7 @@ export class Graph {
         }
       }
     }
-    const prev = this.entities.get(key)
+    const prev = this.entityMap.get(key)
     this.setEntity(key, {
       key,
       name: display ?? shownEntity.name,
@@ -518,7 +609,7 @@ export class Graph {
     const backing = this.edgeBackers.get(key)
     const firstSlug = backing?.sorted[0]
     const first = firstSlug !== undefined ? this.contributions.get(firstSlug)?.relationships.get(key) : undefined
-    if (!backing || !first || !this.entities.has(first.source) || !this.entities.has(first.target)) {
+    if (!backing || !first || !this.entityMap.has(first.source) || !this.entityMap.has(first.target)) {
       this.setRelationship(key, undefined)
       return undefined
     }
@@ -547,7 +638,7 @@ export class Graph {
 
   private degreeOf(key: string): number {
     let n = 0
-    for (const k of this.edgesByEnd.get(key) ?? []) if (this.relationships.has(k)) n++
+    for (const k of this.edgesByEnd.get(key) ?? []) if (this.relationshipMap.has(k)) n++
     return n
   }
 
@@ -556,7 +647,7 @@ export class Graph {
     const c = this.contributions.get(slug)
     if (!c) return []
     const out: string[] = []
-    for (const k of c.entities) if (this.entities.has(k)) out.push(k)
+    for (const k of c.entities) if (this.entityMap.has(k)) out.push(k)
     return out
   }
 
@@ -569,7 +660,7 @@ export class Graph {
   /** Live edges touching an entity, in no order: for callers that order or filter them themselves. */
   *eachEdgeOf(key: string): IterableIterator<Relationship> {
     for (const k of this.edgesByEnd.get(key) ?? []) {
-      const r = this.relationships.get(k)
+      const r = this.relationshipMap.get(k)
       if (r) yield r
     }
   }
@@ -578,7 +669,7 @@ export class Graph {
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []
     for (const k of this.edgesByEnd.get(key) ?? []) {
-      const r = this.relationships.get(k)
+      const r = this.relationshipMap.get(k)
       if (r) out.push(r)
     }
     return out.sort(heaviestFirst)
@@ -592,7 +683,7 @@ export class Graph {
     const top: Relationship[] = []
     let total = 0
     for (const k of this.edgesByEnd.get(key) ?? []) {
-      const r = this.relationships.get(k)
+      const r = this.relationshipMap.get(k)
       if (!r) continue
       total++
       if (top.length === cap && (cap === 0 || heaviestFirst(r, top[cap - 1]!) >= 0)) continue
@@ -607,9 +698,9 @@ export class Graph {
   /** An edge with display names, as responses show it. */
   present(r: Relationship): RecalledRelationship {
     return {
-      source: this.entities.get(r.source)?.name ?? r.source,
+      source: this.entityMap.get(r.source)?.name ?? r.source,
       type: r.type,
-      target: this.entities.get(r.target)?.name ?? r.target,
+      target: this.entityMap.get(r.target)?.name ?? r.target,
       description: r.description,
       weight: r.weight,
     }
@@ -633,6 +724,27 @@ function authoredKeysOf(o: Observation): Set<string> {
 
 function heaviestFirst(a: Relationship, b: Relationship): number {
   return b.weight - a.weight || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+}
+
+/** A batch of changes computed by `Graph.previewChanges`, not yet applied. */
+export interface PreviewedChanges {
+  delta: GraphDelta
+  /** The alias map after the changes. */
+  aliases: AliasMap
+  /** Every observation the changes re-filed, as it is after them (undefined: removed). */
+  observations: ReadonlyMap<string, Observation | undefined>
+}
+
+interface PreviewLog {
+  entities: Map<string, Entity | undefined>
+  relationships: Map<string, Relationship | undefined>
+  /** Null when the caller saves the summaries itself. */
+  summaries: Map<string, Summary | undefined> | null
+  observations: Map<string, Observation | undefined>
+}
+
+function previewLog(keepSummaries = true): PreviewLog {
+  return { entities: new Map(), relationships: new Map(), summaries: keepSummaries ? new Map() : null, observations: new Map() }
 }
 
 /** What decides an entity's row among its backers; `stale` once a note it counted left. */

@@ -2,12 +2,12 @@
 // on this device or another. Connection tokens never leave the memory they belong to.
 import { validateObservationInput } from '../core/contract'
 import { isMemoryError, MemoryError } from '../core/errors'
-import type { Alias, AppendixFile, MergeProposal, Observation, RetrievalConfig, Visibility } from '../core/types'
-import { BM25_ONLY, Memory, type CreateMemoryOptions } from './open'
+import type { Alias, AppendixFile, Observation, RetrievalConfig, Visibility } from '../core/types'
+import { BM25_ONLY, Memory, type CreateMemoryOptions } from './memory-handle'
 import { validateFileInput } from './files'
-import { stored } from '../store/storage-error'
 import { MemoryDB, RegistryDB } from '../store/db'
 import { sha256Hex } from './tokens'
+import { engineOf } from '../internals'
 
 export const BACKUP_FORMAT = 'cairn-memory@1'
 
@@ -30,7 +30,7 @@ export type ImportOptions = Omit<CreateMemoryOptions, 'name' | 'retrieval' | 'id
 }
 
 export async function exportMemory(memory: Memory): Promise<MemoryBackup> {
-  const engine = memory.engine
+  const engine = engineOf(memory)
   const info = memory.info
   const graph = engine.committedGraph
   const files = await Promise.all(engine.listFiles().map(async (f) => ({ ...f, data: toBase64((await engine.readFile(f.path)).data) })))
@@ -65,7 +65,7 @@ export async function importMemory(backup: unknown, options: ImportOptions): Pro
   const visibility = options.visibility ?? b.info.visibility
   const orgId = options.orgId ?? b.info.orgId ?? undefined
   const { name: _n, visibility: _v, orgId: _o, embedder, ...deps } = options
-  let memory = await Memory.create({
+  const memory = await Memory.create({
     ...deps,
     name: options.name ?? b.info.name,
     visibility,
@@ -74,27 +74,15 @@ export async function importMemory(backup: unknown, options: ImportOptions): Pro
     ...(r.embedder !== BM25_ONLY && embedder ? { embedder } : {}),
   })
   try {
-    await memory.engine.importObservations(b.observations, b.aliases)
+    const now = new Date().toISOString()
+    await engineOf(memory).importSnapshot({ observations: b.observations, aliases: b.aliases, rejected: b.rejectedProposals.map((p) => ({ id: p.id, pair: p.pair, at: now })) })
     for (const f of b.files) {
-      await memory.engine.storeFile({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
-    }
-    if (b.rejectedProposals.length) {
-      // the engine reads proposals at open, so they are written here and the memory reopened below
-      const now = new Date().toISOString()
-      const rows: MergeProposal[] = b.rejectedProposals.map((p) => ({
-        id: p.id, kind: 'merge', pair: p.pair, names: p.pair, canonical: p.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: now,
-      }))
-      await stored(() => memory.engine.db.proposals.bulkPut(rows))
+      await engineOf(memory).storeFile({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
     }
   } catch (err) {
     // a storage failure part-way must not leave half a memory listed beside the others
     await discard(memory, deps)
     throw err
-  }
-  if (b.rejectedProposals.length) {
-    const id = memory.info.id
-    await memory.close()
-    memory = await Memory.open(id, { ...deps, ...(embedder && r.embedder !== BM25_ONLY ? { embedder } : {}) })
   }
   return memory
 }

@@ -7,7 +7,7 @@ import type {
 import type { GraphSlice, GraphSliceOptions } from '../core/graph-slice'
 import { listNotes, vocabularyOf, type NotePage, type NoteListRequest, type Vocabulary } from '../core/notes'
 import type { FileInput } from './files'
-import type { MemoryEngine } from './memory'
+import type { MemoryEngine } from './memory-engine'
 
 export type StoreFileInput = Omit<FileInput, 'data' | 'filename' | 'type' | 'description'> & {
   data: Uint8Array | ArrayBuffer | Blob | string
@@ -17,6 +17,7 @@ export type StoreFileInput = Omit<FileInput, 'data' | 'filename' | 'type' | 'des
 }
 
 export class ConnectionHandle {
+  /** @internal made by `Memory.connect` and `connectWithToken` only */
   constructor(
     private readonly engine: MemoryEngine,
     private readonly record: () => Connection,

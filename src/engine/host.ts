@@ -1,11 +1,11 @@
 // The worker side of the engine boundary: memories and connections handed out as Comlink proxies.
 import * as Comlink from 'comlink'
 import type { ConnectionHandle } from './connection'
-import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './open'
+import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './memory-handle'
 import type { MemoryInfo, Tier } from '../core/types'
 import type { Embedder } from '../search/embedder'
 import { installErrorTransfer } from './wire'
-import type { SyncView } from './memory-sync'
+import type { SyncView } from '../sync/memory-sync'
 import { exportMemory, importMemory, type MemoryBackup } from './backup'
 import { deleteMemory, renameMemory } from './memory-admin'
 import { importInto, type ImportOutcome } from '../interop/import'

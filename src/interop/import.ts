@@ -4,10 +4,11 @@
 import { MemoryError } from '../core/errors'
 import { normalizeName } from '../core/normalize'
 import { BACKUP_FORMAT, parseBackup } from '../engine/backup'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
 import { randomId, sha256Hex } from '../engine/tokens'
 import { convertMcpMemory, type McpMemoryReport } from './mcp-memory-jsonl'
 import { describeBackupMerge, describeMcpImport } from './report-text'
+import { engineOf } from '../internals'
 
 export type ImportFormat = 'mcp-memory' | 'cairn-backup'
 
@@ -34,7 +35,7 @@ export function detectFormat(text: string): ImportFormat {
 
 /** Adds the entities and relations of an MCP memory server file as observations, in one transaction. */
 export async function importMcpMemory(memory: Memory, text: string, opts: { source?: string; createdBy?: string } = {}): Promise<McpMemoryReport> {
-  const graph = memory.engine.committedGraph
+  const graph = engineOf(memory).committedGraph
   const { observations, report } = convertMcpMemory(text, {
     now: new Date().toISOString(),
     createdBy: opts.createdBy ?? 'import',
@@ -46,14 +47,14 @@ export async function importMcpMemory(memory: Memory, text: string, opts: { sour
   if (report.lines > 0 && report.entities.read === 0 && report.relations.read === 0) {
     throw new MemoryError('invalid_request', 'this file holds no MCP memory entities or relations (expected JSON lines with "type": "entity" or "relation")', { invalidLines: report.invalidLines.slice(0, 5) })
   }
-  if (observations.length) await memory.engine.importObservations(observations, [])
+  if (observations.length) await engineOf(memory).importObservations(observations, [])
   return report
 }
 
 /** Merges a backup into an existing memory: observations and files it lacks, aliases, rejected merges. */
 export async function mergeBackup(memory: Memory, raw: unknown): Promise<BackupMergeReport> {
   const b = await parseBackup(raw)
-  const engine = memory.engine
+  const engine = engineOf(memory)
   const graph = engine.committedGraph
   const fresh = b.observations.filter((o) => !graph.getObservation(o.slug))
   const known = new Set(engine.listFiles().map((f) => f.path))

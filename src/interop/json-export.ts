@@ -2,7 +2,8 @@
 // plus the derived entities and relationships, for tools that want the graph without deriving it.
 import type { Entity, Relationship } from '../core/types'
 import { exportMemory, type MemoryBackup } from '../engine/backup'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
+import { engineOf } from '../internals'
 
 export interface GraphExport extends MemoryBackup {
   graph: { entities: Entity[]; relationships: Array<Relationship & { sourceName: string; targetName: string }> }
@@ -10,7 +11,7 @@ export interface GraphExport extends MemoryBackup {
 
 export async function exportGraphJson(memory: Memory): Promise<GraphExport> {
   const backup = await exportMemory(memory)
-  const graph = memory.engine.committedGraph
+  const graph = engineOf(memory).committedGraph
   const name = (key: string): string => graph.entities.get(key)?.name ?? key
   return {
     ...backup,

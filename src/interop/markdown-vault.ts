@@ -4,7 +4,8 @@
 // folder and the app zips them for a download.
 import { normalizeName } from '../core/normalize'
 import type { Observation } from '../core/types'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
+import { engineOf } from '../internals'
 
 export interface VaultReport {
   notes: number
@@ -33,7 +34,7 @@ const label = (text: string): string => text.replace(/[|[\]]/g, ' ').replace(/\s
 
 export async function buildMarkdownVault(memory: Memory, now: Date = new Date()): Promise<{ files: VaultFile[]; report: VaultReport }> {
   const out: VaultFile[] = []
-  const engine = memory.engine
+  const engine = engineOf(memory)
   const graph = engine.committedGraph
   const entities = [...graph.entities.values()].sort((a, b) => a.name.localeCompare(b.name))
   // one file per entity; names that differ only where a file system cannot tell get a number

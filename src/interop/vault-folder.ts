@@ -1,7 +1,7 @@
 // Writes a memory's Markdown vault into a folder (Node: `cairn export --markdown DIR`).
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
 import { buildMarkdownVault, type VaultReport } from './markdown-vault'
 
 export async function writeMarkdownVault(memory: Memory, dir: string): Promise<VaultReport> {

@@ -1,7 +1,7 @@
 // Where the MCP server gets its memory. The seam lets a synced replica replace the local one
 // without touching the server.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { Memory } from '../engine/open'
+import { Memory } from '../engine/memory-handle'
 import { CLOSE } from '../sync/close-codes'
 import type { Embedder } from '../search/embedder'
 import type { DurableStoreOptions } from '../node-store/durable-indexeddb'

@@ -3,7 +3,8 @@
 import { McpError, ErrorCode, type Resource } from '@modelcontextprotocol/sdk/types.js'
 import { isMemoryError } from '../core/errors'
 import type { ConnectionHandle } from '../engine/connection'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
+import { engineOf } from '../internals'
 
 export const OBSERVATION_URI = 'cairn://observation/'
 export const ENTITY_URI = 'cairn://entity/'
@@ -16,7 +17,7 @@ export const RESOURCE_TEMPLATES = [
 
 /** One page of resources: observations newest first, then entities by name; the cursor is an offset. */
 export function listResources(memory: Memory, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
-  const graph = memory.engine.committedGraph
+  const graph = engineOf(memory).committedGraph
   const offset = cursor === undefined ? 0 : Number(cursor)
   if (!Number.isInteger(offset) || offset < 0) throw new McpError(ErrorCode.InvalidParams, `cursor "${cursor}" is not one this server gave`)
   const observations = [...graph.allObservations()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))

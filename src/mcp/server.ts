@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, isInitializeRequest, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { isMemoryError } from '../core/errors'
 import type { ConnectionHandle } from '../engine/connection'
-import type { Memory } from '../engine/open'
+import type { Memory } from '../engine/memory-handle'
 import { toolListing } from '../tools/definitions'
 import { dispatchTool } from '../tools/dispatch'
 import { toolAnnotations } from './annotations'

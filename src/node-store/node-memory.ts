@@ -4,12 +4,13 @@ import { existsSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
 import { MemoryError } from '../core/errors'
-import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY } from '../engine/memory'
-import { Memory } from '../engine/open'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY } from '../engine/memory-engine'
+import { Memory } from '../engine/memory-handle'
 import type { Embedder } from '../search/embedder'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
 import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
+import { engineOf } from '../internals'
 
 /** Meta rows the durable store keeps at close and compaction only. */
 const DEFERRED_META = new Set([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, GRAPH_SNAPSHOT_KEY])
@@ -82,7 +83,7 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
       const legacy = join(dir, LEGACY_SNAPSHOT_FILE)
       if (existsSync(legacy)) {
         const saved = await loadLegacySnapshot(legacy)
-        await memory.engine.importObservations(saved.observations, saved.aliases)
+        await engineOf(memory).importObservations(saved.observations, saved.aliases)
         renameSync(legacy, `${legacy}.imported`)
       }
     }

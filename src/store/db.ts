@@ -47,7 +47,7 @@ export interface DocUpdateRow {
  * transaction and removed once the document update is on disk, so a crash in between cannot
  * let the older document undo the commit when the memory is next bound to it.
  */
-export interface UnmirroredRow {
+export interface JournalRow {
   /** `observation:<slug>` or `aliases`. */
   key: string
   /** Which commit wrote the row, so clearing an older commit's row never clears a newer one. */
@@ -68,7 +68,8 @@ export class MemoryDB extends Dexie {
   fileBytes!: Table<FileBytes, string>
   /** The memory's sync document as an append-only log of Yjs updates, compacted on open. */
   docUpdates!: Table<DocUpdateRow, number>
-  unmirrored!: Table<UnmirroredRow, string>
+  /** The commit journal (see `JournalRow`); the table keeps its first name. */
+  unmirrored!: Table<JournalRow, string>
 
   constructor(memoryId: string, deps: IndexedDBFactory) {
     super(`cairn-memory-${memoryId}`, dexieOptions(deps))

@@ -7,6 +7,7 @@ import { createMemory, openMemory, type Connection, type Memory, type Observatio
 import { Graph } from '../../src/core/graph'
 import { percentile } from './stats'
 import type { Embedder } from '../../src/search/embedder'
+import { engineOf } from '../../src/internals'
 
 // Real English words (ranks 200..8,200 of the shipped GloVe vocabulary), so postings have realistic lengths.
 const WORDS = readFileSync(fileURLToPath(new URL('../../public/models/cairn-glove-100d.vocab.txt', import.meta.url)), 'utf8')
@@ -55,7 +56,7 @@ export async function filled(n: number, embedder?: Embedder): Promise<{ conn: Co
     await conn.write(observationFor(i, pool))
     writeMs.push(performance.now() - s)
   }
-  return { conn, graph: memory.engine.committedGraph, memory, factory, writeMs, totalMs: performance.now() - t0 }
+  return { conn, graph: engineOf(memory).committedGraph, memory, factory, writeMs, totalMs: performance.now() - t0 }
 }
 
 export interface EngineBenchRow {

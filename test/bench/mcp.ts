@@ -15,6 +15,7 @@ import { dispatchTool } from '../../src/tools/dispatch'
 import { observationFor } from './engine'
 import { stampObservations } from './stamped'
 import { percentile } from './stats'
+import { engineOf } from '../../src/internals'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const CLI = fileURLToPath(new URL('../../src/mcp/cli.ts', import.meta.url))
@@ -153,7 +154,7 @@ export async function benchMcp(sizes: number[], options: McpBenchOptions = {}): 
         let base: McpBenchRow
         try {
           const memory = await provider.memory()
-          await memory.engine.importObservations(obs, [])
+          await engineOf(memory).importObservations(obs, [])
           const conn = await memory.connect({ agent: 'bench', tier: 'read' })
           const startMs = Math.round(performance.now() - t0)
           const run = await timeCalls(async (args) => {
@@ -161,7 +162,7 @@ export async function benchMcp(sizes: number[], options: McpBenchOptions = {}): 
             if (!out.ok) throw new Error(`recall failed: ${out.error.message}`)
             return JSON.stringify(out.result)
           }, qs)
-          base = sized({ transport: 'in-process', entities: memory.engine.committedGraph.entities.size, p50Ms: percentile(run.ms, 50), p95Ms: percentile(run.ms, 95), payloadP50Bytes: percentile(run.bytes, 50), startMs })
+          base = sized({ transport: 'in-process', entities: engineOf(memory).committedGraph.entities.size, p50Ms: percentile(run.ms, 50), p95Ms: percentile(run.ms, 95), payloadP50Bytes: percentile(run.bytes, 50), startMs })
         } finally {
           await provider.close()
         }

@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { Memory } from '../../src/engine/open'
+import { Memory } from '../../src/engine/memory-handle'
 import { importMcpMemory } from '../../src/interop/import'
 import { openNodeMemory } from '../../src/node-store/node-memory'
 import type { Embedder } from '../../src/search/embedder'
 import { dispatchTool } from '../../src/tools/dispatch'
 import { observationFor } from './engine'
 import { percentile } from './stats'
+import { engineOf } from '../../src/internals'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -115,7 +116,7 @@ export async function benchDurable(sizes: number[], embedder?: Embedder): Promis
       const reader = await again.memory.connect({ agent: 'bench', tier: 'read' })
       const recall = await reader.recall({ query: 'Entity 7' })
       const restartMs = Math.round(performance.now() - t0)
-      if (again.memory.engine.committedGraph.allObservations().next().done || !recall.entities.length) throw new Error('the reopened store lost its observations')
+      if (engineOf(again.memory).committedGraph.allObservations().next().done || !recall.entities.length) throw new Error('the reopened store lost its observations')
       await again.close()
       rows.push({
         store: 'durable',

@@ -5,10 +5,11 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import * as Y from 'yjs'
 import { createMemory, type Memory } from '../../src/index'
 import type { Observation } from '../../src/core/types'
-import { bindMemoryDoc, type DocBinding } from '../../src/engine/doc-bridge'
+import { bindMemoryDoc, type DocBinding } from '../../src/sync/doc-bridge'
 import { applyMemoryWrites, createMemoryDoc } from '../../src/sync/memory-doc'
 import { observationFor } from './engine'
 import type { Embedder } from '../../src/search/embedder'
+import { engineOf } from '../../src/internals'
 
 /** Observation `i` of the engine bench's workload, as a sync document holds it (3 entities, 2 relationships). */
 export function observation(i: number, pool: number): Observation {
@@ -43,7 +44,7 @@ export interface HeldMemory {
 export async function openHeld(held: number, pool: number, embedder?: Embedder): Promise<HeldMemory> {
   const memory = await createMemory({ name: `rederive-${held}`, indexedDB: new IDBFactory(), IDBKeyRange, ...(embedder ? { embedder } : {}) })
   const doc = createMemoryDoc()
-  const binding = await bindMemoryDoc(memory.engine, doc)
+  const binding = await bindMemoryDoc(engineOf(memory), doc)
   const peer = createMemoryDoc()
   applyMemoryWrites(peer, { observations: { put: Array.from({ length: held }, (_, i) => observation(i, pool)) } })
   Y.applyUpdate(doc, Y.encodeStateAsUpdate(peer), 'peer')
@@ -64,7 +65,7 @@ export async function benchRederive(sizes: number[], merged = 100, embedder?: Em
     Y.applyUpdate(doc, update, 'peer')
     await binding.settled()
     const mergeMs = performance.now() - t0
-    if (memory.engine.committedGraph.observationCount !== held + merged) throw new Error('merge did not apply every observation')
+    if (engineOf(memory).committedGraph.observationCount !== held + merged) throw new Error('merge did not apply every observation')
     rows.push({ recall: embedder ? 'hybrid' : 'bm25', held, merged, mergeMs: round(mergeMs), perObservationMs: round(mergeMs / merged) })
     binding.stop()
     await memory.close()

@@ -8,6 +8,7 @@ import type { Observation } from '../../src/core/types'
 import type { Embedder } from '../../src/search/embedder'
 import { applyMemoryWrites, createMemoryDoc } from '../../src/sync/memory-doc'
 import { observation, openHeld } from './rederive'
+import { engineOf } from '../../src/internals'
 
 export type ApplyMode = 'separate' | 'merged'
 
@@ -150,7 +151,7 @@ export async function benchYjsApply(sizes: number[], options: YjsApplyOptions = 
     const pool = Math.max(10, held * 2)
     const { memory, doc, binding, peer } = await openHeld(held, pool, options.embedder)
     try {
-      const engine = memory.engine
+      const engine = engineOf(memory)
       const timers = instrument(engine)
       const raw = createMemoryDoc()
       Y.applyUpdate(raw, Y.encodeStateAsUpdate(peer))

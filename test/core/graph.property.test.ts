@@ -102,6 +102,52 @@ describe('incremental derivation', () => {
     // 300 seeded runs take a few seconds alone and more beside other test files
   }, 60_000)
 
+  it('a batch previewed leaves the graph as it was, and applied (or dropped, as a failed commit is) equals derivation from scratch', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ ops: fc.array(opArb, { minLength: 1, maxLength: 6 }), dropped: fc.boolean() }), { minLength: 1, maxLength: 12 }), (batches) => {
+        const g = new Graph()
+        const obs = new Map<string, Observation>()
+        let aliases = new Map<string, string>()
+        let n = 0
+        for (const { ops, dropped } of batches) {
+          // a batch as a remote change carries it: puts, then deletions, then the alias map now in force
+          const put: Observation[] = []
+          const deleted: string[] = []
+          let nextAliases: Map<string, string> | undefined
+          for (const op of ops) {
+            n++
+            if (op.kind === 'put') put.push(observation(`s${op.slug}`, op, n))
+            else if (op.kind === 'delete') deleted.push(`s${op.slug}`)
+            else {
+              const next = new Map(nextAliases ?? aliases)
+              const v = normalizeName(op.variant)
+              if (op.kind === 'unalias') next.delete(v)
+              else {
+                const c = normalizeName(op.canonical)
+                if (v === c || next.has(c) || [...next.values()].includes(v)) continue
+                next.set(v, c)
+              }
+              nextAliases = next
+            }
+          }
+          const before = graphFingerprint(g)
+          const previewed = g.previewChanges({ put, deleted, ...(nextAliases ? { aliases: nextAliases } : {}) })
+          expect(graphFingerprint(g)).toBe(before)
+          if (!dropped) {
+            g.applyPreviewedChanges(previewed)
+            for (const o of put) obs.set(o.slug, o)
+            for (const slug of deleted) obs.delete(slug)
+            if (nextAliases) aliases = nextAliases
+          }
+          const fresh = Graph.derive(obs.values(), aliases)
+          expect(graphFingerprint(g)).toBe(graphFingerprint(fresh))
+          for (const k of fresh.entities.keys()) expect(g.edgesOf(k)).toEqual(fresh.edgesOf(k))
+        }
+      }),
+      { numRuns: 300, seed: 20261204 },
+    )
+  }, 60_000)
+
   it('a returned delta does not change when the graph moves on', () => {
     const g = new Graph()
     const put = (slug: string, rels: Observation['relationships']): Observation => ({ slug, title: slug, content: '', category: 'note', tags: [], observedAt: '2026-01-01T00:00:00.000Z', confidence: 1, source: '', entities: [{ name: 'A', type: 't', description: 'a', queries: [] }, { name: 'B', type: 't', description: 'b', queries: [] }], relationships: rels, files: [], createdBy: 'x', createdAt: '', updatedAt: '' })

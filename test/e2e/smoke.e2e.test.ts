@@ -3,10 +3,13 @@
 // with the onnxruntime-web wasm backend loaded from the served `ort/` files.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SMOKE_PAGE } from './global-setup'
 import { startHarness, type Harness } from './harness'
 import { addMulModel } from './tiny-model'
 
 const MODEL_PATH = '/e2e/add-mul.onnx'
+/** The probe's test page: the app does not ship `window.cairnSmoke`. */
+const PROBE = `/${SMOKE_PAGE}`
 
 describe('built app in Chromium', () => {
   let harness: Harness
@@ -40,7 +43,7 @@ describe('built app in Chromium', () => {
   })
 
   it('reaches a module worker through Comlink', async () => {
-    const page = await harness.openApp()
+    const page = await harness.openApp(PROBE)
     const env = await page.evaluate(() => window.cairnSmoke!.environment())
     expect(env).toEqual({ isWorker: true, hasIndexedDB: true, wasmPaths: `${harness.baseUrl}ort/` })
     await page.close()
@@ -48,7 +51,7 @@ describe('built app in Chromium', () => {
 
   it('keeps a Dexie row in real IndexedDB across reloads, per browser profile', async () => {
     const value = randomUUID()
-    const page = await harness.openApp()
+    const page = await harness.openApp(PROBE)
     await page.evaluate((v) => window.cairnSmoke!.writeRow('probe', v), value)
     expect(await page.evaluate(() => window.cairnSmoke!.readRow('probe'))).toBe(value)
 
@@ -59,7 +62,7 @@ describe('built app in Chromium', () => {
     await page.close()
 
     const other = await harness.newIsolatedContext()
-    const otherPage = await other.openApp()
+    const otherPage = await other.openApp(PROBE)
     expect(await otherPage.evaluate(() => window.cairnSmoke!.readRow('probe'))).toBeUndefined()
     await other.close()
   })
@@ -70,7 +73,7 @@ describe('built app in Chromium', () => {
     const requested: string[] = []
     const track = (request: { url(): string }) => requested.push(new URL(request.url()).pathname)
     harness.device.context.on('request', track)
-    const page = await harness.openApp()
+    const page = await harness.openApp(PROBE)
     const out = await page.evaluate(
       ([url, a, b]) => window.cairnSmoke!.runModel(url, { a, b }),
       [new URL(MODEL_PATH, harness.baseUrl).href, a, b] as const,

@@ -4,6 +4,7 @@ import { graphFingerprint } from '../../src/core/graph'
 import { listMemories } from '../../src/index'
 import { exportMemory, importMemory } from '../../src/engine/backup'
 import { ada, engine, fixture } from './fixture'
+import { engineOf } from '../../src/internals'
 
 async function populated() {
   const f = await fixture()
@@ -34,8 +35,8 @@ describe('memory backups', () => {
     expect(imported.info.id).not.toBe(f.memory.info.id)
     expect(imported.info.name).toBe('test memory')
     expect(imported.info.retrieval).toEqual(f.memory.info.retrieval)
-    expect(graphFingerprint(imported.engine.committedGraph)).toBe(graphFingerprint(f.memory.engine.committedGraph))
-    const slugs = (m: typeof imported) => [...m.engine.committedGraph.allObservations()].map((o) => o.slug).sort()
+    expect(graphFingerprint(engineOf(imported).committedGraph)).toBe(graphFingerprint(engineOf(f.memory).committedGraph))
+    const slugs = (m: typeof imported) => [...engineOf(m).committedGraph.allObservations()].map((o) => o.slug).sort()
     expect(slugs(imported)).toEqual(slugs(f.memory))
     expect(imported.listConnections()).toEqual([])
     const conn = await imported.connect({ agent: 'reader', tier: 'full' })

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { graphFingerprint } from '../../src/core/graph'
 import { MemoryError } from '../../src/index'
 import { ada, engine, fixture } from './fixture'
+import { engineOf } from '../../src/internals'
 
 const hostileString = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -41,8 +42,8 @@ describe('bad input', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('write', 'update', 'delete', 'recall', 'inspect', 'getObservation', 'storeFile', 'readFile', 'acceptProposal', 'rejectProposal'), fc.oneof(hostileValue, almostValid), hostileValue, async (op, a, b) => {
         cases++
-        const before = graphFingerprint(memory.engine.committedGraph)
-        const stored = await memory.engine.db.observations.count()
+        const before = graphFingerprint(engineOf(memory).committedGraph)
+        const stored = await engineOf(memory).db.observations.count()
         const call = (conn as unknown as Record<string, (x: unknown, y?: unknown) => Promise<unknown>>)[op]!.bind(conn)
         // update gets a real slug half of the time so the patch itself is what is judged
         const args: [unknown, unknown?] = op === 'update' ? [typeof b === 'string' ? slug : b, a] : [a, b]
@@ -51,12 +52,12 @@ describe('bad input', () => {
           outcome = await call(...args)
         } catch (err) {
           expect(err).toBeInstanceOf(MemoryError)
-          expect(graphFingerprint(memory.engine.committedGraph)).toBe(before)
-          expect(await memory.engine.db.observations.count()).toBe(stored)
+          expect(graphFingerprint(engineOf(memory).committedGraph)).toBe(before)
+          expect(await engineOf(memory).db.observations.count()).toBe(stored)
           return
         }
         // an accepted call must have been valid: reads change nothing, and writes only add
-        if (['recall', 'inspect', 'getObservation', 'readFile'].includes(op)) expect(graphFingerprint(memory.engine.committedGraph)).toBe(before)
+        if (['recall', 'inspect', 'getObservation', 'readFile'].includes(op)) expect(graphFingerprint(engineOf(memory).committedGraph)).toBe(before)
         expect(outcome).toBeDefined()
       }),
       { numRuns: 400, seed: 7 },

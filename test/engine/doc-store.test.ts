@@ -2,7 +2,7 @@
 // once there is room again, instead of being reported as lost for as long as the memory is open.
 import { describe, expect, it } from 'vitest'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { loadMemoryDoc, persistMemoryDoc } from '../../src/engine/doc-store'
+import { loadMemoryDoc, persistMemoryDoc } from '../../src/sync/doc-store'
 import { MemoryDB } from '../../src/store/db'
 
 describe('the document log under a full quota', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryError } from '../../src/index'
 import { ada, engine, fixture, society } from './fixture'
+import { engineOf } from '../../src/internals'
 
 describe('edit and delete', () => {
   it('keeps the slug when the title changes, and follow-up edits work', async () => {
@@ -68,6 +69,6 @@ describe('edit and delete', () => {
       await expect(p).rejects.toBeInstanceOf(MemoryError)
     }
     expect(JSON.stringify(await conn.getObservation(slug))).toBe(before)
-    expect(memory.engine.committedGraph.entities.size).toBe(1)
+    expect(engineOf(memory).committedGraph.entities.size).toBe(1)
   })
 })

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { Graph, graphFingerprint } from '../../src/core/graph'
 import { fixture } from './fixture'
 import { readDerived } from '../../src/store/derived-rows'
+import { engineOf } from '../../src/internals'
 
 const NAMES = ['Jane Doe', 'Dr. Jane Doe', 'ACME Corp', 'Acme Corporation', 'IBM', 'International Business Machines', 'Paris', 'C++', 'C#', 'C']
 
@@ -49,8 +50,8 @@ describe('engine derivation', () => {
             if (proposals.length) await conn.acceptProposal(proposals[s.pick % proposals.length]!.id)
           }
         }
-        const live = memory.engine.committedGraph
-        const db = memory.engine.db
+        const live = engineOf(memory).committedGraph
+        const db = engineOf(memory).db
         const [obs, aliases, { entities, relationships }] = await Promise.all([db.observations.toArray(), db.aliases.toArray(), readDerived(db)])
         const fresh = Graph.derive(obs, new Map(aliases.map((a) => [a.variant, a.canonical])))
         expect(graphFingerprint(live)).toBe(graphFingerprint(fresh))

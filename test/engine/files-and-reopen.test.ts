@@ -4,6 +4,7 @@ import { MAX_FILE_BYTES, openMemory } from '../../src/index'
 import { graphFingerprint, Graph } from '../../src/core/graph'
 import { MemoryDB } from '../../src/store/db'
 import { ada, engine, fixture, society } from './fixture'
+import { engineOf } from '../../src/internals'
 
 describe('appendix files', () => {
   it('stores, lists and reads files with their hash; refuses bad paths, duplicates and oversize', async () => {
@@ -30,11 +31,11 @@ describe('reopen', () => {
     const { slug } = await f.conn.write({ title: 'a', content: 'c', entities: [ada, engine], relationships: [{ source: ada.name, type: 'worked_on', target: engine.name }] })
     await f.conn.write({ title: 'b', content: 'c', entities: [{ ...ada, description: 'Countess and mathematician' }] })
     await f.conn.update(slug, { removeEntities: ['analytical engine'] })
-    const expected = graphFingerprint(f.memory.engine.committedGraph)
+    const expected = graphFingerprint(engineOf(f.memory).committedGraph)
     // no saveIndex: the next open must rebuild the index rather than trust a stale one
     const reopened = await f.reopen()
-    expect(graphFingerprint(reopened.engine.committedGraph)).toBe(expected)
-    const fresh = Graph.derive(reopened.engine.committedGraph.allObservations(), reopened.engine.committedGraph.aliasMap())
+    expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(expected)
+    const fresh = Graph.derive(engineOf(reopened).committedGraph.allObservations(), engineOf(reopened).committedGraph.aliasMap())
     expect(graphFingerprint(fresh)).toBe(expected)
     const c = await reopened.connect({ agent: 'x' })
     expect((await c.recall({ query: 'countess' })).entities[0]!.name).toBe('Ada Lovelace')
@@ -48,7 +49,7 @@ describe('reopen', () => {
     const f = await fixture()
     await f.conn.write({ title: 'a', content: 'c', entities: [ada] })
     await f.memory.close()
-    const db = (await f.reopen()).engine.db
+    const db = engineOf(await f.reopen()).db
     const version = (await db.meta.get('version'))!.value
     await db.meta.put({ key: 'entityIndex', value: { version, snapshot: { format: 'something else', docs: 42 } } })
     const again = await f.reopen()
@@ -61,7 +62,7 @@ describe('reopen', () => {
     const { slug } = await f.conn.write({ title: 'a', content: 'c', entities: [ada, engine] })
     await f.memory.close()
     const first = await f.reopen()
-    const stale = (await first.engine.db.meta.get('entityIndex'))!.value as { version: number }
+    const stale = (await engineOf(first).db.meta.get('entityIndex'))!.value as { version: number }
     const c1 = await first.connect({ agent: 'w', tier: 'full' })
     await c1.write({ title: 'b', content: 'c', entities: [society] })
     await c1.update(slug, { removeEntities: ['analytical engine'] })

@@ -5,6 +5,7 @@ import { migrateMemory, openMemory } from '../../src/index'
 import type { Embedder } from '../../src/search/embedder'
 import { defaultEmbedder } from '../support/default-embedder'
 import { fixture } from './fixture'
+import { engineOf } from '../../src/internals'
 
 async function seed(embedder: Embedder) {
   const f = await fixture({ embedder })
@@ -48,7 +49,7 @@ describe('hybrid recall', () => {
     expect((await mc.inspect('Amara Okafor')).outgoing.map((r) => r.target)).toEqual(['Riverside Clinic'])
     expect((await mc.recall({ query: 'physician' })).entities[0]!.name).toBe('Amara Okafor')
     const again = await openMemory(moved.info.id, { indexedDB: f.factory, IDBKeyRange })
-    expect(again.engine.committedGraph.observationCount).toBe(1)
+    expect(engineOf(again).committedGraph.observationCount).toBe(1)
   })
 
   it('a saved index reopens without re-embedding', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryError } from '../../src/index'
 import { ada, engine, fixture, society } from './fixture'
+import { engineOf } from '../../src/internals'
 
 async function rejects(p: Promise<unknown>, code: string): Promise<MemoryError> {
   const err = await p.then(
@@ -23,7 +24,7 @@ describe('write contract', () => {
     expect(err.message).toContain('Babbage')
     // nothing half-written: not even Ada, who was valid
     await rejects(conn.inspect('Ada Lovelace'), 'not_found')
-    expect(memory.engine.committedGraph.observationCount).toBe(0)
+    expect(engineOf(memory).committedGraph.observationCount).toBe(0)
   })
 
   it('resolves the same name in two observations to one entity', async () => {
@@ -70,7 +71,7 @@ describe('write contract', () => {
     await rejects(conn.write(JSON.parse('{"title":"t","content":"c","__proto__":{"polluted":true}}')), 'invalid_write')
     await rejects(conn.write(JSON.parse('{"title":"t","content":"c","entities":[{"name":"x","description":"d","__proto__":{"a":1}}]}')), 'invalid_write')
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-    expect(memory.engine.committedGraph.observationCount).toBe(0)
+    expect(engineOf(memory).committedGraph.observationCount).toBe(0)
   })
 
   it('returns possible duplicates for a new name that looks like an existing one', async () => {
@@ -93,7 +94,7 @@ describe('atomic writes', () => {
   it('a write that fails in storage leaves nothing behind, in IndexedDB or in memory', async () => {
     const { conn, memory, reopen } = await fixture()
     await conn.write({ title: 'kept', content: 'c', entities: [ada] })
-    const db = memory.engine.db
+    const db = engineOf(memory).db
     const original = db.relationships.bulkPut.bind(db.relationships)
     // fail after the observation and entities were already put inside the transaction
     db.relationships.bulkPut = (() => Promise.reject(Object.assign(new Error('disk full'), { name: 'QuotaExceededError' }))) as never
@@ -104,10 +105,10 @@ describe('atomic writes', () => {
     expect((err as MemoryError).details.reason).toBe('quota')
     expect(await db.observations.count()).toBe(1)
     expect(await db.entities.count()).toBe(1)
-    expect(memory.engine.committedGraph.observationCount).toBe(1)
+    expect(engineOf(memory).committedGraph.observationCount).toBe(1)
     await expect(conn.inspect('Analytical Engine')).rejects.toMatchObject({ code: 'not_found' })
     const again = await reopen()
-    expect(again.engine.committedGraph.entities.size).toBe(1)
+    expect(engineOf(again).committedGraph.entities.size).toBe(1)
     // and the memory keeps working
     await conn.write({ title: 'after', content: 'c', entities: [engine] })
     expect((await conn.inspect('Analytical Engine')).entity.observations).toHaveLength(1)
@@ -129,6 +130,6 @@ describe('concurrency', () => {
     expect(new Set(results.map((r) => r.slug)).size).toBe(20)
     const society2 = await conn.inspect('Royal Society')
     expect(society2.entity.degree).toBe(20)
-    expect(memory.engine.committedGraph.observationCount).toBe(21)
+    expect(engineOf(memory).committedGraph.observationCount).toBe(21)
   })
 })

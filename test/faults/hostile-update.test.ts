@@ -11,11 +11,12 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { graphFingerprint } from '../../src/core/graph'
 import type { Observation } from '../../src/core/types'
 import { createMemory, openMemory, type Memory } from '../../src/index'
-import type { MemorySync } from '../../src/engine/memory-sync'
+import type { MemorySync } from '../../src/sync/memory-sync'
 import { ROOTS } from '../../src/sync/layout'
 import { channelName } from '../../src/sync/tab-channel'
 import { ada, engine as analyticalEngine, society } from '../engine/fixture'
 import { canonical } from './page/state'
+import { engineOf } from '../../src/internals'
 
 const opened: Memory[] = []
 afterEach(async () => {
@@ -69,11 +70,11 @@ async function reopenSettled(d: Device): Promise<Memory> {
 }
 
 async function state(m: Memory) {
-  const db = m.engine.db
+  const db = engineOf(m).db
   const conn = await m.connect({ agent: 'probe', tier: 'read' })
   const names = async (query: string) => (await conn.recall({ query })).entities.map((e) => e.name)
   return {
-    graph: graphFingerprint(m.engine.committedGraph),
+    graph: graphFingerprint(engineOf(m).committedGraph),
     rows: canonical({
       observations: (await db.observations.toArray()).sort((a, b) => (a.slug < b.slug ? -1 : 1)),
       entities: (await db.entities.toArray()).sort((a, b) => (a.key < b.key ? -1 : 1)),
@@ -188,9 +189,9 @@ describe('corrupt bytes from a peer', () => {
     }
     const after = await state(v.memory)
     expect(after.graph).not.toBe(before.graph)
-    expect(v.memory.engine.committedGraph.getObservation('peer-good-1')).toBeDefined()
-    expect(v.memory.engine.committedGraph.getObservation(v.slugs[3]!)).toBeUndefined()
-    expect(v.memory.engine.committedGraph.getObservation(v.slugs[2]!)?.content).toBe('Edited by the peer.')
+    expect(engineOf(v.memory).committedGraph.getObservation('peer-good-1')).toBeDefined()
+    expect(engineOf(v.memory).committedGraph.getObservation(v.slugs[3]!)).toBeUndefined()
+    expect(engineOf(v.memory).committedGraph.getObservation(v.slugs[2]!)?.content).toBe('Edited by the peer.')
   })
 })
 
@@ -307,10 +308,10 @@ describe('a __proto__ key inside an otherwise valid value', () => {
     Y.applyUpdate(c.sync.doc, Y.encodeStateAsUpdate(reencoded), 'peer')
     await settle(v, c)
     const live = await state(v.memory)
-    expect(v.memory.engine.committedGraph.entities.get('smuggled')?.description).toBe('d')
+    expect(engineOf(v.memory).committedGraph.entities.get('smuggled')?.description).toBe('d')
     expect(live).toEqual(await state(c.memory))
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-    expect(JSON.stringify(await v.memory.engine.db.observations.get('proto-2'))).not.toContain('polluted')
+    expect(JSON.stringify(await engineOf(v.memory).db.observations.get('proto-2'))).not.toContain('polluted')
 
     const reopened = await reopenSettled(v)
     expect(await state(reopened)).toEqual(live)
@@ -332,7 +333,7 @@ describe('aliases that form a loop', () => {
     Y.applyUpdate(v.sync.doc, loop, 'peer')
     Y.applyUpdate(c.sync.doc, loop, 'peer')
     await settle(v, c)
-    const g = v.memory.engine.committedGraph
+    const g = engineOf(v.memory).committedGraph
     expect(g.entities.has('analytical engine')).toBe(false)
     expect(g.entities.has('ada lovelace')).toBe(true)
     expect(g.entities.has('royal society')).toBe(true)

@@ -13,6 +13,7 @@ import { ROOTS } from '../../src/sync/layout'
 import { createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
 import { observation } from '../sync/fixture'
 import { startHarness, type Harness } from '../server/harness'
+import { engineOf } from '../../src/internals'
 
 let h: Harness | undefined
 const opened: Memory[] = []
@@ -159,13 +160,13 @@ describe('sync server under malformed frames', () => {
     const sync = await memory.sync({ serverUrl: h.server.url, token: full, WebSocketPolyfill: WebSocket, crossTab: false })
     await until(async () => {
       await sync.settled()
-      return memory.engine.committedGraph.getObservation('good-1') !== undefined
+      return engineOf(memory).committedGraph.getObservation('good-1') !== undefined
     })
     // and should bad entries reach the document another way (a peer that skips the server), the memory refuses them itself
     Y.applyUpdate(sync.doc, badUpdate())
     await sync.settled()
-    const stored = (await memory.engine.db.observations.toArray()).map((o) => o.slug)
+    const stored = (await engineOf(memory).db.observations.toArray()).map((o) => o.slug)
     expect(stored).toEqual(['good-1'])
-    for (const b of bad) expect(memory.engine.committedGraph.getObservation(b.slug)).toBeUndefined()
+    for (const b of bad) expect(engineOf(memory).committedGraph.getObservation(b.slug)).toBeUndefined()
   }, 30_000)
 })

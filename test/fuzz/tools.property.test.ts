@@ -6,6 +6,7 @@ import { graphFingerprint } from '../../src/core/graph'
 import { dispatchTool } from '../../src/tools/dispatch'
 import { TOOLS, toolInputSchema } from '../../src/tools/definitions'
 import { ada, engine, fixture, type Fixture } from '../engine/fixture'
+import { engineOf } from '../../src/internals'
 
 const STABLE_CODES = ['invalid_write', 'invalid_request', 'forbidden', 'not_found', 'conflict', 'config_locked', 'too_large', 'revoked', 'storage_failed', 'model_failed']
 const READ_ONLY = new Set(['recall', 'get_observation', 'inspect_entity', 'list_files', 'read_file', 'list_proposals'])
@@ -68,8 +69,8 @@ function argsFor(toolName: string, seedSlug: string): fc.Arbitrary<unknown> {
 async function fingerprint(f: Fixture): Promise<string> {
   const files = await f.conn.listFiles()
   const proposals = await f.conn.listProposals()
-  const rows = await f.memory.engine.db.observations.count()
-  return JSON.stringify([graphFingerprint(f.memory.engine.committedGraph), files, proposals, rows])
+  const rows = await engineOf(f.memory).db.observations.count()
+  return JSON.stringify([graphFingerprint(engineOf(f.memory).committedGraph), files, proposals, rows])
 }
 
 describe('tool dispatch under hostile arguments', () => {
@@ -129,6 +130,6 @@ describe('tool dispatch with a name that is not a string', () => {
       expect(!outcome.ok && outcome.error.code).toBe('invalid_request')
       expect(() => JSON.stringify(outcome)).not.toThrow()
     }
-    expect(await f.memory.engine.db.observations.count()).toBe(0)
+    expect(await engineOf(f.memory).db.observations.count()).toBe(0)
   })
 })

@@ -5,6 +5,7 @@ import { LIMITS } from '../../src/core/contract'
 import { importMcpMemory } from '../../src/interop/import'
 import { convertMcpMemory } from '../../src/interop/mcp-memory-jsonl'
 import { fixture } from '../engine/fixture'
+import { engineOf } from '../../src/internals'
 
 const line = (o: unknown) => JSON.stringify(o)
 const entity = (name: string, observations: string[], entityType = 'person') => line({ type: 'entity', name, entityType, observations })
@@ -77,7 +78,7 @@ describe('MCP memory JSONL', () => {
     expect((await f.conn.recall({ query: 'compiler' })).entities[0]!.name).toBe('Grace Hopper')
 
     await expect(importMcpMemory(f.memory, '{"format":"something else"}\n{"a":1}')).rejects.toMatchObject({ code: 'invalid_request' })
-    expect([...f.memory.engine.committedGraph.allObservations()]).toHaveLength(2)
+    expect([...engineOf(f.memory).committedGraph.allObservations()]).toHaveLength(2)
     await f.memory.close()
   })
 })

@@ -6,6 +6,7 @@ import { Graph, graphFingerprint } from '../../src/core/graph'
 import type { Memory } from '../../src/index'
 import { fixture } from '../engine/fixture'
 import { readDerived } from '../../src/store/derived-rows'
+import { engineOf } from '../../src/internals'
 
 const RUN_MS = 4_000
 const SHARED = ['Ada Lovelace', 'Analytical Engine', 'Royal Society', 'Charles Babbage', 'Difference Engine', 'London']
@@ -21,10 +22,10 @@ function sortRows<T extends { key: string }>(rows: T[]): T[] {
 }
 
 async function expectRowsRederive(memory: Memory): Promise<void> {
-  const db = memory.engine.db
+  const db = engineOf(memory).db
   const [obs, aliases, { entities, relationships }] = await Promise.all([db.observations.toArray(), db.aliases.toArray(), readDerived(db)])
   const fresh = Graph.derive(obs, new Map(aliases.map((a) => [a.variant, a.canonical])))
-  expect(graphFingerprint(memory.engine.committedGraph)).toBe(graphFingerprint(fresh))
+  expect(graphFingerprint(engineOf(memory).committedGraph)).toBe(graphFingerprint(fresh))
   expect(JSON.stringify(sortRows(entities))).toBe(JSON.stringify(sortRows([...fresh.entities.values()])))
   expect(JSON.stringify(sortRows(relationships))).toBe(JSON.stringify(sortRows([...fresh.relationships.values()])))
 }
@@ -98,7 +99,7 @@ describe('concurrent writers and readers', () => {
         expect({ title: o.title, content: o.content }).toEqual({ title: a.title, content: a.content })
       }
       // nothing unacknowledged slipped in, nothing acknowledged dropped
-      expect((await memory.engine.db.observations.toArray()).map((o) => o.slug).sort()).toEqual([...acked.keys()].sort())
+      expect((await engineOf(memory).db.observations.toArray()).map((o) => o.slug).sort()).toEqual([...acked.keys()].sort())
       await expectRowsRederive(memory)
     }
     await check(f.memory)

@@ -9,6 +9,7 @@ import { createMemory, type Memory } from '../../src/index'
 import { syncedMemoryProvider, type MemoryProvider } from '../../src/mcp/provider'
 import { startHttpMcpServer } from '../../src/mcp/server'
 import { startHarness, type Harness } from '../server/harness'
+import { engineOf } from '../../src/internals'
 
 const cleanup: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -60,7 +61,7 @@ describe('MCP on a synced replica', () => {
     })) as { slug: string }
     await until(async () => {
       await deviceSync.settled()
-      return device.engine.committedGraph.getObservation(written.slug) !== undefined
+      return engineOf(device).committedGraph.getObservation(written.slug) !== undefined
     })
     expect((await deviceConn.inspect('Grace Hopper')).outgoing.map((r) => r.target)).toContain('COBOL')
   }, 30_000)

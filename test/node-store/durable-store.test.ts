@@ -10,6 +10,7 @@ import { LOG_FILE, SNAPSHOT_FILE } from '../../src/node-store/durable-indexeddb'
 import { openNodeMemory } from '../../src/node-store/node-memory'
 import { dispatchTool } from '../../src/tools/dispatch'
 import { ada, engine, society } from '../engine/fixture'
+import { engineOf } from '../../src/internals'
 
 let dirs: string[] = []
 const scratch = (): string => {
@@ -50,8 +51,8 @@ describe('durable Node store', () => {
     expect((await again.inspect('Royal Society Inc.')).entity.name).toBe('Royal Society')
     expect(new TextDecoder().decode((await again.readFile('src/notes.txt')).data)).toBe('the source')
     // the search index snapshot is kept at close, so this open restored it instead of rebuilding
-    expect(await second.memory.engine.db.meta.get('entityIndex')).toBeDefined()
-    const statuses = second.memory.engine.listProposals().map((p) => [p.id, p.status])
+    expect(await engineOf(second.memory).db.meta.get('entityIndex')).toBeDefined()
+    const statuses = engineOf(second.memory).listProposals().map((p) => [p.id, p.status])
     expect(statuses).toContainEqual([accept.id, 'accepted'])
     if (reject) expect(statuses).toContainEqual([reject.id, 'rejected'])
     await second.close()
@@ -143,7 +144,7 @@ for (let i = 0; ; i++) {
     const seed = await openNodeMemory(scratch())
     const c = await seed.memory.connect({ agent: 's' })
     const { slug } = await c.write({ title: 'old', content: 'from the old file', entities: [ada] })
-    legacy.observations = seed.memory.engine.snapshotState().observations
+    legacy.observations = engineOf(seed.memory).snapshotState().observations
     await seed.close()
     writeFileSync(join(dir, 'memory.json'), JSON.stringify(legacy))
 

@@ -11,6 +11,7 @@ import { hashToken, TokenRegistry } from '../../src/server/token-registry'
 import { CLOSE } from '../../src/sync/close-codes'
 import { fixture } from '../engine/fixture'
 import { startHarness, type Harness } from '../server/harness'
+import { engineOf } from '../../src/internals'
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/
 
@@ -83,11 +84,11 @@ describe('tokens at rest', () => {
     const handles = await Promise.all(['a', 'b', 'c'].map((agent) => f.memory.connect({ agent, tier: 'read_write' })))
     const tokens = [f.conn, ...handles].map((c) => c.token!)
     expect(tokens.every((t) => typeof t === 'string' && t.length >= 43)).toBe(true)
-    const rows = await f.memory.engine.db.connections.toArray()
+    const rows = await engineOf(f.memory).db.connections.toArray()
     expect(rows).toHaveLength(4)
     expect(new Set(rows.map((r) => r.tokenHash))).toEqual(new Set(await Promise.all(tokens.map((t) => sha256Hex(t)))))
     // every table of the database, not just connections
-    const dump = JSON.stringify(await Promise.all(f.memory.engine.db.tables.map((t) => t.toArray())))
+    const dump = JSON.stringify(await Promise.all(engineOf(f.memory).db.tables.map((t) => t.toArray())))
     for (const t of tokens) expect(dump).not.toContain(t)
     // and the token still works, so what is stored is enough to verify it
     await expect(f.memory.connectWithToken(tokens[1]!)).resolves.toBeDefined()

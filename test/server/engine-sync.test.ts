@@ -8,6 +8,7 @@ import { graphFingerprint } from '../../src/core/graph'
 import { createMemory, openMemory, type Memory } from '../../src/index'
 import { ada, engine as analyticalEngine, society } from '../engine/fixture'
 import { startHarness, type Harness } from './harness'
+import { engineOf } from '../../src/internals'
 
 let h: Harness | undefined
 const opened: Memory[] = []
@@ -43,7 +44,7 @@ describe('memories syncing through the server', () => {
     const syncB = await b.sync({ serverUrl: h.server.url, token, WebSocketPolyfill: WebSocket, crossTab: false })
     await until(async () => {
       await syncB.settled()
-      return b.engine.committedGraph.getObservation(written.slug) !== undefined
+      return engineOf(b).committedGraph.getObservation(written.slug) !== undefined
     })
 
     syncA.client!.disconnect()
@@ -55,19 +56,19 @@ describe('memories syncing through the server', () => {
     const converged = async () => {
       await syncA.settled()
       await syncB.settled()
-      return graphFingerprint(a.engine.committedGraph) === graphFingerprint(b.engine.committedGraph)
+      return graphFingerprint(engineOf(a).committedGraph) === graphFingerprint(engineOf(b).committedGraph)
     }
     await until(converged)
-    expect(a.engine.committedGraph.getObservation(fromB.slug)).toBeDefined()
+    expect(engineOf(a).committedGraph.getObservation(fromB.slug)).toBeDefined()
     // the update made offline on A reached B (the entity's description comes from B's later note)
-    expect(b.engine.committedGraph.getObservation(written.slug)?.entities[0]?.description).toBe('Wrote the first published program')
+    expect(engineOf(b).committedGraph.getObservation(written.slug)?.entities[0]?.description).toBe('Wrote the first published program')
 
     await h.restart()
     await until(() => syncA.client!.status.state === 'online')
     const late = await connA.write(obs('After restart', [{ name: 'Charles Babbage', type: 'person', description: 'Designed the engine' }]))
     await until(async () => {
       await syncB.settled()
-      return b.engine.committedGraph.getObservation(late.slug) !== undefined
+      return engineOf(b).committedGraph.getObservation(late.slug) !== undefined
     })
 
     // reopen device A from its own storage: the document and the graph are both there
@@ -77,7 +78,7 @@ describe('memories syncing through the server', () => {
     opened.push(reopened)
     const again = await reopened.sync()
     await again.settled()
-    expect(graphFingerprint(reopened.engine.committedGraph)).toBe(graphFingerprint(b.engine.committedGraph))
+    expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(graphFingerprint(engineOf(b).committedGraph))
     expect(again.doc.getMap('observations').size).toBe(3)
   })
 
@@ -93,13 +94,13 @@ describe('memories syncing through the server', () => {
     await (await a.connect({ agent: 'a', tier: 'full' })).write(obs('Ada', [ada]))
     await until(async () => {
       await syncB.settled()
-      return b.engine.committedGraph.entities.has('ada lovelace')
+      return engineOf(b).committedGraph.entities.has('ada lovelace')
     })
     await (await b.connect({ agent: 'b', tier: 'full' })).write(obs('Society', [society]))
     await until(() => syncB.client!.status.refusals.length > 0)
     expect(syncB.client!.status.diverged).toBe(true)
     await new Promise((r) => setTimeout(r, 200))
     await syncA.settled()
-    expect(a.engine.committedGraph.entities.has('royal society')).toBe(false)
+    expect(engineOf(a).committedGraph.entities.has('royal society')).toBe(false)
   })
 })

@@ -7,6 +7,7 @@ import { DERIVATION_RULES, Graph, graphFingerprint } from '../../src/core/graph'
 import { createMemory, openMemory } from '../../src/index'
 import { readDerived } from '../../src/store/derived-rows'
 import { ada, engine, society } from '../engine/fixture'
+import { engineOf } from '../../src/internals'
 
 const byKey = <T extends { key: string }>(rows: T[]) => [...rows].sort((a, b) => (a.key < b.key ? -1 : 1))
 
@@ -21,8 +22,8 @@ describe('backing notes stored apart from the rows', () => {
     // an edge whose far end no note describes: stated, dormant, with no row
     await conn.write({ title: 'Babbage', content: 'Ada knew Babbage.', entities: [ada], relationships: [] })
     const id = memory.info.id
-    const observations = await memory.engine.db.observations.toArray()
-    const meta = await memory.engine.db.meta.toArray()
+    const observations = await engineOf(memory).db.observations.toArray()
+    const meta = await engineOf(memory).db.meta.toArray()
     await memory.close()
 
     // the same memory as the previous layout (schema version 3) stored it
@@ -42,7 +43,7 @@ describe('backing notes stored apart from the rows', () => {
 
     const reopened = await openMemory(id, deps)
     try {
-      const db = reopened.engine.db
+      const db = engineOf(reopened).db
       expect((await db.entities.toArray()).some((e) => 'observations' in e)).toBe(false)
       expect((await db.relationships.toArray()).some((r) => 'observations' in r)).toBe(false)
       expect(await db.entityNotes.where('[key+slug]').between(['ada lovelace', Dexie.minKey], ['ada lovelace', Dexie.maxKey]).count()).toBe(3)
@@ -50,7 +51,7 @@ describe('backing notes stored apart from the rows', () => {
       expect(JSON.stringify(byKey(stored.entities))).toBe(JSON.stringify(byKey([...derived.entities.values()])))
       expect(JSON.stringify(byKey(stored.relationships))).toBe(JSON.stringify(byKey([...derived.relationships.values()])))
       expect(await db.observations.count()).toBe(3)
-      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(graphFingerprint(derived))
+      expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(graphFingerprint(derived))
 
       // later writes keep the split rows exact
       const next = await reopened.connect({ agent: 'owner', tier: 'full' })
@@ -71,7 +72,7 @@ describe('backing notes stored apart from the rows', () => {
     const conn = await memory.connect({ agent: 'owner', tier: 'full' })
     try {
       for (let i = 0; i < 30; i++) await conn.write({ title: `note ${i}`, content: `Sam noted ${i}.`, entities: [{ name: 'Sam', type: 'person', description: 'the owner' }] })
-      const db = memory.engine.db
+      const db = engineOf(memory).db
       const puts: unknown[] = []
       const original = db.entityNotes.bulkPut.bind(db.entityNotes)
       db.entityNotes.bulkPut = ((rows: unknown[]) => (puts.push(...rows), original(rows as never))) as never
@@ -100,7 +101,7 @@ describe('opening from the saved graph', () => {
     const conn = await memory.connect({ agent: 'owner', tier: 'full' })
     await conn.write({ title: 'Ada and the engine', content: 'Ada wrote about the engine.', entities: [ada, engine], relationships: [{ source: ada.name, type: 'wrote_about', target: engine.name }] })
     await conn.write({ title: 'Ada at the Society', content: 'Ada visited the Society.', entities: [ada, society], relationships: [{ source: ada.name, type: 'visited', target: society.name }] })
-    const fingerprint = graphFingerprint(memory.engine.committedGraph)
+    const fingerprint = graphFingerprint(engineOf(memory).committedGraph)
     await memory.close()
     return { id: memory.info.id, deps, fingerprint }
   }
@@ -111,15 +112,15 @@ describe('opening from the saved graph', () => {
     const reopened = await openMemory(id, deps)
     try {
       expect(derive).not.toHaveBeenCalled()
-      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(fingerprint)
+      expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(fingerprint)
       const conn = await reopened.connect({ agent: 'owner', tier: 'full' })
       expect((await conn.recall({ query: 'learned society' })).entities.map((e) => e.name)).toContain('Royal Society')
       // a change before the background filing is done files the rest first
       await conn.write({ title: 'Ada and Babbage', content: 'Ada met Babbage.', entities: [ada, { name: 'Charles Babbage', type: 'person', description: 'Designer of the engine' }], relationships: [{ source: ada.name, type: 'met', target: 'Charles Babbage' }] })
-      const db = reopened.engine.db
+      const db = engineOf(reopened).db
       const stored = await readDerived(db)
       const fresh = Graph.derive(await db.observations.toArray())
-      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(graphFingerprint(fresh))
+      expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(graphFingerprint(fresh))
       expect(JSON.stringify(byKey(stored.entities))).toBe(JSON.stringify(byKey([...fresh.entities.values()])))
       expect(JSON.stringify(byKey(stored.relationships))).toBe(JSON.stringify(byKey([...fresh.relationships.values()])))
     } finally {
@@ -131,13 +132,13 @@ describe('opening from the saved graph', () => {
     const { id, deps, fingerprint } = await filled()
     const first = await openMemory(id, deps)
     // another tab committed and closed before saving
-    await first.engine.db.meta.put({ key: 'version', value: 99 })
+    await engineOf(first).db.meta.put({ key: 'version', value: 99 })
     await first.close()
     const derive = vi.spyOn(Graph, 'derive')
     const reopened = await openMemory(id, deps)
     try {
       expect(derive).toHaveBeenCalledTimes(1)
-      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(fingerprint)
+      expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(fingerprint)
     } finally {
       await reopened.close()
     }
@@ -147,16 +148,16 @@ describe('opening from the saved graph', () => {
     const { id, deps, fingerprint } = await filled()
     const first = await openMemory(id, deps)
     // rows an older build derived, by rules of its own
-    await first.engine.db.meta.put({ key: 'derivationRules', value: 'cairn-derive@0' })
-    await first.engine.db.entities.update('ada lovelace', { description: 'as the old rules had it' })
+    await engineOf(first).db.meta.put({ key: 'derivationRules', value: 'cairn-derive@0' })
+    await engineOf(first).db.entities.update('ada lovelace', { description: 'as the old rules had it' })
     await first.close()
     const derive = vi.spyOn(Graph, 'derive')
     const reopened = await openMemory(id, deps)
     try {
       expect(derive).toHaveBeenCalledTimes(1)
-      expect(graphFingerprint(reopened.engine.committedGraph)).toBe(fingerprint)
-      expect((await reopened.engine.db.entities.get('ada lovelace'))?.description).toBe(ada.description)
-      expect((await reopened.engine.db.meta.get('derivationRules'))?.value).toBe(DERIVATION_RULES)
+      expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(fingerprint)
+      expect((await engineOf(reopened).db.entities.get('ada lovelace'))?.description).toBe(ada.description)
+      expect((await engineOf(reopened).db.meta.get('derivationRules'))?.value).toBe(DERIVATION_RULES)
     } finally {
       await reopened.close()
     }

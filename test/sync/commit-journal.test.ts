@@ -4,9 +4,10 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { ObservationInput } from '../../src/index'
 import { Graph, graphFingerprint } from '../../src/core/graph'
-import { ALIASES_JOURNAL_KEY, observationJournalKey } from '../../src/engine/memory'
+import { ALIASES_JOURNAL_KEY, observationJournalKey } from '../../src/engine/memory-engine'
 import { readMemoryDoc } from '../../src/sync/memory-doc'
 import { ada, engine as analyticalEngine, fixture, society } from '../engine/fixture'
+import { engineOf } from '../../src/internals'
 
 const obs = (title: string, entities: ObservationInput['entities'], content = `${title}: notes.`): ObservationInput => ({ title, content, entities })
 
@@ -23,20 +24,20 @@ describe('commits whose document update was never saved', () => {
     const edited = await f.conn.write(obs('Engine notes', [analyticalEngine], 'first draft'))
     const removed = await f.conn.write(obs('Stray note', [{ name: 'Stray Topic', type: 'concept', description: 'A topic only this note names' }]))
     await (await f.memory.sync()).settled()
-    expect(await f.memory.engine.unmirrored()).toEqual([])
+    expect(await engineOf(f.memory).journalRows()).toEqual([])
 
-    loseDocumentSaves(f.memory.engine.db)
+    loseDocumentSaves(engineOf(f.memory).db)
     await f.conn.update(edited.slug, { content: 'second draft, acknowledged' })
     await f.conn.delete(removed.slug)
     const added = await f.conn.write(obs('Written just before the crash', [ada]))
-    expect((await f.memory.engine.unmirrored()).map((r) => r.key).sort()).toEqual([edited.slug, removed.slug, added.slug].map(observationJournalKey).sort())
+    expect((await engineOf(f.memory).journalRows()).map((r) => r.key).sort()).toEqual([edited.slug, removed.slug, added.slug].map(observationJournalKey).sort())
     await f.memory.close()
     vi.restoreAllMocks()
 
     const reopened = await f.reopen()
     const sync = await reopened.sync()
     await sync.settled()
-    const g = reopened.engine.committedGraph
+    const g = engineOf(reopened).committedGraph
     expect(g.getObservation(edited.slug)?.content).toBe('second draft, acknowledged')
     expect(g.getObservation(removed.slug)).toBeUndefined()
     expect(g.entities.has('stray topic')).toBe(false)
@@ -48,15 +49,15 @@ describe('commits whose document update was never saved', () => {
     expect(inDoc.observations.has(removed.slug)).toBe(false)
     expect(inDoc.observations.has(added.slug)).toBe(true)
     // and the graph is what its observations derive
-    const stored = await reopened.engine.db.observations.toArray()
+    const stored = await engineOf(reopened).db.observations.toArray()
     expect(graphFingerprint(g)).toBe(graphFingerprint(Graph.derive(stored, g.aliasMap())))
-    await vi.waitFor(async () => expect(await reopened.engine.unmirrored()).toEqual([]))
+    await vi.waitFor(async () => expect(await engineOf(reopened).journalRows()).toEqual([]))
     await reopened.close()
 
     // once saved, a third opening changes nothing
     const third = await f.reopen()
     await (await third.sync()).settled()
-    expect(graphFingerprint(third.engine.committedGraph)).toBe(graphFingerprint(g))
+    expect(graphFingerprint(engineOf(third).committedGraph)).toBe(graphFingerprint(g))
     await third.close()
   })
 
@@ -75,41 +76,41 @@ describe('commits whose document update was never saved', () => {
     await (await f.memory.sync()).settled()
     const proposal = proposals.find((p) => p.pair.includes('ibm'))
     expect(proposal).toBeDefined()
-    loseDocumentSaves(f.memory.engine.db)
+    loseDocumentSaves(engineOf(f.memory).db)
     await f.conn.acceptProposal(proposal!.id, { canonical: 'International Business Machines' })
-    expect(f.memory.engine.committedGraph.entities.has('ibm')).toBe(false)
-    const merged = graphFingerprint(f.memory.engine.committedGraph)
-    expect((await f.memory.engine.unmirrored()).map((r) => r.key)).toContain(ALIASES_JOURNAL_KEY)
+    expect(engineOf(f.memory).committedGraph.entities.has('ibm')).toBe(false)
+    const merged = graphFingerprint(engineOf(f.memory).committedGraph)
+    expect((await engineOf(f.memory).journalRows()).map((r) => r.key)).toContain(ALIASES_JOURNAL_KEY)
     await f.memory.close()
     vi.restoreAllMocks()
 
     const reopened = await f.reopen()
     await (await reopened.sync()).settled()
-    expect(graphFingerprint(reopened.engine.committedGraph)).toBe(merged)
+    expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(merged)
     await reopened.close()
   })
 
   it('a later commit keeps its row when an earlier commit of the same key is marked saved', async () => {
     const f = await fixture()
     const rows: Array<Array<{ key: string; stamp: string }>> = []
-    f.memory.engine.onCommitted((c) => rows.push(c.unmirrored ?? []))
+    engineOf(f.memory).onCommitted((c) => rows.push(c.journal ?? []))
     const first = await f.conn.write(obs('Twice edited', [ada]))
     await f.conn.update(first.slug, { content: 'edited' })
     expect(rows).toHaveLength(2)
-    await f.memory.engine.markMirrored(rows[0]!)
-    expect(await f.memory.engine.unmirrored()).toEqual(rows[1])
-    await f.memory.engine.markMirrored(rows[1]!)
-    expect(await f.memory.engine.unmirrored()).toEqual([])
+    await engineOf(f.memory).markMirrored(rows[0]!)
+    expect(await engineOf(f.memory).journalRows()).toEqual(rows[1])
+    await engineOf(f.memory).markMirrored(rows[1]!)
+    expect(await engineOf(f.memory).journalRows()).toEqual([])
     await f.memory.close()
   })
 
   it('a change from another device clears the journal for what it touched, so an older local state cannot override it', async () => {
     const f = await fixture()
     const mine = await f.conn.write(obs('Shared note', [ada]))
-    expect((await f.memory.engine.unmirrored()).map((r) => r.key)).toEqual([observationJournalKey(mine.slug)])
-    const theirs = { ...f.memory.engine.committedGraph.getObservation(mine.slug)!, content: 'edited on the other device' }
-    await f.memory.engine.applyRemote({ put: [theirs], deleted: [] })
-    expect(await f.memory.engine.unmirrored()).toEqual([])
+    expect((await engineOf(f.memory).journalRows()).map((r) => r.key)).toEqual([observationJournalKey(mine.slug)])
+    const theirs = { ...engineOf(f.memory).committedGraph.getObservation(mine.slug)!, content: 'edited on the other device' }
+    await engineOf(f.memory).applyRemote({ put: [theirs], deleted: [] })
+    expect(await engineOf(f.memory).journalRows()).toEqual([])
     await f.memory.close()
   })
 })

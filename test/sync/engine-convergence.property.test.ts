@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { graphFingerprint } from '../../src/core/graph'
 import { createMemory, type Connection, type Memory } from '../../src/index'
-import { bindMemoryDoc, type DocBinding } from '../../src/engine/doc-bridge'
+import { bindMemoryDoc, type DocBinding } from '../../src/sync/doc-bridge'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { engineOf } from '../../src/internals'
 
 const NAMES = ['Acme', 'Acme Inc', 'Globex', 'Initech', 'Ada Lovelace', 'Grace Hopper']
 type Op =
@@ -51,7 +52,7 @@ async function run(count: number, ops: Op[], order: number[]): Promise<void> {
   for (let i = 0; i < count; i++) {
     const memory = i === 0 ? first : await createMemory({ name: 'p', id: first.info.id, indexedDB: new IDBFactory(), IDBKeyRange })
     const doc = createMemoryDoc()
-    devices.push({ memory, conn: await memory.connect({ agent: `d${i}`, tier: 'full' }), doc, binding: await bindMemoryDoc(memory.engine, doc), online: true, inbox: [], slugs: [] })
+    devices.push({ memory, conn: await memory.connect({ agent: `d${i}`, tier: 'full' }), doc, binding: await bindMemoryDoc(engineOf(memory), doc), online: true, inbox: [], slugs: [] })
   }
   devices.forEach((d, i) =>
     d.doc.on('update', (u: Uint8Array, origin: unknown) => {
@@ -74,7 +75,7 @@ async function run(count: number, ops: Op[], order: number[]): Promise<void> {
     Y.applyUpdate(d.doc, u!, NET)
     await d.binding.settled()
   }
-  const known = (d: Device) => d.slugs.filter((s) => d.memory.engine.committedGraph.getObservation(s))
+  const known = (d: Device) => d.slugs.filter((s) => engineOf(d.memory).committedGraph.getObservation(s))
   for (const o of ops) {
     const i = o.peer % count
     const d = devices[i]!
@@ -130,9 +131,9 @@ async function run(count: number, ops: Op[], order: number[]): Promise<void> {
   for (const d of devices) await d.binding.settled()
 
   const state = async (d: Device) => ({
-    graph: graphFingerprint(d.memory.engine.committedGraph),
-    entities: (await d.memory.engine.db.entities.toArray()).map((e) => [e.key, e.description, e.degree]).sort(),
-    relationships: (await d.memory.engine.db.relationships.toArray()).map((r) => r.key).sort(),
+    graph: graphFingerprint(engineOf(d.memory).committedGraph),
+    entities: (await engineOf(d.memory).db.entities.toArray()).map((e) => [e.key, e.description, e.degree]).sort(),
+    relationships: (await engineOf(d.memory).db.relationships.toArray()).map((r) => r.key).sort(),
     files: (await d.conn.listFiles()).map((f) => f.path),
     recall: await d.conn.recall({ query: 'company software' }).then((r) => [r.entities.map((e) => e.name), r.observations.map((o) => o.slug)]),
     page: (await d.conn.recall({ limits: { observations: 5 } })).observations.map((o) => o.slug),

@@ -5,12 +5,13 @@ import type { ObservationInput } from '../../src/index'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { graphFingerprint } from '../../src/core/graph'
-import { bindMemoryDoc, type DocBinding } from '../../src/engine/doc-bridge'
+import { bindMemoryDoc, type DocBinding } from '../../src/sync/doc-bridge'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
 import { ROOTS } from '../../src/sync/layout'
 import { sha256Hex } from '../../src/engine/tokens'
 import { fileMeta } from './fixture'
 import { ada, engine as analyticalEngine, fixture, society, type Fixture } from '../engine/fixture'
+import { engineOf } from '../../src/internals'
 
 interface Device {
   f: Fixture
@@ -21,7 +22,7 @@ interface Device {
 async function device(): Promise<Device> {
   const f = await fixture()
   const doc = createMemoryDoc()
-  return { f, doc, binding: await bindMemoryDoc(f.memory.engine, doc) }
+  return { f, doc, binding: await bindMemoryDoc(engineOf(f.memory), doc) }
 }
 
 /** Relays updates between two docs; while offline, each side's updates wait in its outbox. */
@@ -46,7 +47,7 @@ function relay(a: Y.Doc, b: Y.Doc) {
 }
 
 async function rows(d: Device) {
-  const db = d.f.memory.engine.db
+  const db = engineOf(d.f.memory).db
   const entities = (await db.entities.toArray()).map((e) => [e.key, e.description, e.degree]).sort()
   const relationships = (await db.relationships.toArray()).map((r) => r.key).sort()
   const observations = (await db.observations.toArray()).map((o) => o.slug).sort()
@@ -69,13 +70,13 @@ describe('engine bound to a sync document', () => {
     const onB = await b.f.conn.write(obs('The society', [society, ada], [{ source: ada.name, type: 'member_of', target: society.name }]))
     const gone = await b.f.conn.write(obs('Babbage', [{ name: 'Charles Babbage', type: 'person', description: 'Designer of the engine' }]))
     await b.f.conn.delete(gone.slug)
-    expect(graphFingerprint(a.f.memory.engine.committedGraph)).not.toBe(graphFingerprint(b.f.memory.engine.committedGraph))
+    expect(graphFingerprint(engineOf(a.f.memory).committedGraph)).not.toBe(graphFingerprint(engineOf(b.f.memory).committedGraph))
 
     link.online()
     await a.binding.settled()
     await b.binding.settled()
-    const ga = a.f.memory.engine.committedGraph
-    const gb = b.f.memory.engine.committedGraph
+    const ga = engineOf(a.f.memory).committedGraph
+    const gb = engineOf(b.f.memory).committedGraph
     expect(graphFingerprint(ga)).toBe(graphFingerprint(gb))
     expect(ga.getObservation(onB.slug)).toBeDefined()
     expect(ga.getObservation(gone.slug)).toBeUndefined()
@@ -95,8 +96,8 @@ describe('engine bound to a sync document', () => {
     expect(proposals.length).toBeGreaterThan(0)
     await a.f.conn.acceptProposal(proposals[0]!.id)
     await b.binding.settled()
-    expect(b.f.memory.engine.committedGraph.entities.size).toBe(1)
-    expect(graphFingerprint(a.f.memory.engine.committedGraph)).toBe(graphFingerprint(b.f.memory.engine.committedGraph))
+    expect(engineOf(b.f.memory).committedGraph.entities.size).toBe(1)
+    expect(graphFingerprint(engineOf(a.f.memory).committedGraph)).toBe(graphFingerprint(engineOf(b.f.memory).committedGraph))
   })
 
   it('adds what the engine held before binding to the document, and takes what the document holds', async () => {
@@ -106,9 +107,9 @@ describe('engine bound to a sync document', () => {
     await peer.f.conn.write(obs('From the peer', [society]))
     const doc = createMemoryDoc()
     Y.applyUpdate(doc, Y.encodeStateAsUpdate(peer.doc))
-    const binding = await bindMemoryDoc(f.memory.engine, doc)
+    const binding = await bindMemoryDoc(engineOf(f.memory), doc)
     await binding.settled()
-    expect(f.memory.engine.committedGraph.entities.has('royal society')).toBe(true)
+    expect(engineOf(f.memory).committedGraph.entities.has('royal society')).toBe(true)
     expect(doc.getMap('observations').has(early.slug)).toBe(true)
   })
 })
@@ -152,11 +153,11 @@ describe('tabs of one browser profile', () => {
     while (Date.now() < end) {
       await syncA.settled()
       await syncB.settled()
-      if (a.engine.committedGraph.getObservation(later.slug) && b.engine.committedGraph.getObservation(early.slug)) break
+      if (engineOf(a).committedGraph.getObservation(later.slug) && engineOf(b).committedGraph.getObservation(early.slug)) break
       await new Promise((r) => setTimeout(r, 20))
     }
-    expect(graphFingerprint(a.engine.committedGraph)).toBe(graphFingerprint(b.engine.committedGraph))
-    expect(b.engine.committedGraph.getObservation(early.slug)).toBeDefined()
+    expect(graphFingerprint(engineOf(a).committedGraph)).toBe(graphFingerprint(engineOf(b).committedGraph))
+    expect(engineOf(b).committedGraph.getObservation(early.slug)).toBeDefined()
     await a.close()
     await b.close()
   })

@@ -1,6 +1,6 @@
 // A rejected write's problems, each placed at the field it is about and said in plain words.
 import { isMemoryError } from '../../core/errors'
-import { errorMessage } from '../engine'
+import { errorMessage } from '../worker-link'
 
 export interface FieldProblem {
   /** Where it shows: `title`, `content`, `entity:<origin>.<field>`, `relationship:<origin>`, or `form`. */

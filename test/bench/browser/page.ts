@@ -1,11 +1,11 @@
 // The benchmark page: `window.cairnBench` runs each step in its own module worker, so the
 // timed open starts with nothing in memory from the fill (only what the browser keeps on disk).
 import * as Comlink from 'comlink'
-import type { BenchApi, FilledMemory, RecallTimings } from '../../../worker/bench.worker'
+import type { BenchApi, FilledMemory, RecallTimings } from './bench.worker'
 import type { ObservationInput } from '../../../src/core/types'
 
 async function inWorker<T>(run: (api: Comlink.Remote<BenchApi>) => Promise<T>): Promise<T> {
-  const worker = new Worker(new URL('../../../worker/bench.worker.ts', import.meta.url), { type: 'module', name: 'cairn-bench' })
+  const worker = new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: 'cairn-bench' })
   try {
     return await run(Comlink.wrap<BenchApi>(worker))
   } finally {

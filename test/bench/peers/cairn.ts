@@ -8,6 +8,7 @@ import { createMemory, type Connection, type Embedder, type Memory, type Observa
 import { stampObservations } from '../stamped'
 import type { PeerSystem } from './system'
 import type { PeerNote } from './workload'
+import { engineOf } from '../../../src/internals'
 
 export const CAIRN_WRITE_LOAD_LIMIT = 10_000
 
@@ -35,8 +36,8 @@ export function cairnSystem(embedder?: Embedder, writeLoadLimit = CAIRN_WRITE_LO
       conn = await memory.connect({ agent: 'bench', tier: 'full' })
       system.loadedThroughWrites = w.entities.length <= writeLoadLimit
       if (system.loadedThroughWrites) for (const note of w.notes) await conn.write(inputOf(note))
-      else await memory.engine.importObservations(stampObservations(w.notes.map(inputOf)), [])
-      const stored = memory.engine.committedGraph.entities.size
+      else await engineOf(memory).importObservations(stampObservations(w.notes.map(inputOf)), [])
+      const stored = engineOf(memory).committedGraph.entities.size
       if (stored !== w.entities.length) throw new Error(`cairn stored ${stored} entities, expected ${w.entities.length}`)
     },
     async search(query) {

@@ -6,13 +6,14 @@ import * as Y from 'yjs'
 import { Graph, graphFingerprint } from '../../../src/core/graph'
 import type { ObservationInput, ObservationPatch } from '../../../src/core/types'
 import type { ConnectionHandle, StoreFileInput } from '../../../src/engine/connection'
-import type { MemorySync, SyncOptions } from '../../../src/engine/memory-sync'
-import { Memory } from '../../../src/engine/open'
+import type { MemorySync, SyncOptions } from '../../../src/sync/memory-sync'
+import { Memory } from '../../../src/engine/memory-handle'
 import { installErrorTransfer } from '../../../src/engine/wire'
 import { MemoryDB } from '../../../src/store/db'
 import { derivedTables, readDerived } from '../../../src/store/derived-rows'
 import { readMemoryDoc } from '../../../src/sync/memory-doc'
 import { canonical, type StoredState } from './state'
+import { engineOf } from '../../../src/internals'
 
 let memory: Memory | undefined
 let conn: ConnectionHandle | undefined
@@ -81,7 +82,7 @@ const api = {
    */
   slowDocSaves(ms: number): void {
     if (!memory) throw new Error('no memory is open in this worker')
-    const table = memory.engine.db.docUpdates
+    const table = engineOf(memory).db.docUpdates
     const add = table.add.bind(table)
     table.add = ((...args: Parameters<typeof add>) => new Promise((r) => setTimeout(r, ms)).then(() => add(...args))) as typeof add
   },
@@ -123,8 +124,8 @@ const api = {
   /** Whether the open engine's in-memory graph is exactly what its stored observations derive. */
   async engineMatchesStore(): Promise<{ engine: string; derivedFromRows: string; observations: number }> {
     if (!memory) throw new Error('no memory is open in this worker')
-    const g = memory.engine.committedGraph
-    const db = memory.engine.db
+    const g = engineOf(memory).committedGraph
+    const db = engineOf(memory).db
     const [observations, aliases] = await Promise.all([db.observations.toArray(), db.aliases.toArray()])
     const derived = Graph.derive(observations, new Map(aliases.map((a) => [a.variant, a.canonical])))
     return { engine: graphFingerprint(g), derivedFromRows: graphFingerprint(derived), observations: g.observationCount }

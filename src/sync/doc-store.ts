@@ -3,7 +3,7 @@
 // device that was offline for days still holds all it wrote and merges cleanly on reconnect.
 import * as Y from 'yjs'
 import type { MemoryDB } from '../store/db'
-import { createMemoryDoc } from '../sync/memory-doc'
+import { createMemoryDoc } from './memory-doc'
 import { storageError } from '../store/storage-error'
 
 /** Rows beyond which opening merges the log into one update. */

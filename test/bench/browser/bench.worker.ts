@@ -1,17 +1,19 @@
-// Benchmark probe run by test/bench/browser-engine.ts: the engine in a module worker on
+// Benchmark probe run by test/bench/browser-engine.ts (on its own page, not shipped with the
+// app): the public Memory.open and recall in a module worker on
 // real IndexedDB, with the shipped static model on onnxruntime-web, timed from inside the
 // worker so the figures exclude the page <-> worker hop. One worker fills a memory; a fresh
 // worker (nothing cached in memory) then times the cold open and recall.
 import * as Comlink from 'comlink'
-import { validateObservationInput } from '../src/core/contract'
-import type { Observation, ObservationInput } from '../src/core/types'
-import { Graph } from '../src/core/graph'
-import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, VERSION_KEY, type GraphSnapshot } from '../src/engine/memory'
-import { Memory } from '../src/engine/open'
-import { MemoryDB } from '../src/store/db'
-import { restoreEntityIndex, type IndexSnapshot } from '../src/search/entity-index'
-import type { Embedder } from '../src/search/embedder'
-import { createStaticEmbedder } from '../src/search/static-embedder'
+import { validateObservationInput } from '../../../src/core/contract'
+import type { Observation, ObservationInput } from '../../../src/core/types'
+import { Graph } from '../../../src/core/graph'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, VERSION_KEY, type GraphSnapshot } from '../../../src/engine/memory-engine'
+import { Memory } from '../../../src/engine/memory-handle'
+import { MemoryDB } from '../../../src/store/db'
+import { restoreEntityIndex, type IndexSnapshot } from '../../../src/search/entity-index'
+import type { Embedder } from '../../../src/search/embedder'
+import { createStaticEmbedder } from '../../../src/search/static-embedder'
+import { engineOf } from '../../../src/internals'
 
 export interface FilledMemory {
   id: string
@@ -98,9 +100,9 @@ const api = {
     const memory = await Memory.create({ name, ...(model ? { embedder: model } : {}) })
     const conn = await memory.connect({ agent: 'bench', tier: 'full' })
     const t0 = performance.now()
-    await memory.engine.importObservations(toObservations(inputs), [])
+    await engineOf(memory).importObservations(toObservations(inputs), [])
     const loadMs = performance.now() - t0
-    const graph = memory.engine.committedGraph
+    const graph = engineOf(memory).committedGraph
     const s0 = performance.now()
     await memory.saveIndex()
     const saveIndexMs = performance.now() - s0

@@ -3,11 +3,11 @@
 // is given. Without a server the document still records every write, so the memory can
 // start syncing later without losing what it did offline.
 import type * as Y from 'yjs'
-import { connectMemoryDoc, type SyncClient } from '../sync/client'
-import { joinTabChannel, type TabChannel } from '../sync/tab-channel'
+import { connectMemoryDoc, type SyncClient } from './client'
+import { joinTabChannel, type TabChannel } from './tab-channel'
 import { bindMemoryDoc, ENGINE_ORIGIN, type DocBinding } from './doc-bridge'
 import { loadMemoryDoc, persistMemoryDoc, type DocPersistence } from './doc-store'
-import type { MemoryEngine } from './memory'
+import type { SyncPort } from './port'
 
 export interface SyncOptions {
   /** e.g. `ws://127.0.0.1:1234`; omit to keep the document local until later. */
@@ -118,7 +118,8 @@ export class MemorySync {
     for (const l of this.listeners) l(view)
   }
 
-  static async start(engine: MemoryEngine, options: SyncOptions = {}): Promise<MemorySync> {
+  /** @internal started by `Memory.sync` */
+  static async start(engine: SyncPort, options: SyncOptions = {}): Promise<MemorySync> {
     const doc = await loadMemoryDoc(engine.db)
     const persistence = persistMemoryDoc(engine.db, doc)
     let sync: MemorySync | undefined

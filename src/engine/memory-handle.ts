@@ -10,9 +10,10 @@ import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
-import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY, type GraphSnapshot } from './memory'
+import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY, type GraphSnapshot } from './memory-engine'
 import { ConnectionHandle } from './connection'
-import { MemorySync, type SyncOptions } from './memory-sync'
+import { engineBehind, registerEngine } from './engine-door'
+import { MemorySync, type SyncOptions } from '../sync/memory-sync'
 import { revocationChannel, type RevocationChannel } from './revocations'
 import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
@@ -71,9 +72,10 @@ export class Memory {
   private sharing: ConnectionSharing | undefined
 
   private constructor(
-    readonly engine: MemoryEngine,
+    private readonly engine: MemoryEngine,
     private connections: Map<string, Connection>,
   ) {
+    registerEngine(this, engine)
     this.revocations = revocationChannel(engine.info.id, (id, revokedAt) => {
       const c = this.connections.get(id)
       if (c && !c.revokedAt) this.connections.set(id, { ...c, revokedAt })
@@ -362,7 +364,7 @@ export async function migrateMemory(id: string, opts: CreateMemoryOptions): Prom
   const [observations, aliases] = await Promise.all([old.observations.toArray(), old.aliases.toArray()])
   old.close()
   const next = await Memory.create(opts)
-  await next.engine.importObservations(observations, aliases)
+  await engineBehind(next).importObservations(observations, aliases)
   return next
 }
 

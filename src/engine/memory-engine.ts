@@ -4,7 +4,7 @@ import { checkEndpoints, validateObservationInput, validatePatch } from '../core
 import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, namesMayMerge, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
-import { DERIVATION_RULES, Graph, mergeBacking, type GraphDelta } from '../core/graph'
+import { DERIVATION_RULES, Graph, type GraphDelta } from '../core/graph'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
@@ -13,18 +13,20 @@ import { makeSlug } from '../core/slug'
 import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
 } from '../core/types'
-import type { MemoryDB, UnmirroredRow } from '../store/db'
-import { derivedTables, persistDelta, replaceDerived } from '../store/derived-rows'
+import type { MemoryDB, JournalRow } from '../store/db'
+import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
+import { derivedTables, replaceDerived } from '../store/derived-rows'
+import { saveCommit, VERSION_KEY } from '../store/commit'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { storeFileRecord, validateFileInput } from './files'
 import { WriteQueue } from './queue'
-import { storageError, stored } from '../store/storage-error'
+import { stored } from '../store/storage-error'
 import { randomId, sha256Hex } from './tokens'
 
 /** Entities an index query asks for beyond the cap, so filters and expansion have room. */
 const SEARCH_HEADROOM = 4
-export const VERSION_KEY = 'version'
+export { VERSION_KEY } from '../store/commit'
 export const INDEX_SNAPSHOT_KEY = 'entityIndex'
 export const NOTE_INDEX_SNAPSHOT_KEY = 'noteIndex'
 /** Notes the note index offers a recall: enough to reach past the entities' own cap. */
@@ -46,33 +48,9 @@ export interface GraphSnapshot {
 /** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
 const SNAPSHOT_DELAY_MS = 2_000
 
-/** What a local write committed, for whoever mirrors the memory into its sync document. */
-export interface CommittedChange {
-  observations?: { put?: Observation[]; delete?: string[] }
-  /** The whole alias map after the change (variant -> canonical), when aliases changed. */
-  aliases?: Alias[]
-  files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
-  /** Proposals rejected, by pair id, so other devices do not propose them again. */
-  rejected?: Array<{ id: string; pair: [string, string]; at: string }>
-  /** The journal rows this commit wrote; hand them to `markMirrored` once the document update is saved. */
-  unmirrored?: UnmirroredRow[]
-}
+export { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange } from '../sync/port'
 
-/** Journal key of an observation's latest local commit. */
-export const observationJournalKey = (slug: string): string => `observation:${slug}`
-export const ALIASES_JOURNAL_KEY = 'aliases'
-
-/** Changes that arrived from another device, already checked against the sync layout. */
-export interface RemoteChange {
-  put: Observation[]
-  deleted: string[]
-  /** The complete alias map now in force, when it changed. */
-  aliases?: Map<string, string>
-  files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
-  rejected?: Array<{ id: string; pair: [string, string]; at: string }>
-}
-
-export class MemoryEngine {
+export class MemoryEngine implements SyncPort {
   private readonly queue: WriteQueue
   private proposals = new Map<string, MergeProposal>()
   private files = new Map<string, AppendixFile>()
@@ -245,29 +223,54 @@ export class MemoryEngine {
    * keeping their slugs; each must already satisfy the write contract.
    */
   importObservations(observations: Observation[], aliases: Alias[]): Promise<number> {
+    return this.importSnapshot({ observations, aliases })
+  }
+
+  /**
+   * Loads a memory's content written elsewhere (a backup, a migration) in one transaction:
+   * observations keeping their slugs, aliases, and pairs already rejected, so consolidation does
+   * not propose them again. Each observation must already satisfy the write contract.
+   */
+  importSnapshot(snapshot: { observations: Observation[]; aliases: Alias[]; rejected?: Array<{ id: string; pair: [string, string]; at: string }> }): Promise<number> {
+    const { observations, aliases } = snapshot
     return this.enqueue(async () => {
       const fresh = observations.filter((o) => !this.graph.getObservation(o.slug))
       const next = Graph.derive([...this.graph.allObservations(), ...fresh], new Map([...this.graph.aliasMap(), ...aliases.map((a) => [a.variant, a.canonical] as const)]))
+      const rejected = (snapshot.rejected ?? []).filter((r) => this.proposals.get(r.id)?.status !== 'rejected')
+      const proposals = rejected.map((r) => this.rejectedProposal(r))
       const db = this.db
       const journal = [...fresh.map((o) => this.journalRow(observationJournalKey(o.slug))), ...(aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : [])]
       await stored(() =>
-        db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.meta, db.unmirrored], async () => {
+        db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.proposals, db.meta, db.unmirrored], async () => {
           await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
           await db.observations.bulkPut(fresh)
           await db.aliases.bulkPut(aliases)
+          if (proposals.length) await db.proposals.bulkPut(proposals)
           await db.unmirrored.bulkPut(journal)
           await replaceDerived(db, next.entities.values(), next.relationships.values(), next.edgeBacking())
         }),
       )
+      for (const p of proposals) this.proposals.set(p.id, p)
       for (const o of fresh) this.graph.apply(o.slug, o)
       const delta = this.graph.setAliases(next.aliasMap())
       this.version++
       const now = this.clock()
-      this.emit({ observations: { put: fresh }, aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })), unmirrored: journal })
+      this.emit({
+        observations: { put: fresh },
+        aliases: [...this.graph.aliasMap()].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })),
+        ...(rejected.length ? { rejected } : {}),
+        journal,
+      })
       // every entity may have gained backers; the index skips those whose text did not change
       await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
       return fresh.length
     })
+  }
+
+  /** A rejected pair as a proposal: the one already known, or a record of the rejection alone. */
+  private rejectedProposal(r: { id: string; pair: [string, string]; at: string }): MergeProposal {
+    const known = this.proposals.get(r.id)
+    return known ? { ...known, status: 'rejected' } : { id: r.id, kind: 'merge', pair: r.pair, names: [...r.pair], canonical: r.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: r.at || this.clock() }
   }
 
   /**
@@ -280,48 +283,27 @@ export class MemoryEngine {
     // there): every device settles them the same way, flat, a loop merged into its least key
     const change: RemoteChange = incoming.aliases ? { ...incoming, aliases: collapseAliases(incoming.aliases) } : incoming
     return this.enqueue(async () => {
-      const previous = new Map<string, Observation | undefined>()
-      const deltas: GraphDelta[] = []
-      const touch = (slug: string, next: Observation | undefined) => {
-        if (!previous.has(slug)) previous.set(slug, this.graph.getObservation(slug))
-        deltas.push(this.graph.apply(slug, next))
-      }
-      for (const o of change.put) touch(o.slug, o)
-      for (const slug of change.deleted) if (this.graph.getObservation(slug)) touch(slug, undefined)
-      const previousAliases = new Map(this.graph.aliasMap())
-      if (change.aliases) deltas.push(this.graph.setAliases(change.aliases))
-      const undo = () => {
-        if (change.aliases) this.graph.setAliases(previousAliases)
-        for (const [slug, prev] of [...previous].reverse()) this.graph.apply(slug, prev)
-      }
-      const delta = settle(this.graph, deltas)
       await this.applyRemoteExtras(change)
-      if (!previous.size && !change.aliases) return delta
+      if (!change.put.length && !change.deleted.length && !change.aliases) return emptyDelta()
+      const previewed = this.graph.previewChanges({ put: change.put, deleted: change.deleted, aliases: change.aliases })
+      // the notes the change itself puts or removes; an alias change re-files others unchanged
+      const named = new Set([...change.put.map((o) => o.slug), ...change.deleted])
+      const changed = [...previewed.observations].filter(([slug]) => named.has(slug))
+      const put = changed.map(([, o]) => o).filter((o): o is Observation => o !== undefined)
+      const deleted = changed.filter(([, o]) => o === undefined).map(([slug]) => slug)
+      if (!changed.length && !change.aliases) return emptyDelta()
       const now = this.clock()
-      const db = this.db
-      try {
-        await db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.meta, db.unmirrored], async () => {
-          await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
-          // what the document holds now stands for these keys; no older local commit may override it
-          await db.unmirrored.bulkDelete([...[...previous.keys()].map(observationJournalKey), ...(change.aliases ? [ALIASES_JOURNAL_KEY] : [])])
-          const puts = [...previous.keys()].map((s) => this.graph.getObservation(s)).filter((o): o is Observation => o !== undefined)
-          if (puts.length) await db.observations.bulkPut(puts)
-          const gone = [...previous.keys()].filter((s) => !this.graph.getObservation(s))
-          if (gone.length) await db.observations.bulkDelete(gone)
-          if (change.aliases) {
-            await db.aliases.clear()
-            await db.aliases.bulkPut([...change.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })))
-          }
-          await persistDelta(db, delta)
-        })
-      } catch (err) {
-        undo()
-        throw storageError(err)
-      }
+      await saveCommit(this.db, {
+        version: this.version + 1,
+        delta: previewed.delta,
+        observations: { put, delete: deleted },
+        ...(change.aliases ? { aliases: [...change.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })) } : {}),
+        settled: [...changed.map(([slug]) => observationJournalKey(slug)), ...(change.aliases ? [ALIASES_JOURNAL_KEY] : [])],
+      })
+      this.graph.applyPreviewedChanges(previewed)
       this.version++
-      const put = [...previous.keys()].map((s) => this.graph.getObservation(s)).filter((o): o is Observation => o !== undefined)
-      await this.reindex(delta, { put, deleted: [...previous.keys()].filter((s) => !this.graph.getObservation(s)) })
-      return delta
+      await this.reindex(previewed.delta, { put, deleted })
+      return previewed.delta
     })
   }
 
@@ -333,11 +315,7 @@ export class MemoryEngine {
     const files = offered.filter(({ file, bytes }, i) => bytes.byteLength === file.size && hashes[i] === file.sha256)
     const rejected = (change.rejected ?? []).filter((r) => this.proposals.get(r.id)?.status !== 'rejected')
     if (!files.length && !rejected.length) return
-    const now = this.clock()
-    const proposals: MergeProposal[] = rejected.map((r) => {
-      const known = this.proposals.get(r.id)
-      return known ? { ...known, status: 'rejected' } : { id: r.id, kind: 'merge', pair: r.pair, names: [...r.pair], canonical: r.pair[0], score: 0, evidence: [], status: 'rejected', createdAt: r.at || now }
-    })
+    const proposals = rejected.map((r) => this.rejectedProposal(r))
     const db = this.db
     await stored(() =>
       db.transaction('rw', [db.files, db.fileBytes, db.proposals], async () => {
@@ -352,13 +330,13 @@ export class MemoryEngine {
     for (const p of proposals) this.proposals.set(p.id, p)
   }
 
-  /** Local commits whose document update may not be saved yet (see `UnmirroredRow`). */
-  async unmirrored(): Promise<UnmirroredRow[]> {
+  /** Local commits whose document update may not be saved yet (see `JournalRow`). */
+  async journalRows(): Promise<JournalRow[]> {
     return this.db.unmirrored.toArray()
   }
 
   /** Drops journal rows whose document update is now saved, unless a later commit rewrote them. */
-  async markMirrored(rows: readonly UnmirroredRow[]): Promise<void> {
+  async markMirrored(rows: readonly JournalRow[]): Promise<void> {
     if (!rows.length) return
     const db = this.db
     await db.transaction('rw', db.unmirrored, async () => {
@@ -368,7 +346,7 @@ export class MemoryEngine {
     })
   }
 
-  private journalRow(key: string): UnmirroredRow {
+  private journalRow(key: string): JournalRow {
     return { key, stamp: `${this.journalSession}:${++this.journalSeq}` }
   }
 
@@ -537,47 +515,26 @@ export class MemoryEngine {
   private async commitObservation(slug: string, next: Observation | undefined, beforeCommit?: (delta: GraphDelta) => void): Promise<GraphDelta> {
     const delta = this.graph.preview(slug, next)
     beforeCommit?.(delta)
-    const db = this.db
     const journal = [this.journalRow(observationJournalKey(slug))]
-    await stored(() =>
-      db.transaction('rw', [db.observations, ...derivedTables(db), db.meta, db.unmirrored], async () => {
-        await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
-        if (next) await db.observations.put(next)
-        else await db.observations.delete(slug)
-        await persistDelta(db, delta)
-        await db.unmirrored.bulkPut(journal)
-      }),
-    )
+    await saveCommit(this.db, { version: this.version + 1, delta, observations: next ? { put: [next], delete: [] } : { put: [], delete: [slug] }, journal })
     this.graph.applyPreviewed(slug, next, delta)
     this.version++
-    this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, unmirrored: journal })
+    this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, journal })
     await this.reindex(delta, next ? { put: [next], deleted: [] } : { put: [], deleted: [slug] })
     return delta
   }
 
   private async commitAliases(aliases: Map<string, string>, proposals: MergeProposal[]): Promise<GraphDelta> {
-    const prev = new Map(this.graph.aliasMap())
-    const delta = this.graph.setAliases(aliases)
-    this.graph.setAliases(prev)
+    const previewed = this.graph.previewChanges({ aliases })
     const now = this.clock()
     const rows: Alias[] = [...aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now }))
-    const db = this.db
     const journal = [this.journalRow(ALIASES_JOURNAL_KEY)]
-    await stored(() =>
-      db.transaction('rw', [db.aliases, ...derivedTables(db), db.proposals, db.meta, db.unmirrored], async () => {
-        await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
-        await db.aliases.clear()
-        await db.aliases.bulkPut(rows)
-        await db.proposals.bulkPut(proposals)
-        await persistDelta(db, delta)
-        await db.unmirrored.bulkPut(journal)
-      }),
-    )
-    this.graph.setAliases(aliases)
+    await saveCommit(this.db, { version: this.version + 1, delta: previewed.delta, aliases: rows, proposals, journal })
+    this.graph.applyPreviewedChanges(previewed)
     this.version++
-    this.emit({ aliases: rows, unmirrored: journal })
-    await this.reindex(delta)
-    return delta
+    this.emit({ aliases: rows, journal })
+    await this.reindex(previewed.delta)
+    return previewed.delta
   }
 
   private emit(change: CommittedChange): void {
@@ -607,28 +564,8 @@ export function noteDoc(o: Observation): NoteDoc {
   return { slug: o.slug, text: `${o.title}\n${o.content}` }
 }
 
-/** One delta for several applied changes: each touched key, as the graph now holds it. */
-function settle(graph: Graph, deltas: GraphDelta[]): GraphDelta {
-  const entities = new Set<string>()
-  const relationships = new Set<string>()
-  for (const d of deltas) {
-    for (const e of d.upsertedEntities) entities.add(e.key)
-    for (const k of d.removedEntities) entities.add(k)
-    for (const r of d.upsertedRelationships) relationships.add(r.key)
-    for (const k of d.removedRelationships) relationships.add(k)
-  }
-  const out: GraphDelta = { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: mergeBacking(deltas) }
-  for (const k of entities) {
-    const e = graph.entities.get(k)
-    if (e) out.upsertedEntities.push(e)
-    else out.removedEntities.push(k)
-  }
-  for (const k of relationships) {
-    const r = graph.relationships.get(k)
-    if (r) out.upsertedRelationships.push(r)
-    else out.removedRelationships.push(k)
-  }
-  return out
+function emptyDelta(): GraphDelta {
+  return { upsertedEntities: [], removedEntities: [], upsertedRelationships: [], removedRelationships: [], backing: [] }
 }
 
 /** Names a caller's value in an error message without trusting it to stringify. */

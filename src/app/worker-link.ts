@@ -6,7 +6,7 @@ import type { ConnectionHandle } from '../engine/connection'
 import { BM25_ONLY, type Connection, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { encodeJoinCode, type JoinCode } from '../core/join-code'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
-import type { SyncView } from '../engine/memory-sync'
+import type { SyncView } from '../sync/memory-sync'
 import type { ImportOutcome } from '../interop/import'
 
 export type AppConnection = Comlink.Remote<ConnectionHandle>

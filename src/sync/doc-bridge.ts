@@ -4,13 +4,13 @@
 // local source the engine opens from.
 import type * as Y from 'yjs'
 import type { Alias, AppendixFile, Observation } from '../core/types'
-import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type InvalidEntry, type MemoryWrites } from '../sync/memory-doc'
-import { checkAlias, checkFile } from '../sync/validate'
+import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type InvalidEntry, type MemoryWrites } from './memory-doc'
+import { checkAlias, checkFile } from './validate'
 import { collapseAliases } from '../core/consolidate'
-import { memoryMaps } from '../sync/layout'
-import { observeMemoryDoc, type MemoryDocChange } from '../sync/observe'
-import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type MemoryEngine } from './memory'
-import type { UnmirroredRow } from '../store/db'
+import { memoryMaps } from './layout'
+import { observeMemoryDoc, type MemoryDocChange } from './observe'
+import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type SyncPort } from './port'
+import type { JournalRow } from '../store/db'
 
 /** The transaction origin of the engine's own writes, so their echo is not applied twice. */
 export const ENGINE_ORIGIN = Symbol('cairn-engine')
@@ -49,10 +49,10 @@ const INVALID_KEPT = 100
  * Observations only the engine holds (written before the memory was first bound) are added
  * to the document.
  */
-export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc, options: BindOptions = {}): Promise<DocBinding> {
+export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindOptions = {}): Promise<DocBinding> {
   const failures: Error[] = []
   const invalid: InvalidEntry[] = []
-  const whenSaved = (rows: readonly UnmirroredRow[] | undefined) => {
+  const whenSaved = (rows: readonly JournalRow[] | undefined) => {
     if (!rows?.length || !options.saved) return
     options
       .saved()
@@ -100,11 +100,11 @@ export async function bindMemoryDoc(engine: MemoryEngine, doc: Y.Doc, options: B
 
   const stopMirroring = engine.onCommitted((c: CommittedChange) => {
     applyMemoryWrites(doc, toDocWrites(doc, c), ENGINE_ORIGIN)
-    whenSaved(c.unmirrored)
+    whenSaved(c.journal)
   })
 
   // reconcile
-  const journal = await engine.unmirrored()
+  const journal = await engine.journalRows()
   const journaled = new Set(journal.map((r) => r.key))
   const inDoc = readMemoryDoc(doc)
   const local = engine.snapshotState()
