@@ -4,7 +4,9 @@
 //
 // Each row is stored as int8 with its own scale (symmetric: the row's largest magnitude maps to
 // 127), a quarter of the bytes of float32, which is what a scan and a saved snapshot cost. The
-// query stays float (asymmetric), so the only error is the rounding of the stored values.
+// query is int16 (65k levels: nearly the float it came from), and the scan runs on SIMD where
+// there is (int8-dots.ts).
+import { Int8Dots, quantizeQuery } from './int8-dots'
 
 /** A row's values over its scale, rounded: what `set` stores. */
 const LEVELS = 127
@@ -35,6 +37,9 @@ export function quantizeInto(v: ArrayLike<number>, out: Int8Array, at: number): 
 }
 
 export class VectorRows {
+  private readonly dots: Int8Dots
+  /** Row bytes in `data`: `dimensions` rounded up for SIMD, the rest zero. */
+  private readonly stride: number
   private data: Int8Array
   private scale: Float32Array
   /** row -> owning entity slot */
@@ -43,8 +48,11 @@ export class VectorRows {
   private readonly rowsOf: number[][] = []
   private count = 0
 
-  constructor(readonly dimensions: number, capacity = 64) {
-    this.data = new Int8Array(capacity * dimensions)
+  constructor(readonly dimensions: number, capacity = 64, opts: { simd?: boolean } = {}) {
+    this.dots = new Int8Dots(dimensions, opts.simd === false)
+    this.stride = this.dots.stride
+    this.dots.reserve(capacity)
+    this.data = this.dots.rowsView()
     this.scale = new Float32Array(capacity)
     this.owner = new Int32Array(capacity)
   }
@@ -53,9 +61,9 @@ export class VectorRows {
     return this.count
   }
 
-  /** Bytes the stored rows take (values and scales): what one scan reads. */
+  /** Bytes the stored rows take (values, padded for SIMD, and scales): what one scan reads. */
   get bytes(): number {
-    return this.count * (this.dimensions + 4)
+    return this.count * (this.stride + 4)
   }
 
   /** Replaces the rows of `slot` with `vectors` (each of `dimensions` floats), quantized. */
@@ -65,7 +73,7 @@ export class VectorRows {
     const own: number[] = []
     for (const v of vectors) {
       this.reserve(this.count + 1)
-      this.scale[this.count] = quantizeInto(v, this.data, this.count * this.dimensions)
+      this.scale[this.count] = quantizeInto(v, this.data, this.count * this.stride)
       this.owner[this.count] = slot
       own.push(this.count++)
     }
@@ -76,9 +84,11 @@ export class VectorRows {
   load(rows: QuantizedRows): void {
     if (this.count !== 0) throw new Error('VectorRows.load needs an empty instance')
     const total = rows.scales.length
-    if (rows.data.length !== total * this.dimensions) throw new RangeError('quantized rows do not match their scales')
+    const d = this.dimensions
+    if (rows.data.length !== total * d) throw new RangeError('quantized rows do not match their scales')
     this.reserve(total)
-    this.data.set(rows.data)
+    if (this.stride === d) this.data.set(rows.data)
+    else for (let r = 0; r < total; r++) this.data.set(rows.data.subarray(r * d, (r + 1) * d), r * this.stride)
     this.scale.set(rows.scales)
     let row = 0
     for (let slot = 0; slot < rows.rowCounts.length; slot++) {
@@ -105,7 +115,7 @@ export class VectorRows {
     let at = 0
     for (let slot = 0; slot < slots; slot++) {
       for (const row of this.rowsOf[slot] ?? []) {
-        data.set(this.data.subarray(row * d, (row + 1) * d), at * d)
+        data.set(this.data.subarray(row * this.stride, row * this.stride + d), at * d)
         scales[at++] = this.scale[row]!
       }
     }
@@ -134,29 +144,19 @@ export class VectorRows {
     const d = this.dimensions
     return (this.rowsOf[slot] ?? []).map((row) => {
       const s = this.scale[row]!
-      return Float32Array.from(this.data.subarray(row * d, (row + 1) * d), (q) => q * s)
+      return Float32Array.from(this.data.subarray(row * this.stride, row * this.stride + d), (q) => q * s)
     })
   }
 
   /** Writes into `out[slot]` the best dot product of `query` with any row of that slot (others stay as they were). */
   maxSimilarity(query: Float32Array, out: Float32Array): void {
-    const d = this.dimensions
-    const data = this.data
+    if (query.length !== this.dimensions) throw new RangeError(`query has ${query.length} dimensions, expected ${this.dimensions}`)
+    const q = quantizeQuery(query)
+    // integer sums: the same on SIMD and off it, and after a restore
+    const sums = this.dots.scan(q.values, this.count)
     const scale = this.scale
-    const tail = d - (d % 4)
     for (let row = 0; row < this.count; row++) {
-      const base = row * d
-      // four independent sums let the CPU overlap the multiply-adds
-      let a = 0, b = 0, c = 0, e = 0
-      let i = 0
-      for (; i < tail; i += 4) {
-        a += data[base + i]! * query[i]!
-        b += data[base + i + 1]! * query[i + 1]!
-        c += data[base + i + 2]! * query[i + 2]!
-        e += data[base + i + 3]! * query[i + 3]!
-      }
-      for (; i < d; i++) a += data[base + i]! * query[i]!
-      const dot = (a + b + c + e) * scale[row]!
+      const dot = sums[row]! * scale[row]! * q.scale
       const slot = this.owner[row]!
       if (dot > out[slot]!) out[slot] = dot
     }
@@ -165,7 +165,7 @@ export class VectorRows {
   private removeRow(row: number): void {
     const last = this.count - 1
     if (row !== last) {
-      const d = this.dimensions
+      const d = this.stride
       this.data.copyWithin(row * d, last * d, (last + 1) * d)
       this.scale[row] = this.scale[last]!
       const moved = this.owner[last]!
@@ -179,13 +179,12 @@ export class VectorRows {
   private reserve(rows: number): void {
     if (rows <= this.owner.length) return
     const capacity = Math.max(rows, this.owner.length * 2)
-    const data = new Int8Array(capacity * this.dimensions)
-    data.set(this.data.subarray(0, this.count * this.dimensions))
+    this.dots.reserve(capacity)
+    this.data = this.dots.rowsView()
     const scale = new Float32Array(capacity)
     scale.set(this.scale.subarray(0, this.count))
     const owner = new Int32Array(capacity)
     owner.set(this.owner.subarray(0, this.count))
-    this.data = data
     this.scale = scale
     this.owner = owner
   }

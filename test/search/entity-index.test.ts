@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
 import type { Embedder } from '../../src/search/embedder'
+import { quantizeQuery } from '../../src/search/int8-dots'
 import { quantizeInto } from '../../src/search/vector-rows'
 import { createEntityIndex, DEFAULT_WEIGHTS, FLOAT_INDEX_SNAPSHOT_FORMAT, restoreEntityIndex, type EntityDoc, type EntityIndex, type SearchMode } from '../../src/search/entity-index'
 
@@ -258,10 +259,11 @@ describe('entity index with vectors', () => {
   })
 
   it('agrees with a brute-force ranking after random upserts and removes', async () => {
-    const asStored = (v: Float32Array) => {
-      const q = new Int8Array(v.length)
-      const scale = quantizeInto(v, q, 0)
-      return Array.from(q, (x) => x * scale)
+    // the index stores int8 rows with a scale each and scans with an int16 query: the oracle rounds the same way
+    const similarity = (text: string, query: { values: Int16Array; scale: number }) => {
+      const q = new Int8Array(DIMS)
+      const scale = quantizeInto(trigramVector(text), q, 0)
+      return q.reduce((s, x, i) => s + x * query.values[i]!, 0) * scale * query.scale
     }
     let seed = 7
     const rand = () => ((seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0) / 2 ** 32
@@ -283,11 +285,10 @@ describe('entity index with vectors', () => {
     expect(index.size()).toBe(truth.size)
     for (let q = 0; q < 20; q++) {
       const query = phrase(2)
-      const qv = trigramVector(query)
+      const qv = quantizeQuery(trigramVector(query))
       const expected = [...truth.values()]
         .map((d) => {
-          // the index stores int8 rows with a scale each: the oracle rounds the same way
-          const best = Math.max(0, ...[`${d.name}. ${d.description}`, ...d.queries].map((t) => asStored(trigramVector(t)).reduce((s, x, i) => s + x * qv[i]!, 0)))
+          const best = Math.max(0, ...[`${d.name}. ${d.description}`, ...d.queries].map((t) => similarity(t, qv)))
           return { key: d.key, score: Math.round(Math.fround(best) * 1e9) / 1e9 }
         })
         .filter((r) => r.score > 0)
