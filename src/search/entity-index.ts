@@ -54,7 +54,7 @@ export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@2'
 /** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
 export const FLOAT_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@1'
 /** Tokenizer, stop words and fields of the BM25 index; a saved index of another analysis is rebuilt. */
-export const TEXT_ANALYSIS = 'orama3-english-stop-whole-word@1'
+export const TEXT_ANALYSIS = 'orama3-english-stop-whole-word-unsorted@2'
 
 export interface IndexSnapshot {
   format: typeof INDEX_SNAPSHOT_FORMAT
@@ -98,6 +98,8 @@ function createTextDb(stemming: boolean) {
   return create({
     // queries as one string: Orama's BM25 statistics for string[] fields drift on removal
     schema: { name: 'string', description: 'string', queries: 'string' } as const,
+    // nothing is sorted by a field: Orama's sort lists would copy every text into the saved index
+    sort: { enabled: false },
     components: { tokenizer: { language: 'english', stemming, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex },
   })
 }

@@ -43,7 +43,7 @@ export const NOTE_INDEX_FORMAT = 'cairn-note-index@2'
 /** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
 export const FLOAT_NOTE_INDEX_FORMAT = 'cairn-note-index@1'
 /** Tokenizer, stop words and fields of the notes' BM25 index; another analysis is rebuilt. */
-export const NOTE_TEXT_ANALYSIS = 'orama3-english-stop-whole-word-notes@1'
+export const NOTE_TEXT_ANALYSIS = 'orama3-english-stop-whole-word-notes-unsorted@2'
 
 export interface NoteIndexSnapshot {
   format: typeof NOTE_INDEX_FORMAT
@@ -104,6 +104,8 @@ function bm25Text(text: string): string {
 function createTextDb() {
   return create({
     schema: { text: 'string' } as const,
+    // nothing is sorted by a field: Orama's sort lists would copy every text into the saved index
+    sort: { enabled: false },
     components: { tokenizer: { language: 'english', stemming: true, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex },
   })
 }
