@@ -7,7 +7,7 @@ import { count, create, insertMultiple, load as oramaLoad, removeMultiple, save 
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { normalizedTop, topK, type Scored } from './top-k'
-import { VectorRows } from './vector-rows'
+import { quantizeRows, VectorRows } from './vector-rows'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { wholeWordIndex } from './whole-word-index'
 
@@ -50,9 +50,11 @@ export interface EntityIndex {
   snapshot(): Promise<IndexSnapshot>
 }
 
-export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@1'
+export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@2'
+/** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
+export const FLOAT_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@1'
 /** Tokenizer, stop words and fields of the BM25 index; a saved index of another analysis is rebuilt. */
-export const TEXT_ANALYSIS = 'orama3-english-stop-whole-word@1'
+export const TEXT_ANALYSIS = 'orama3-english-stop-whole-word-unsorted@2'
 
 export interface IndexSnapshot {
   format: typeof INDEX_SNAPSHOT_FORMAT
@@ -66,7 +68,15 @@ export interface IndexSnapshot {
   text: string
   /** Vectors per document, in `docs` order. */
   rowCounts: Uint16Array
-  /** All rows, `dimensions` floats each, in `docs` order. */
+  /** All rows, `dimensions` int8 values each, in `docs` order. */
+  vectors: Int8Array
+  /** One per row: a value is the int8 times its row's scale. */
+  scales: Float32Array
+}
+
+/** A snapshot saved before vectors were int8: float rows, no scales. */
+export interface FloatIndexSnapshot extends Omit<IndexSnapshot, 'format' | 'vectors' | 'scales'> {
+  format: typeof FLOAT_INDEX_SNAPSHOT_FORMAT
   vectors: Float32Array
 }
 
@@ -88,6 +98,8 @@ function createTextDb(stemming: boolean) {
   return create({
     // queries as one string: Orama's BM25 statistics for string[] fields drift on removal
     schema: { name: 'string', description: 'string', queries: 'string' } as const,
+    // nothing is sorted by a field: Orama's sort lists would copy every text into the saved index
+    sort: { enabled: false },
     components: { tokenizer: { language: 'english', stemming, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex },
   })
 }
@@ -97,8 +109,8 @@ export async function createEntityIndex(opts: EntityIndexOptions = {}): Promise<
 }
 
 /** Rebuilds an index from `snapshot` without embedding anything. */
-export async function restoreEntityIndex(snapshot: IndexSnapshot, opts: EntityIndexOptions = {}): Promise<EntityIndex> {
-  checkSnapshot(snapshot)
+export async function restoreEntityIndex(saved: IndexSnapshot | FloatIndexSnapshot, opts: EntityIndexOptions = {}): Promise<EntityIndex> {
+  const snapshot = checkSnapshot(saved)
   const embedder = opts.embedder
   if (snapshot.embedder !== null && embedder && (embedder.id !== snapshot.embedder || embedder.dimensions !== snapshot.dimensions)) {
     throw new MemoryError('config_locked', `The saved index was built with ${snapshot.embedder} (${snapshot.dimensions} dimensions), not ${embedder.id} (${embedder.dimensions}); rebuild it from the entities.`, { saved: snapshot.embedder, offered: embedder.id })
@@ -211,35 +223,21 @@ class OramaEntityIndex implements EntityIndex {
   async snapshot(): Promise<IndexSnapshot> {
     await this.queue.catch(() => undefined)
     const docs = this.entries.map((e) => copyDoc(e.doc))
-    const rowCounts = new Uint16Array(docs.length)
     const dims = this.embedder?.dimensions ?? 0
-    const perSlot = this.vectors ? this.entries.map((_, slot) => this.vectors!.vectorsOf(slot)) : []
-    const vectors = new Float32Array(perSlot.reduce((sum, rows) => sum + rows.length, 0) * dims)
-    let at = 0
-    perSlot.forEach((rows, slot) => {
-      rowCounts[slot] = rows.length
-      for (const row of rows) vectors.set(row, (at++) * dims)
-    })
+    const rows = this.vectors?.export(docs.length) ?? { rowCounts: new Uint16Array(docs.length), data: new Int8Array(0), scales: new Float32Array(0) }
     const text = JSON.stringify(oramaSave(this.db))
-    return { format: INDEX_SNAPSHOT_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, stemming: this.stemming, analysis: TEXT_ANALYSIS, docs, text, rowCounts, vectors }
+    return { format: INDEX_SNAPSHOT_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, stemming: this.stemming, analysis: TEXT_ANALYSIS, docs, text, rowCounts: rows.rowCounts, vectors: rows.data, scales: rows.scales }
   }
 
   /** Fills an empty index from a checked snapshot; Orama's saved state when it is of this analysis. */
   load(snapshot: IndexSnapshot): void {
-    const dims = snapshot.dimensions
-    let row = 0
     snapshot.docs.forEach((raw, slot) => {
       const doc = copyDoc(checkDoc(raw))
       if (this.slotOf.has(doc.key)) throw corrupt(`key "${doc.key}" appears twice`)
       this.entries.push({ doc, text: textOf(doc) })
       this.slotOf.set(doc.key, slot)
-      const rowCount = snapshot.rowCounts[slot] ?? 0
-      if (this.vectors) {
-        const rows: Float32Array[] = []
-        for (let i = 0; i < rowCount; i++, row++) rows.push(snapshot.vectors.subarray(row * dims, (row + 1) * dims))
-        this.vectors.set(slot, rows)
-      }
     })
+    this.vectors?.load({ rowCounts: snapshot.rowCounts, data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === TEXT_ANALYSIS && typeof snapshot.text === 'string') {
       try {
         oramaLoad(this.db, JSON.parse(snapshot.text))
@@ -321,11 +319,22 @@ function normalizeWeights(weights: { text: number; vector: number } | undefined)
   return { text: text / sum, vector: vector / sum }
 }
 
-function checkSnapshot(s: IndexSnapshot): void {
-  if (s?.format !== INDEX_SNAPSHOT_FORMAT) throw corrupt(`unknown format ${String(s?.format)}`)
-  if (!Array.isArray(s.docs) || !(s.rowCounts instanceof Uint16Array) || !(s.vectors instanceof Float32Array)) throw corrupt('missing documents or vectors')
+/** A readable snapshot in the current format: a float one is quantized as an upsert would. */
+function checkSnapshot(saved: IndexSnapshot | FloatIndexSnapshot): IndexSnapshot {
+  let s: IndexSnapshot
+  if (saved?.format === FLOAT_INDEX_SNAPSHOT_FORMAT) {
+    if (!(saved.vectors instanceof Float32Array) || !(saved.dimensions >= 0)) throw corrupt('missing vectors')
+    const { data, scales } = quantizeRows(saved.vectors, saved.dimensions)
+    s = { ...saved, format: INDEX_SNAPSHOT_FORMAT, vectors: data, scales }
+  } else if (saved?.format === INDEX_SNAPSHOT_FORMAT) {
+    s = saved
+  } else {
+    throw corrupt(`unknown format ${String((saved as { format?: unknown } | null)?.format)}`)
+  }
+  if (!Array.isArray(s.docs) || !(s.rowCounts instanceof Uint16Array) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array)) throw corrupt('missing documents or vectors')
   const rows = s.rowCounts.reduce((a, b) => a + b, 0)
-  if (s.rowCounts.length !== s.docs.length || s.vectors.length !== rows * s.dimensions) throw corrupt('vector counts do not match the documents')
+  if (s.rowCounts.length !== s.docs.length || s.scales.length !== rows || s.vectors.length !== rows * s.dimensions) throw corrupt('vector counts do not match the documents')
+  return s
 }
 
 function corrupt(why: string): MemoryError {

@@ -8,7 +8,7 @@ import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { compareRanked, normalizedTop, topK, type Scored } from './top-k'
-import { VectorRows } from './vector-rows'
+import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
 import { wholeWordIndex } from './whole-word-index'
 import { wordTokens } from './word-tokens'
 
@@ -39,9 +39,11 @@ export interface NoteIndex {
   snapshot(): Promise<NoteIndexSnapshot>
 }
 
-export const NOTE_INDEX_FORMAT = 'cairn-note-index@1'
+export const NOTE_INDEX_FORMAT = 'cairn-note-index@2'
+/** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
+export const FLOAT_NOTE_INDEX_FORMAT = 'cairn-note-index@1'
 /** Tokenizer, stop words and fields of the notes' BM25 index; another analysis is rebuilt. */
-export const NOTE_TEXT_ANALYSIS = 'orama3-english-stop-whole-word-notes@1'
+export const NOTE_TEXT_ANALYSIS = 'orama3-english-stop-whole-word-notes-unsorted@2'
 
 export interface NoteIndexSnapshot {
   format: typeof NOTE_INDEX_FORMAT
@@ -51,14 +53,23 @@ export interface NoteIndexSnapshot {
   docs: NoteDoc[]
   /** Orama's saved BM25 index as JSON. */
   text: string
-  /** One vector per note, in `docs` order (empty without an embedder). */
-  vectors: Float32Array
-  /** The words whose vectors the soft match uses, and those vectors in the same order. */
+  /** One int8 vector per note, in `docs` order (empty without an embedder), and its scale. */
+  vectors: Int8Array
+  scales: Float32Array
+  /** The words whose vectors the soft match uses, and those vectors (int8, a scale each) in the same order. */
   words: string[]
-  wordVectors: Float32Array
+  wordVectors: Int8Array
+  wordScales: Float32Array
   /** Each note's word rows, concatenated in `docs` order, and how many each has: restoring tokenizes nothing. */
   noteWords: Int32Array
   noteWordCounts: Uint16Array
+}
+
+/** A snapshot saved before vectors were int8: float vectors, no scales. */
+export interface FloatNoteIndexSnapshot extends Omit<NoteIndexSnapshot, 'format' | 'vectors' | 'scales' | 'wordVectors' | 'wordScales'> {
+  format: typeof FLOAT_NOTE_INDEX_FORMAT
+  vectors: Float32Array
+  wordVectors: Float32Array
 }
 
 /**
@@ -93,6 +104,8 @@ function bm25Text(text: string): string {
 function createTextDb() {
   return create({
     schema: { text: 'string' } as const,
+    // nothing is sorted by a field: Orama's sort lists would copy every text into the saved index
+    sort: { enabled: false },
     components: { tokenizer: { language: 'english', stemming: true, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex },
   })
 }
@@ -102,8 +115,8 @@ export async function createNoteIndex(opts: { embedder?: Embedder } = {}): Promi
 }
 
 /** Rebuilds a note index from `snapshot` without embedding anything. */
-export async function restoreNoteIndex(snapshot: NoteIndexSnapshot, opts: { embedder?: Embedder } = {}): Promise<NoteIndex> {
-  checkSnapshot(snapshot)
+export async function restoreNoteIndex(saved: NoteIndexSnapshot | FloatNoteIndexSnapshot, opts: { embedder?: Embedder } = {}): Promise<NoteIndex> {
+  const snapshot = checkSnapshot(saved)
   const embedder = opts.embedder
   if ((snapshot.embedder ?? null) !== (embedder?.id ?? null) || (embedder && embedder.dimensions !== snapshot.dimensions)) {
     throw new MemoryError('config_locked', `The saved note index was built with ${snapshot.embedder ?? 'no embedder'}, not ${embedder?.id ?? 'none'}; rebuild it from the observations.`, { saved: snapshot.embedder, offered: embedder?.id ?? null })
@@ -126,16 +139,18 @@ class HybridNoteIndex implements NoteIndex {
   private readonly entries: Entry[] = []
   private readonly slotOf = new Map<string, number>()
   private readonly vectors: VectorRows | null
-  /** The word table: every content word seen, with its vector (without an embedder, unused). */
+  /** The word table: every content word seen, with its vector (without an embedder, unused), int8 with a scale each. */
   private readonly wordRow = new Map<string, number>()
   private readonly wordList: string[] = []
-  private wordData: Float32Array
+  private wordData: Int8Array
+  private wordScale: Float32Array
   private queue: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly embedder: Embedder | undefined) {
     this.mode = embedder ? 'hybrid' : 'bm25'
     this.vectors = embedder ? new VectorRows(embedder.dimensions) : null
-    this.wordData = new Float32Array(embedder ? 1024 * embedder.dimensions : 0)
+    this.wordData = new Int8Array(embedder ? 1024 * embedder.dimensions : 0)
+    this.wordScale = new Float32Array(embedder ? 1024 : 0)
   }
 
   size(): number {
@@ -244,19 +259,18 @@ class HybridNoteIndex implements NoteIndex {
   async snapshot(): Promise<NoteIndexSnapshot> {
     await this.queue.catch(() => undefined)
     const dims = this.embedder?.dimensions ?? 0
-    const vectors = new Float32Array(this.vectors ? this.entries.length * dims : 0)
-    if (this.vectors) this.entries.forEach((_, slot) => vectors.set(this.vectors!.vectorsOf(slot)[0] ?? new Float32Array(dims), slot * dims))
+    const rows = this.vectors?.export(this.entries.length)
     return {
       format: NOTE_INDEX_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, analysis: NOTE_TEXT_ANALYSIS,
-      docs: this.entries.map((e) => ({ ...e.doc })), text: JSON.stringify(oramaSave(this.db)), vectors,
-      words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims),
+      docs: this.entries.map((e) => ({ ...e.doc })), text: JSON.stringify(oramaSave(this.db)),
+      vectors: rows?.data ?? new Int8Array(0), scales: rows?.scales ?? new Float32Array(0),
+      words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims), wordScales: this.wordScale.slice(0, this.wordList.length),
       noteWords: concatRows(this.entries.map((e) => e.words)), noteWordCounts: Uint16Array.from(this.entries, (e) => e.words.length),
     }
   }
 
   load(snapshot: NoteIndexSnapshot): void {
-    const dims = snapshot.dimensions
-    if (this.embedder) snapshot.words.forEach((w, i) => this.addWord(w, snapshot.wordVectors.subarray(i * dims, (i + 1) * dims)))
+    if (this.embedder) this.loadWords(snapshot)
     let at = 0
     snapshot.docs.forEach((raw, slot) => {
       const doc = { slug: checkDoc(raw).slug, text: raw.text }
@@ -265,8 +279,8 @@ class HybridNoteIndex implements NoteIndex {
       const words = this.embedder ? snapshot.noteWords.slice(at, (at += n)) : new Int32Array(0)
       this.entries.push({ doc, words })
       this.slotOf.set(doc.slug, slot)
-      this.vectors?.set(slot, [snapshot.vectors.subarray(slot * dims, (slot + 1) * dims)])
     })
+    this.vectors?.load({ rowCounts: new Uint16Array(snapshot.docs.length).fill(1), data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === NOTE_TEXT_ANALYSIS) {
       try {
         oramaLoad(this.db, JSON.parse(snapshot.text))
@@ -292,6 +306,7 @@ class HybridNoteIndex implements NoteIndex {
     const q = known.length
     const simOf = new Map<number, Float32Array>()
     const data = this.wordData
+    const scale = this.wordScale
     for (const s of candidates) {
       const rows = this.entries[s]!.words
       const best = new Float32Array(q)
@@ -304,7 +319,7 @@ class HybridNoteIndex implements NoteIndex {
             const v = known[j]!
             let dot = 0
             for (let i = 0; i < d; i++) dot += data[base + i]! * v[i]!
-            sims[j] = dot
+            sims[j] = dot * scale[row]!
           }
           simOf.set(row, sims)
         }
@@ -319,16 +334,36 @@ class HybridNoteIndex implements NoteIndex {
 
   private addWord(word: string, vector: Float32Array): void {
     if (this.wordRow.has(word)) return
-    const d = this.embedder!.dimensions
     const row = this.wordList.length
-    if ((row + 1) * d > this.wordData.length) {
-      const grown = new Float32Array(Math.max((row + 1) * d, this.wordData.length * 2))
-      grown.set(this.wordData)
-      this.wordData = grown
-    }
-    this.wordData.set(vector, row * d)
+    this.reserveWords(row + 1)
+    this.wordScale[row] = quantizeInto(vector, this.wordData, row * this.embedder!.dimensions)
     this.wordList.push(word)
     this.wordRow.set(word, row)
+  }
+
+  /** Takes the word table of a checked snapshot into an empty index as it is. */
+  private loadWords(snapshot: NoteIndexSnapshot): void {
+    const n = snapshot.words.length
+    this.reserveWords(n)
+    this.wordData.set(snapshot.wordVectors)
+    this.wordScale.set(snapshot.wordScales)
+    snapshot.words.forEach((w, row) => {
+      if (this.wordRow.has(w)) throw corrupt(`word "${w}" appears twice`)
+      this.wordList.push(w)
+      this.wordRow.set(w, row)
+    })
+  }
+
+  private reserveWords(rows: number): void {
+    const d = this.embedder!.dimensions
+    if (rows <= this.wordScale.length) return
+    const capacity = Math.max(rows, this.wordScale.length * 2)
+    const data = new Int8Array(capacity * d)
+    data.set(this.wordData)
+    const scale = new Float32Array(capacity)
+    scale.set(this.wordScale)
+    this.wordData = data
+    this.wordScale = scale
   }
 
   private rowsOfWords(words: string[]): Int32Array {
@@ -371,13 +406,27 @@ function checkDoc(doc: NoteDoc): NoteDoc {
   return doc
 }
 
-function checkSnapshot(s: NoteIndexSnapshot): void {
-  if (s?.format !== NOTE_INDEX_FORMAT) throw corrupt(`unknown format ${String(s?.format)}`)
-  if (!Array.isArray(s.docs) || !(s.vectors instanceof Float32Array) || !Array.isArray(s.words) || !(s.wordVectors instanceof Float32Array)) throw corrupt('missing notes or vectors')
-  if (s.vectors.length !== (s.embedder ? s.docs.length * s.dimensions : 0) || s.wordVectors.length !== (s.embedder ? s.words.length * s.dimensions : 0)) throw corrupt('vector counts do not match the notes')
+/** A readable snapshot in the current format: a float one is quantized as an upsert would. */
+function checkSnapshot(saved: NoteIndexSnapshot | FloatNoteIndexSnapshot): NoteIndexSnapshot {
+  let s: NoteIndexSnapshot
+  if (saved?.format === FLOAT_NOTE_INDEX_FORMAT) {
+    if (!(saved.vectors instanceof Float32Array) || !(saved.wordVectors instanceof Float32Array) || !(saved.dimensions >= 0)) throw corrupt('missing notes or vectors')
+    const notes = quantizeRows(saved.vectors, saved.dimensions)
+    const words = quantizeRows(saved.wordVectors, saved.dimensions)
+    s = { ...saved, format: NOTE_INDEX_FORMAT, vectors: notes.data, scales: notes.scales, wordVectors: words.data, wordScales: words.scales }
+  } else if (saved?.format === NOTE_INDEX_FORMAT) {
+    s = saved
+  } else {
+    throw corrupt(`unknown format ${String((saved as { format?: unknown } | null)?.format)}`)
+  }
+  if (!Array.isArray(s.docs) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array) || !Array.isArray(s.words) || !(s.wordVectors instanceof Int8Array) || !(s.wordScales instanceof Float32Array)) throw corrupt('missing notes or vectors')
+  const notes = s.embedder ? s.docs.length : 0
+  const words = s.embedder ? s.words.length : 0
+  if (s.vectors.length !== notes * s.dimensions || s.scales.length !== notes || s.wordVectors.length !== words * s.dimensions || s.wordScales.length !== words) throw corrupt('vector counts do not match the notes')
   if (!(s.noteWords instanceof Int32Array) || !(s.noteWordCounts instanceof Uint16Array) || s.noteWordCounts.length !== s.docs.length) throw corrupt('missing the notes\' words')
   const rows = s.noteWordCounts.reduce((n, c) => n + c, 0)
   if (rows !== s.noteWords.length || s.noteWords.some((r) => r < 0 || r >= s.words.length)) throw corrupt('the notes\' words do not match the word table')
+  return s
 }
 
 function corrupt(why: string): MemoryError {

@@ -20,6 +20,10 @@ const PAGE = 'test/bench/browser/index.html'
 const QUERIES = 101
 /** Cold opens per row, each in a fresh worker; the row reports their median (the host is shared). */
 const COLD_RUNS = 3
+/** Timed writes, in the last cold run only (they change the memory the next run would open). */
+const WRITES = 50
+/** Observations per message to the page while staging a fill. */
+const STAGE_CHUNK = 5_000
 // The flags of test/e2e/harness.ts, which cannot be imported outside vitest (it uses inject).
 const CHROMIUM_PATH = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic']
@@ -47,6 +51,7 @@ export interface BrowserEngineRow {
   /** A derive from the observations, which open does only when the derivation rules changed. */
   openDeriveMs: number
   openRestoreIndexMs: number
+  openRestoreNotesMs: number
   /** False would mean open rebuilt the index instead of restoring the saved one. */
   snapshotCurrent: boolean
   /** Over the recalls after the first, of all cold runs. */
@@ -54,10 +59,19 @@ export interface BrowserEngineRow {
   recallP95Ms: number
   /** Entities per timed recall, on average (queries are words of real descriptions). */
   hitsPerRecall: number
+  /** Writes of new notes naming known entities, after the recalls of the last cold run. */
+  writeP50Ms: number
+  writeP95Ms: number
+  /** Stored vector bytes one hybrid recall scans (entity and note indexes; 0 for BM25). */
+  vectorBytes: number
+  /** The fastest tight-loop read of those bytes in the same worker: the floor under recall. */
+  floorMs: number
+  /** recallP50Ms / floorMs. */
+  recallOverFloor: number
 }
 
 interface Filled { id: string; token: string; entities: number; relationships: number; loadMs: number; saveIndexMs: number }
-interface Timings { modelLoadMs: number; openMs: number; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; snapshotCurrent: boolean } }
+interface Timings { modelLoadMs: number; openMs: number; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean }; writeMs: number[]; floor: { vectorBytes: number; scanMs: number } }
 
 /** Two words of some entity's description, as a person would half-remember it (as in engine.ts). */
 function queriesFor(n: number): string[] {
@@ -102,11 +116,17 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean): Pro
   try {
     await page.goto(PAGE)
     await page.waitForSelector('html[data-ready="true"]')
-    const inputs: ObservationInput[] = Array.from({ length: n }, (_, i) => observationFor(i, n))
-    const filled = await page.evaluate(([name, inputs, hybrid]) => window.cairnBench!.fill(name, inputs, hybrid), [`bench-${hybrid ? 'hybrid' : 'bm25'}-${n}`, inputs, hybrid] as const) as Filled
+    for (let at = 0; at < n; at += STAGE_CHUNK) {
+      const chunk: ObservationInput[] = Array.from({ length: Math.min(STAGE_CHUNK, n - at) }, (_, i) => observationFor(at + i, n))
+      await page.evaluate((chunk) => window.cairnBench!.stage(chunk), chunk)
+    }
+    const filled = await page.evaluate(([name, hybrid]) => window.cairnBench!.fill(name, hybrid), [`bench-${hybrid ? 'hybrid' : 'bm25'}-${n}`, hybrid] as const) as Filled
+    // new notes about entities already there, as an agent adds to a memory in use
+    const writes: ObservationInput[] = Array.from({ length: WRITES }, (_, i) => ({ ...observationFor(n + i, n), title: `Later observation ${i}` }))
     const runs: Timings[] = []
     for (let r = 0; r < COLD_RUNS; r++) {
-      runs.push(await page.evaluate(([id, token, hybrid, queries]) => window.cairnBench!.recall(id, token, hybrid, queries), [filled.id, filled.token, hybrid, queriesFor(n)] as const) as Timings)
+      const last = r === COLD_RUNS - 1
+      runs.push(await page.evaluate(([id, token, hybrid, queries, writes]) => window.cairnBench!.recall(id, token, hybrid, queries, writes), [filled.id, filled.token, hybrid, queriesFor(n), last ? writes : []] as const) as Timings)
     }
     const median = (pick: (t: Timings) => number): number => percentile(runs.map(pick), 50)
     const recallMs = runs.flatMap((t) => t.recallMs)
@@ -129,17 +149,23 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean): Pro
       openFromRowsMs: Math.round(median((t) => t.phases.fromRowsMs)),
       openDeriveMs: Math.round(median((t) => t.phases.deriveMs)),
       openRestoreIndexMs: Math.round(median((t) => t.phases.restoreIndexMs)),
+      openRestoreNotesMs: Math.round(median((t) => t.phases.restoreNotesMs)),
       snapshotCurrent: runs.every((t) => t.phases.snapshotCurrent),
       recallP50Ms: percentile(recallMs, 50),
       recallP95Ms: percentile(recallMs, 95),
       hitsPerRecall: round(hits / Math.max(1, recallMs.length)),
+      writeP50Ms: percentile(runs.flatMap((t) => t.writeMs), 50),
+      writeP95Ms: percentile(runs.flatMap((t) => t.writeMs), 95),
+      vectorBytes: runs[0]!.floor.vectorBytes,
+      floorMs: Math.round(median((t) => t.floor.scanMs) * 100) / 100,
+      recallOverFloor: runs[0]!.floor.vectorBytes ? round(percentile(recallMs, 50) / median((t) => t.floor.scanMs)) : 0,
     }
   } finally {
     await page.close()
   }
 }
 
-/** Hybrid rows for each size, then a BM25-only row at the largest size for comparison. */
+/** Hybrid rows for each size, then a BM25-only row for comparison at the largest size up to 10k (a 100k fill costs minutes). */
 export async function benchBrowserEngine(sizes: number[]): Promise<BrowserEngineRow[]> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`the browser benchmark needs Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`)
   const { dir, cleanup } = await buildPage()
@@ -154,9 +180,11 @@ export async function benchBrowserEngine(sizes: number[]): Promise<BrowserEngine
     const errors: string[] = []
     context.on('weberror', (e) => errors.push(e.error().message))
     const rows: BrowserEngineRow[] = []
-    for (const n of sizes) rows.push(await measure(context, n, true))
-    const largest = Math.max(...sizes)
-    if (Number.isFinite(largest)) rows.push(await measure(context, largest, false))
+    // each row is logged as it comes: a 100k row takes minutes
+    const add = (row: BrowserEngineRow) => (rows.push(row), console.error(`browser engine: ${JSON.stringify(row)}`))
+    for (const n of sizes) add(await measure(context, n, true))
+    const largest = Math.max(...sizes.filter((n) => n <= 10_000))
+    if (Number.isFinite(largest)) add(await measure(context, largest, false))
     if (errors.length) throw new Error(`the benchmark page reported errors: ${errors.join('; ')}`)
     return rows
   } finally {

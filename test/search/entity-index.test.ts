@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
 import type { Embedder } from '../../src/search/embedder'
-import { createEntityIndex, DEFAULT_WEIGHTS, restoreEntityIndex, type EntityDoc, type EntityIndex, type SearchMode } from '../../src/search/entity-index'
+import { quantizeQuery } from '../../src/search/int8-dots'
+import { quantizeInto } from '../../src/search/vector-rows'
+import { createEntityIndex, DEFAULT_WEIGHTS, FLOAT_INDEX_SNAPSHOT_FORMAT, restoreEntityIndex, type EntityDoc, type EntityIndex, type SearchMode } from '../../src/search/entity-index'
 
 // A small real embedder: words go through a tiny thesaurus to a canonical form, then hashed
 // character trigrams of the canonical words make a 256-d bag, L2-normalized. Synonyms in the
@@ -223,6 +225,30 @@ describe('entity index with vectors', () => {
     expect(isMemoryError(broken) && broken.code).toBe('storage_failed')
   })
 
+  it('a snapshot of float vectors (the format before int8) restores to the same answers without embedding', async () => {
+    const embedder = countingEmbedder()
+    const index = await createEntityIndex({ embedder })
+    await index.upsert(PEOPLE)
+    const snap = await index.snapshot()
+    expect(snap.vectors).toBeInstanceOf(Int8Array)
+    expect(snap.vectors.byteLength).toBe(snap.scales.length * DIMS)
+    // what the float format held: the embedder's own vectors, description first, then each query
+    const floats = await embedder.embed(snap.docs.flatMap((d) => [`${d.name}. ${d.description}`, ...d.queries]))
+    const vectors = new Float32Array(floats.length * DIMS)
+    floats.forEach((v, i) => vectors.set(v, i * DIMS))
+    const { scales: _, ...rest } = snap
+    const calls = embedder.calls
+    const restored = await restoreEntityIndex({ ...rest, format: FLOAT_INDEX_SNAPSHOT_FORMAT, vectors }, { embedder })
+    expect(embedder.calls).toBe(calls)
+    for (const q of ['automobile', 'who wrote the first program', 'cat', 'clinic doctor']) {
+      for (const mode of ['vector', 'hybrid'] as const) expect(await restored.search(q, 10, mode)).toEqual(await index.search(q, 10, mode))
+    }
+    // and is saved again in the current format
+    expect((await restored.snapshot()).format).toBe(snap.format)
+    const short = await restoreEntityIndex({ ...rest, format: FLOAT_INDEX_SNAPSHOT_FORMAT, vectors: vectors.subarray(DIMS) }, { embedder }).catch((e: unknown) => e)
+    expect(isMemoryError(short) && short.code).toBe('storage_failed')
+  })
+
   it('refuses to restore with a different embedder', async () => {
     const index = await createEntityIndex({ embedder: countingEmbedder() })
     await index.upsert(PEOPLE)
@@ -233,6 +259,12 @@ describe('entity index with vectors', () => {
   })
 
   it('agrees with a brute-force ranking after random upserts and removes', async () => {
+    // the index stores int8 rows with a scale each and scans with an int16 query: the oracle rounds the same way
+    const similarity = (text: string, query: { values: Int16Array; scale: number }) => {
+      const q = new Int8Array(DIMS)
+      const scale = quantizeInto(trigramVector(text), q, 0)
+      return q.reduce((s, x, i) => s + x * query.values[i]!, 0) * scale * query.scale
+    }
     let seed = 7
     const rand = () => ((seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0) / 2 ** 32
     const vocab = 'river stone ledger orchard lantern harbor copper meadow signal archive falcon car cat doctor kitty auto'.split(' ')
@@ -253,10 +285,10 @@ describe('entity index with vectors', () => {
     expect(index.size()).toBe(truth.size)
     for (let q = 0; q < 20; q++) {
       const query = phrase(2)
-      const qv = trigramVector(query)
+      const qv = quantizeQuery(trigramVector(query))
       const expected = [...truth.values()]
         .map((d) => {
-          const best = Math.max(0, ...[`${d.name}. ${d.description}`, ...d.queries].map((t) => trigramVector(t).reduce((s, x, i) => s + x * qv[i]!, 0)))
+          const best = Math.max(0, ...[`${d.name}. ${d.description}`, ...d.queries].map((t) => similarity(t, qv)))
           return { key: d.key, score: Math.round(Math.fround(best) * 1e9) / 1e9 }
         })
         .filter((r) => r.score > 0)

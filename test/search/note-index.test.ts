@@ -2,7 +2,7 @@
 // restores exactly what was indexed without embedding anything.
 import { describe, expect, it } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
-import { createNoteIndex, restoreNoteIndex, type NoteDoc } from '../../src/search/note-index'
+import { createNoteIndex, FLOAT_NOTE_INDEX_FORMAT, restoreNoteIndex, type FloatNoteIndexSnapshot, type NoteDoc } from '../../src/search/note-index'
 import { defaultEmbedder } from '../support/default-embedder'
 
 const notes: NoteDoc[] = [
@@ -43,6 +43,8 @@ describe('note index', () => {
     let calls = 0
     const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
     const snapshot = structuredClone(await index.snapshot())
+    // the saved BM25 index holds no sort lists (copies of every note's text)
+    expect(JSON.parse(snapshot.text).sorting).toEqual({ enabled: false })
     const restored = await restoreNoteIndex(snapshot, { embedder: counting })
     expect(calls).toBe(0)
     expect(restored.keys().sort()).toEqual(['cake', 'karate', 'possessive', 'trip'])
@@ -51,5 +53,27 @@ describe('note index', () => {
     expect(isMemoryError(refused) && refused.code).toBe('config_locked')
     const broken = await restoreNoteIndex({ ...snapshot, noteWordCounts: new Uint16Array(1) }, { embedder }).catch((e: unknown) => e)
     expect(isMemoryError(broken) && broken.code).toBe('storage_failed')
+  }, 30_000)
+
+  it('a snapshot of float vectors (the format before int8) restores to the same answers without embedding', async () => {
+    const embedder = await defaultEmbedder()
+    const index = await createNoteIndex({ embedder })
+    await index.upsert(notes)
+    const snap = await index.snapshot()
+    expect(snap.vectors.byteLength + snap.wordVectors.byteLength).toBe((snap.docs.length + snap.words.length) * snap.dimensions)
+    const d = snap.dimensions
+    const flat = async (texts: string[]) => {
+      const out = new Float32Array(texts.length * d)
+      ;(await embedder.embed(texts)).forEach((v, i) => out.set(v, i * d))
+      return out
+    }
+    const { scales: _, wordScales: __, ...rest } = snap
+    const legacy: FloatNoteIndexSnapshot = { ...rest, format: FLOAT_NOTE_INDEX_FORMAT, vectors: await flat(snap.docs.map((n) => n.text)), wordVectors: await flat(snap.words) }
+    let calls = 0
+    const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
+    const restored = await restoreNoteIndex(structuredClone(legacy), { embedder: counting })
+    expect(calls).toBe(0)
+    for (const q of ['martial arts', 'which dessert did she make', 'European countries visited', 'budget']) expect(await restored.search(q, 5)).toEqual(await index.search(q, 5))
+    expect((await restored.snapshot()).format).toBe(snap.format)
   }, 30_000)
 })

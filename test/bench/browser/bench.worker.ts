@@ -7,10 +7,11 @@ import * as Comlink from 'comlink'
 import { validateObservationInput } from '../../../src/core/contract'
 import type { Observation, ObservationInput } from '../../../src/core/types'
 import { Graph } from '../../../src/core/graph'
-import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, VERSION_KEY, type GraphSnapshot } from '../../../src/engine/memory-engine'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, type GraphSnapshot } from '../../../src/engine/memory-engine'
 import { Memory } from '../../../src/engine/memory-handle'
 import { MemoryDB } from '../../../src/store/db'
 import { restoreEntityIndex, type IndexSnapshot } from '../../../src/search/entity-index'
+import { restoreNoteIndex, type NoteIndexSnapshot } from '../../../src/search/note-index'
 import type { Embedder } from '../../../src/search/embedder'
 import { createStaticEmbedder } from '../../../src/search/static-embedder'
 import { engineOf } from '../../../src/internals'
@@ -39,6 +40,10 @@ export interface RecallTimings {
   embedder: string
   /** The steps of an open, repeated one by one after the timed open, to show where its time goes. */
   phases: OpenPhases
+  /** Each write after the recalls (none unless asked for), in order. */
+  writeMs: number[]
+  /** The bytes of stored vectors one hybrid recall scans (entity and note indexes), and the fastest read of them all once. */
+  floor: { vectorBytes: number; scanMs: number }
 }
 
 export interface OpenPhases {
@@ -49,17 +54,19 @@ export interface OpenPhases {
   /** The graph derived from the observations, as open builds it when the rules changed (and always did before). */
   deriveMs: number
   restoreIndexMs: number
+  /** The note index restored from its snapshot (open does this after the entity index). */
+  restoreNotesMs: number
   /** Whether the saved snapshot matched the stored version (otherwise open rebuilds the index). */
   snapshotCurrent: boolean
 }
 
 /** Re-runs the reads, the graph build and the index restore of `Memory.open`, each timed alone, and a derive for comparison. */
-async function openPhases(id: string, model: Embedder | undefined): Promise<OpenPhases> {
+async function openPhases(id: string, model: Embedder | undefined): Promise<OpenPhases & { vectors: ArrayBufferView[] }> {
   const db = new MemoryDB(id, {})
   try {
     const r0 = performance.now()
-    const [observations, aliases, saved, versionRow, graphRow] = await db.transaction('r', [db.observations, db.aliases, db.meta], () =>
-      Promise.all([db.observations.toArray(), db.aliases.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(GRAPH_SNAPSHOT_KEY)]),
+    const [observations, aliases, saved, versionRow, graphRow, savedNotes] = await db.transaction('r', [db.observations, db.aliases, db.meta], () =>
+      Promise.all([db.observations.toArray(), db.aliases.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(GRAPH_SNAPSHOT_KEY), db.meta.get(NOTE_INDEX_SNAPSHOT_KEY)]),
     )
     const rows = graphRow?.value as GraphSnapshot
     const readMs = performance.now() - r0
@@ -74,7 +81,12 @@ async function openPhases(id: string, model: Embedder | undefined): Promise<Open
     const x0 = performance.now()
     if (snap) await restoreEntityIndex(snap.snapshot, model ? { embedder: model } : {})
     const restoreIndexMs = performance.now() - x0
-    return { readMs, fromRowsMs, deriveMs, restoreIndexMs, snapshotCurrent: snap?.version === versionRow?.value }
+    const notes = (savedNotes?.value as { snapshot?: NoteIndexSnapshot } | undefined)?.snapshot
+    const n0 = performance.now()
+    if (notes) await restoreNoteIndex(notes, model ? { embedder: model } : {})
+    const restoreNotesMs = performance.now() - n0
+    const vectors = [snap?.snapshot.vectors, notes?.vectors].filter((v): v is NonNullable<typeof v> => ArrayBuffer.isView(v))
+    return { readMs, fromRowsMs, deriveMs, restoreIndexMs, restoreNotesMs, snapshotCurrent: snap?.version === versionRow?.value, vectors }
   } finally {
     db.close()
   }
@@ -87,6 +99,32 @@ function toObservations(inputs: ObservationInput[]): Observation[] {
     const { warnings: _, ...fields } = validateObservationInput(input)
     return { slug: `bench-${i}`, ...fields, observedAt: fields.observedAt ?? now, createdBy: 'bench', createdAt: now, updatedAt: now }
   })
+}
+
+/** Reads every byte of `views` once with a tight loop, fastest of several runs: the floor under a flat scan of them. */
+function scanFloor(views: ArrayBufferView[]): { vectorBytes: number; scanMs: number } {
+  const arrays = views.map((v) => new Int8Array(v.buffer, v.byteOffset, v.byteLength))
+  const sum = (a: Int8Array): number => {
+    let x = 0, y = 0, z = 0, w = 0
+    const n = a.length - (a.length % 4)
+    for (let i = 0; i < n; i += 4) {
+      x += a[i]!
+      y += a[i + 1]!
+      z += a[i + 2]!
+      w += a[i + 3]!
+    }
+    return x + y + z + w
+  }
+  let sink = 0
+  for (let r = 0; r < 200; r++) for (const a of arrays) sink += sum(a.subarray(0, 4_096))
+  let best = Infinity
+  for (let r = 0; r < 15; r++) {
+    const t = performance.now()
+    for (const a of arrays) sink += sum(a)
+    best = Math.min(best, performance.now() - t)
+  }
+  if (Number.isNaN(sink)) throw new Error('the floor scan produced NaN')
+  return { vectorBytes: arrays.reduce((n, a) => n + a.length, 0), scanMs: best }
 }
 
 function embedder(hybrid: boolean): Promise<Embedder | undefined> {
@@ -112,7 +150,7 @@ const api = {
   },
 
   /** Opens a filled memory in this (fresh) worker and times the open and the recalls. */
-  async recall(id: string, token: string, hybrid: boolean, queries: string[]): Promise<RecallTimings> {
+  async recall(id: string, token: string, hybrid: boolean, queries: string[], writes: ObservationInput[] = []): Promise<RecallTimings> {
     const m0 = performance.now()
     const model = await embedder(hybrid)
     const modelLoadMs = performance.now() - m0
@@ -133,9 +171,16 @@ const api = {
         recallMs.push(performance.now() - s)
         hits += result.entities.length
       }
+      const writeMs: number[] = []
+      for (const input of writes) {
+        const s = performance.now()
+        await conn.write(input)
+        writeMs.push(performance.now() - s)
+      }
       const embedderId = memory.info.retrieval.embedder
       await memory.close()
-      return { modelLoadMs, openMs, firstRecallMs, recallMs, hits, embedder: embedderId, phases: await openPhases(id, model) }
+      const { vectors, ...phases } = await openPhases(id, model)
+      return { modelLoadMs, openMs, firstRecallMs, recallMs, hits, embedder: embedderId, phases, writeMs, floor: scanFloor(vectors) }
     } catch (err) {
       await memory.close()
       throw err

@@ -13,10 +13,18 @@ async function inWorker<T>(run: (api: Comlink.Remote<BenchApi>) => Promise<T>): 
   }
 }
 
+/** Inputs arrive in chunks (one message of 100k observations is too much for the driver), then fill takes them all. */
+let staged: ObservationInput[] = []
+
 const bench = {
-  fill: (name: string, inputs: ObservationInput[], hybrid: boolean): Promise<FilledMemory> => inWorker((api) => api.fill(name, inputs, hybrid)),
-  recall: (id: string, token: string, hybrid: boolean, queries: string[]): Promise<RecallTimings> =>
-    inWorker((api) => api.recall(id, token, hybrid, queries)),
+  stage: (chunk: ObservationInput[]): number => staged.push(...chunk),
+  fill: (name: string, hybrid: boolean): Promise<FilledMemory> => {
+    const inputs = staged
+    staged = []
+    return inWorker((api) => api.fill(name, inputs, hybrid))
+  },
+  recall: (id: string, token: string, hybrid: boolean, queries: string[], writes: ObservationInput[]): Promise<RecallTimings> =>
+    inWorker((api) => api.recall(id, token, hybrid, queries, writes)),
 }
 
 declare global {
