@@ -73,7 +73,7 @@ export async function openMemoryMenu(page: Page): Promise<void> {
 export async function connectToServer(page: Page, serverUrl: string, token: string): Promise<void> {
   await openMemoryMenu(page)
   await page.getByRole('button', { name: 'Sync with a server' }).click()
-  await page.getByLabel('Server').fill(serverUrl)
+  await page.getByLabel('Server', { exact: true }).fill(serverUrl)
   await page.getByLabel('Token').fill(token)
   await page.getByRole('button', { name: 'Connect' }).click()
   await expect.poll(() => page.getByTestId('sync-state').textContent(), { timeout: 10_000 }).toBe('Synced')
