@@ -40,7 +40,7 @@ function gate(tier: Tier, room: Y.Doc) {
   g.on('message', (m: ArrayBuffer) => forwarded.push(new Uint8Array(m)))
   g.start()
   const refusals = () => ws.sent.map((m) => decoding.createDecoder(m)).filter((d) => decoding.readVarUint(d) === MESSAGE_REFUSAL).map(readRefusal)
-  return { ws, forwarded, refusals }
+  return { ws, forwarded, refusals, handled: () => g.idle() }
 }
 
 /** Applies forwarded sync frames to `doc`, as the room code would. */
@@ -52,9 +52,6 @@ function applyForwarded(doc: Y.Doc, frames: Uint8Array[]): void {
   }
 }
 
-/** Messages of a socket are handled one at a time, asynchronously. */
-const handled = () => new Promise((r) => setTimeout(r, 20))
-
 describe('GatedSocket', () => {
   it('holds an update that arrives before the sync step 2 it builds on, then lets both through', async () => {
     const room = createMemoryDoc()
@@ -62,7 +59,7 @@ describe('GatedSocket', () => {
     putObservation(client, observation('offline-1'))
     const sv = Y.encodeStateVector(client)
     putObservation(client, observation('typed-after-connect-1'))
-    const { ws, forwarded, refusals } = gate('read_write', room)
+    const { ws, forwarded, refusals, handled } = gate('read_write', room)
     ws.emit('message', syncFrame(syncProtocol.messageYjsUpdate, Y.encodeStateAsUpdate(client, sv)))
     await handled()
     expect(forwarded).toHaveLength(0)
@@ -76,7 +73,7 @@ describe('GatedSocket', () => {
 
   it('passes state vectors, drops awareness and unknown message types, and refuses garbage', async () => {
     const room = createMemoryDoc()
-    const { ws, forwarded, refusals } = gate('read', room)
+    const { ws, forwarded, refusals, handled } = gate('read', room)
     const step1 = encoding.createEncoder()
     encoding.writeVarUint(step1, 0)
     syncProtocol.writeSyncStep1(step1, room)
