@@ -54,7 +54,7 @@ async function joinsWhole(): Promise<Y.Doc> {
 }
 
 describe('values a reader would reject never reach the room', () => {
-  it('the list part of a root map, nested shared types and oversized keys are refused; the room loads after a restart', { timeout: 30_000 }, async () => {
+  it('the list part of a root map, nested shared types and oversized keys are refused; the room loads after a restart', { timeout: 90_000 }, async () => {
     const { attacker } = await seeded()
     // too deep for this process to decode, so it goes out as raw bytes: the server must not choke on it either
     sendRaw(attacker, madeBy((d) => d.getArray(ROOTS.observations).insert(0, [nested(6_000)])))
