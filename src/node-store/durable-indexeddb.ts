@@ -286,7 +286,11 @@ function readSnapshot(bytes: Buffer, state: Map<string, DatabaseRows>): number |
   return snap.head.generation
 }
 
-/** Rows the store keeps itself instead of in the in-process IndexedDB (the deferred ones). */
+/**
+ * Rows the store keeps itself instead of in the in-process IndexedDB (the deferred ones). They are
+ * read by key only, and reads see committed rows: a scan of their table does not list them, nor
+ * does a transaction read back its own uncommitted put of one (the engine does neither).
+ */
 interface HeldRows {
   is(table: string, key: unknown): boolean
   get(table: string, key: unknown): unknown
