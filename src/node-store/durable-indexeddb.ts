@@ -9,11 +9,14 @@ import { deserialize, serialize } from 'node:v8'
 import Dexie, { type DBCore, type DBCoreKeyRange, type DBCoreMutateRequest, type DBCoreTransaction, type Table as DexieTable } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { MemoryError } from '../core/errors'
-import { decodeRecords, LogWriter, readIfExists, writeAtomically } from './record-log'
+import { decodeRecords, decodeSnapshot, encodeSnapshot, LogWriter, readIfExists, writeAtomically } from './record-log'
 
 export const SNAPSHOT_FILE = 'store.snapshot'
 export const LOG_FILE = 'store.log'
-const FORMAT = 'cairn-node-store@1'
+/** A snapshot of framed rows (`encodeSnapshot`). */
+const FORMAT = 'cairn-node-store@2'
+/** The first format: one structured clone of every row; still read. */
+const FORMAT_V1 = 'cairn-node-store@1'
 
 /** One row as it was written: its key and its structured-clone bytes. */
 type Row = { key: unknown; bytes: Buffer }
@@ -26,8 +29,8 @@ type Op =
   | { table: string; range: DBCoreKeyRange }
 type LogRecord = { db: string; ops: Op[] } | { db: string; drop: true }
 
-interface Snapshot {
-  format: typeof FORMAT
+interface SnapshotV1 {
+  format: typeof FORMAT_V1
   /** Which log the snapshot is followed by; a log of another generation is older than the snapshot. */
   generation: number
   databases: Array<[string, Array<[string, Array<[unknown, Buffer]>]>]>
@@ -44,7 +47,9 @@ export interface DurableStoreOptions {
   skipTables?: (db: string, table: string) => boolean
   /**
    * Rows kept only at compaction and close, not at each commit: large caches that are rewritten
-   * often and that the opener can rebuild when a crash left an older one.
+   * often and that the opener can rebuild when a crash left an older one. The store holds them
+   * itself, encoded, beside the in-process IndexedDB, and answers reads of them by key: megabytes
+   * of index snapshot are then never copied into and out of the IndexedDB emulation.
    */
   deferRow?: (db: string, table: string, key: unknown) => boolean
 }
@@ -87,21 +92,13 @@ export async function openDurableIndexedDB(
   const logPath = join(dir, LOG_FILE)
   const snapBytes = readIfExists(snapPath)
   if (snapBytes) {
-    let snap: Snapshot
-    try {
-      snap = deserialize(snapBytes) as Snapshot
-    } catch {
-      snap = undefined as never
-    }
-    if (snap?.format !== FORMAT) {
+    const loaded = readSnapshot(snapBytes, state)
+    if (loaded === undefined) {
       lock.release()
       throw new MemoryError('storage_failed', `${snapPath} is not a Cairn store snapshot; move the folder aside to start empty`, { path: snapPath })
     }
-    generation = snap.generation
+    generation = loaded
     snapshotBytes = snapBytes.byteLength
-    for (const [db, tables] of snap.databases) {
-      state.set(db, new Map(tables.map(([t, rows]) => [t, new Map(rows.map(([key, bytes]) => [keyId(key), { key, bytes: Buffer.from(bytes) }]))])))
-    }
   }
   // The log's first record names its generation; a log left from before the last snapshot is already in it.
   const logBytes = readIfExists(logPath)
@@ -121,11 +118,13 @@ export async function openDurableIndexedDB(
 
   // Fill the in-process IndexedDB before the middleware listens, so loading is not logged again.
   for (const [name, tables] of state) {
+    // rows of tables no longer kept (a folder written before they were skipped) go at the next compaction
+    for (const table of [...tables.keys()]) if (options.skipTables?.(name, table)) tables.delete(table)
     const db = schemas(name, deps)
     if (!db) continue
     await db.transaction('rw', db.tables, async () => {
       for (const table of db.tables as DexieTable[]) {
-        const rows = [...(tables.get(table.name)?.values() ?? [])]
+        const rows = [...(tables.get(table.name)?.values() ?? [])].filter((r) => !options.deferRow?.(name, table.name, r.key))
         if (!rows.length) continue
         const values = rows.map((r) => deserialize(r.bytes))
         if (table.schema.primKey.keyPath) await table.bulkPut(values)
@@ -155,12 +154,10 @@ export async function openDurableIndexedDB(
     flushDeferred()
     writer.close()
     generation++
-    const snap: Snapshot = {
-      format: FORMAT,
-      generation,
-      databases: [...state].map(([db, tables]) => [db, [...tables].map(([t, rows]) => [t, [...rows.values()].map((r) => [r.key, r.bytes] as [unknown, Buffer])])]),
+    const rows = function* () {
+      for (const [db, tables] of state) for (const [table, kept] of tables) for (const { key, bytes } of kept.values()) yield { db, table, key, bytes }
     }
-    const bytes = serialize(snap)
+    const bytes = encodeSnapshot({ format: FORMAT, generation }, rows())
     writeAtomically(snapPath, bytes)
     snapshotBytes = bytes.byteLength
     records = 0
@@ -172,7 +169,32 @@ export async function openDurableIndexedDB(
 
   // the latest value of each deferred row, written to the log at compaction and close
   const deferred = new Map<string, { db: string; op: Op }>()
+  const deferredId = (db: string, table: string, key: unknown): string => `${db}\u0000${table}\u0000${keyId(key)}`
+  /** Drops pending deferred rows that a later delete, clear or drop removed. */
+  const forgetDeferred = (record: LogRecord): void => {
+    if (!deferred.size) return
+    if ('drop' in record) {
+      for (const [id, d] of deferred) if (d.db === record.db) deferred.delete(id)
+      return
+    }
+    for (const op of record.ops) {
+      if ('del' in op) for (const key of op.del) deferred.delete(deferredId(record.db, op.table, key))
+      else if ('range' in op) {
+        for (const [id, d] of deferred) {
+          const [key] = 'put' in d.op ? d.op.put[0]! : []
+          if (d.db === record.db && d.op.table === op.table && (op.range.type === 3 || (op.range.type === 1 ? keyId(op.range.lower) === keyId(key) : inRange(factory, key, op.range)))) deferred.delete(id)
+        }
+      }
+    }
+  }
+  /** The committed value of a row the store holds itself, decoded afresh so no reader shares it. */
+  const heldValue = (db: string, table: string, key: unknown): unknown => {
+    const pending = deferred.get(deferredId(db, table, key))
+    const bytes = pending && 'put' in pending.op ? pending.op.put[0]![1] : state.get(db)?.get(table)?.get(keyId(key))?.bytes
+    return bytes ? deserialize(bytes) : undefined
+  }
   const append = (record: LogRecord): void => {
+    forgetDeferred(record)
     if (!('drop' in record) && options.deferRow) {
       const now: Op[] = []
       for (const op of record.ops) {
@@ -181,7 +203,7 @@ export async function openDurableIndexedDB(
           continue
         }
         const kept = op.put.filter(([key]) => !options.deferRow!(record.db, op.table, key))
-        for (const [key, bytes] of op.put) if (kept.length !== op.put.length && options.deferRow(record.db, op.table, key)) deferred.set(`${record.db}\u0000${op.table}\u0000${keyId(key)}`, { db: record.db, op: { table: op.table, put: [[key, bytes]] } })
+        for (const [key, bytes] of op.put) if (kept.length !== op.put.length && options.deferRow(record.db, op.table, key)) deferred.set(deferredId(record.db, op.table, key), { db: record.db, op: { table: op.table, put: [[key, bytes]] } })
         if (kept.length) now.push({ table: op.table, put: kept })
       }
       if (!now.length) return
@@ -190,8 +212,9 @@ export async function openDurableIndexedDB(
     apply(state, record, factory)
     writer.append(serialize(record))
     records++
-    if (writer.bytes > minBytes && writer.bytes > ratio * snapshotBytes) compact()
+    if (overgrown()) compact()
   }
+  const overgrown = (): boolean => writer.bytes > minBytes && writer.bytes > ratio * snapshotBytes
   const flushDeferred = (): void => {
     for (const { db, op } of deferred.values()) {
       const record: LogRecord = { db, ops: [op] }
@@ -204,7 +227,11 @@ export async function openDurableIndexedDB(
 
   const addon = (db: Dexie): void => {
     if ((db as unknown as { _options?: { indexedDB?: unknown } })._options?.indexedDB !== factory) return
-    db.use({ stack: 'dbcore', name: 'cairn-durable-log', create: (down) => logging(down, db.name, append, (t) => options.skipTables?.(db.name, t) ?? false) })
+    const held: HeldRows = {
+      is: (table, key) => options.deferRow?.(db.name, table, key) ?? false,
+      get: (table, key) => heldValue(db.name, table, key),
+    }
+    db.use({ stack: 'dbcore', name: 'cairn-durable-log', create: (down) => logging(down, db.name, append, (t) => options.skipTables?.(db.name, t) ?? false, held) })
     const drop = db.delete.bind(db)
     db.delete = (async (...args: Parameters<Dexie['delete']>) => {
       await drop(...args)
@@ -224,14 +251,57 @@ export async function openDurableIndexedDB(
       const i = Dexie.addons.indexOf(addon)
       if (i >= 0) Dexie.addons.splice(i, 1)
       flushDeferred()
+      // the next open then reads one snapshot and a short log instead of folding this one
+      if (overgrown()) compact()
       writer.close()
       lock.release()
     },
   }
 }
 
-/** The middleware: collects each read-write transaction's mutations and logs them when it completes. */
-function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void, skip: (table: string) => boolean): DBCore {
+/** Fills `state` from a snapshot file's bytes; returns its generation, or undefined if it is not one. */
+function readSnapshot(bytes: Buffer, state: Map<string, DatabaseRows>): number | undefined {
+  const put = (db: string, table: string, key: unknown, row: Buffer): void => {
+    let tables = state.get(db)
+    if (!tables) state.set(db, (tables = new Map()))
+    let rows = tables.get(table)
+    if (!rows) tables.set(table, (rows = new Map()))
+    rows.set(keyId(key), { key, bytes: row })
+  }
+  // a structured clone starts with its version tag (0xFF); a framed snapshot with a length far below that
+  if (bytes[0] === 0xff) {
+    let snap: SnapshotV1 | undefined
+    try {
+      snap = deserialize(bytes) as SnapshotV1
+    } catch {
+      return undefined
+    }
+    if (snap?.format !== FORMAT_V1) return undefined
+    for (const [db, tables] of snap.databases) for (const [table, rows] of tables) for (const [key, row] of rows) put(db, table, key, Buffer.from(row))
+    return snap.generation
+  }
+  const snap = decodeSnapshot(bytes)
+  if (snap?.head.format !== FORMAT) return undefined
+  for (const row of snap.rows) put(row.db, row.table, row.key, row.bytes)
+  return snap.head.generation
+}
+
+/**
+ * Rows the store keeps itself instead of in the in-process IndexedDB (the deferred ones). They are
+ * read by key only, and reads see committed rows: a scan of their table does not list them, nor
+ * does a transaction read back its own uncommitted put of one (the engine does neither).
+ */
+interface HeldRows {
+  is(table: string, key: unknown): boolean
+  get(table: string, key: unknown): unknown
+}
+
+/**
+ * The middleware: collects each read-write transaction's mutations and logs them when it
+ * completes. Held rows are not passed down: they are logged (and so kept by the store) and read
+ * back from the store by key.
+ */
+function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void, skip: (table: string) => boolean, held: HeldRows): DBCore {
   const pending = new WeakMap<DBCoreTransaction, Op[]>()
   return {
     ...down,
@@ -251,9 +321,27 @@ function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void, s
     table(name) {
       const table = down.table(name)
       if (skip(name)) return table
+      const extractKey = table.schema.primaryKey.extractKey
       return {
         ...table,
+        async get(req) {
+          return held.is(name, req.key) ? held.get(name, req.key) : table.get(req)
+        },
+        async getMany(req) {
+          const mine = req.keys.map((k) => held.is(name, k))
+          if (!mine.includes(true)) return table.getMany(req)
+          const rest = req.keys.filter((_, i) => !mine[i])
+          const found = rest.length ? await table.getMany({ ...req, keys: rest }) : []
+          let next = 0
+          return req.keys.map((k, i) => (mine[i] ? held.get(name, k) : found[next++]))
+        },
         async mutate(req: DBCoreMutateRequest) {
+          if (req.type === 'put' || req.type === 'add') {
+            const keyOf = (value: unknown, i: number): unknown => (req.keys?.[i] !== undefined ? req.keys[i] : extractKey ? extractKey(value) : undefined)
+            const keys = req.values.map(keyOf)
+            const mine = keys.map((k) => k !== undefined && held.is(name, k))
+            if (mine.includes(true)) return mutateHeld(req, keys, mine)
+          }
           const res = await table.mutate(req)
           const ops = pending.get(req.trans)
           if (!ops) return res
@@ -271,6 +359,30 @@ function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void, s
           }
           return res
         },
+      }
+
+      /** A put whose held rows are only logged, the others stored below as usual; results in the request's order. */
+      async function mutateHeld(req: DBCoreMutateRequest & { type: 'put' | 'add' }, keys: unknown[], mine: boolean[]) {
+        const restAt = mine.flatMap((m, i) => (m ? [] : [i]))
+        const below = restAt.length
+          ? await table.mutate({ ...req, values: restAt.map((i) => req.values[i]), ...(req.keys ? { keys: restAt.map((i) => req.keys![i]) } : {}) } as DBCoreMutateRequest)
+          : { numFailures: 0, failures: {}, results: [] as unknown[] }
+        const results: unknown[] = keys.slice()
+        const failures: Record<number, Error> = {}
+        restAt.forEach((at, j) => {
+          if (below.results?.[j] !== undefined) results[at] = below.results[j]
+          const failure = (below.failures as Record<number, Error>)[j]
+          if (failure) failures[at] = failure
+        })
+        const ops = pending.get(req.trans)
+        if (ops) {
+          const put: Array<[unknown, Buffer]> = []
+          req.values.forEach((value, i) => {
+            if (!failures[i] && (mine[i] || !skip(name))) put.push([results[i], serialize(value)])
+          })
+          if (put.length) ops.push({ table: name, put })
+        }
+        return { numFailures: Object.keys(failures).length, failures, results, lastResult: results[results.length - 1] }
       }
     },
   }

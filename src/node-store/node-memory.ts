@@ -12,6 +12,8 @@ import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE, type DurableIndexedDB, t
 import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
 import { engineOf } from '../internals'
 
+/** Derived rows the durable store does not keep. */
+const DERIVED_TABLES = new Set(['entities', 'relationships', 'entityNotes', 'relationshipNotes'])
 /** Meta rows the durable store keeps at close and compaction only. */
 const DEFERRED_META = new Set([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, GRAPH_SNAPSHOT_KEY])
 
@@ -50,9 +52,9 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
     (name, deps) => (name === 'cairn' ? new RegistryDB(deps) : name.startsWith(MEMORY_DB_PREFIX) ? new MemoryDB(name.slice(MEMORY_DB_PREFIX.length), deps) : undefined),
     {
       ...options,
-      // The engine only writes these rows (every open re-derives the graph from the observations),
-      // and an entity named in thousands of notes would log its whole row at each of them.
-      skipTables: (db, table) => db.startsWith(MEMORY_DB_PREFIX) && (table === 'entities' || table === 'relationships'),
+      // The engine only writes the derived rows and their backing (every open re-derives the graph
+      // from the observations, or reads the saved graph), so logging them would only cost time.
+      skipTables: (db, table) => db.startsWith(MEMORY_DB_PREFIX) && DERIVED_TABLES.has(table),
       // The search index snapshots and the saved graph (megabytes at 10k entities, saved seconds
       // after each burst of writes) are kept at close and compaction; after a crash, open brings
       // older ones up to date (a graph of another commit is derived again).

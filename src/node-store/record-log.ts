@@ -2,6 +2,7 @@
 // records are [u32 length][u32 crc32][body]. A torn or corrupt tail (a crash mid-append) ends
 // the readable log; everything before it is kept.
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { deserialize, serialize } from 'node:v8'
 import { crc32 } from 'node:zlib'
 
 const HEADER = 8
@@ -118,4 +119,73 @@ export class LogWriter {
     this.closed = true
     closeSync(this.fd)
   }
+}
+
+/** One row of a snapshot: where it lives, its key, and its value's structured-clone bytes. */
+export interface SnapshotRow {
+  db: string
+  table: string
+  key: unknown
+  bytes: Buffer
+}
+
+export interface SnapshotHead {
+  format: string
+  generation: number
+}
+
+const STRING_KEY = 0
+const CLONED_KEY = 1
+
+/**
+ * A snapshot as framed records: a head naming the format, generation and tables, then one record
+ * per row. Each row's bytes are copied as they are, so writing and reading a snapshot never
+ * re-encodes a value (nor wraps thousands of buffers in one structured clone).
+ */
+export function encodeSnapshot(head: SnapshotHead, rows: Iterable<SnapshotRow>): Buffer {
+  const tables: Array<[string, string]> = []
+  const tableAt = new Map<string, number>()
+  const frames: Buffer[] = []
+  for (const row of rows) {
+    const id = `${row.db}\u0000${row.table}`
+    let at = tableAt.get(id)
+    if (at === undefined) {
+      tableAt.set(id, (at = tables.length))
+      tables.push([row.db, row.table])
+    }
+    const key = typeof row.key === 'string' ? Buffer.from(row.key, 'utf8') : serialize(row.key)
+    const body = Buffer.allocUnsafe(7 + key.byteLength + row.bytes.byteLength)
+    body.writeUInt16BE(at, 0)
+    body.writeUInt8(typeof row.key === 'string' ? STRING_KEY : CLONED_KEY, 2)
+    body.writeUInt32BE(key.byteLength, 3)
+    body.set(key, 7)
+    body.set(row.bytes, 7 + key.byteLength)
+    frames.push(encodeRecord(body))
+  }
+  return Buffer.concat([encodeRecord(serialize({ ...head, tables })), ...frames])
+}
+
+/** Reads what `encodeSnapshot` wrote; undefined when the bytes are not such a snapshot, whole. */
+export function decodeSnapshot(bytes: Buffer): { head: SnapshotHead; rows: SnapshotRow[] } | undefined {
+  const { records, goodLength } = decodeRecords(bytes)
+  // written through an atomic rename: anything short of the whole file is not this format
+  if (goodLength !== bytes.byteLength || !records.length) return undefined
+  let head: SnapshotHead & { tables: Array<[string, string]> }
+  try {
+    head = deserialize(records[0]!) as typeof head
+  } catch {
+    return undefined
+  }
+  if (typeof head?.format !== 'string' || !Array.isArray(head.tables)) return undefined
+  const rows: SnapshotRow[] = []
+  for (let i = 1; i < records.length; i++) {
+    const body = records[i]!
+    const where = head.tables[body.readUInt16BE(0)]
+    if (!where) return undefined
+    const keyLength = body.readUInt32BE(3)
+    const keyBytes = body.subarray(7, 7 + keyLength)
+    const key = body.readUInt8(2) === STRING_KEY ? keyBytes.toString('utf8') : deserialize(keyBytes)
+    rows.push({ db: where[0], table: where[1], key, bytes: body.subarray(7 + keyLength) })
+  }
+  return { head: { format: head.format, generation: head.generation }, rows }
 }

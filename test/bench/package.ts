@@ -47,6 +47,8 @@ export interface DurableRow {
   restartStoreMs: number
   /** of restartMs: the engine's open on it (read, derive, index) */
   restartOpenMs: number
+  /** CPU time of the process over the restart (all its threads): what a busy machine's wall clock hides */
+  restartCpuMs: number
 }
 
 export interface ImportRow {
@@ -55,9 +57,12 @@ export interface ImportRow {
   fileMB: number
   /** parse, validate, one transaction, index: until the memory answers */
   importMs: number
+  /** CPU time of the process over the import (all its threads) */
+  importCpuMs: number
   notes: number
 }
 
+const cpuMs = (u: NodeJS.CpuUsage): number => Math.round((u.user + u.system) / 1000)
 const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10
 function du(dir: string): number {
   let total = 0
@@ -112,10 +117,12 @@ export async function benchDurable(sizes: number[], embedder?: Embedder): Promis
       await opened.close()
       const tail = ms.slice(-1_000)
       const t0 = performance.now()
+      const c0 = process.cpuUsage()
       const again = await openNodeMemory(dir, embedder ? { embedder } : {})
       const reader = await again.memory.connect({ agent: 'bench', tier: 'read' })
       const recall = await reader.recall({ query: 'Entity 7' })
       const restartMs = Math.round(performance.now() - t0)
+      const restartCpuMs = cpuMs(process.cpuUsage(c0))
       if (engineOf(again.memory).committedGraph.allObservations().next().done || !recall.entities.length) throw new Error('the reopened store lost its observations')
       await again.close()
       rows.push({
@@ -130,6 +137,7 @@ export async function benchDurable(sizes: number[], embedder?: Embedder): Promis
         restartMs,
         restartStoreMs: again.timings.storeMs,
         restartOpenMs: again.timings.memoryMs,
+        restartCpuMs,
       })
     } finally {
       rmSync(dir, { recursive: true, force: true })
@@ -154,16 +162,18 @@ async function inProcessBaseline(n: number, embedder?: Embedder): Promise<Durabl
   }
   await memory.close()
   const t0 = performance.now()
+  const c0 = process.cpuUsage()
   const again = await Memory.open(memory.info.id, { ...deps, ...(embedder ? { embedder } : {}) })
   const openMs = Math.round(performance.now() - t0)
   await (await again.connect({ agent: 'bench', tier: 'read' })).recall({ query: 'Entity 7' })
   const restartMs = Math.round(performance.now() - t0)
+  const restartCpuMs = cpuMs(process.cpuUsage(c0))
   await again.close()
   const tail = ms.slice(-1_000)
   return {
     store: 'in-process', ranking: embedder ? 'hybrid' : 'bm25', observations: n,
     writeP50Ms: percentile(tail, 50), writeP95Ms: percentile(tail, 95), writeMaxMs: Math.round(Math.max(...tail) * 10) / 10,
-    logMB: 0, snapshotMB: 0, restartMs, restartStoreMs: 0, restartOpenMs: openMs,
+    logMB: 0, snapshotMB: 0, restartMs, restartStoreMs: 0, restartOpenMs: openMs, restartCpuMs,
   }
 }
 
@@ -186,11 +196,13 @@ export async function benchMcpImport(sizes: number[], embedder?: Embedder): Prom
       const text = mcpMemoryFile(n)
       const opened = await openNodeMemory(dir, embedder ? { embedder } : {})
       const t0 = performance.now()
+      const c0 = process.cpuUsage()
       const report = await importMcpMemory(opened.memory, text)
       const importMs = Math.round(performance.now() - t0)
+      const importCpuMs = cpuMs(process.cpuUsage(c0))
       if (report.entities.imported !== n) throw new Error(`imported ${report.entities.imported} of ${n} entities`)
       await opened.close()
-      rows.push({ entities: n, relations: report.relations.imported, fileMB: mb(Buffer.byteLength(text)), importMs, notes: report.notes })
+      rows.push({ entities: n, relations: report.relations.imported, fileMB: mb(Buffer.byteLength(text)), importMs, importCpuMs, notes: report.notes })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
