@@ -43,11 +43,15 @@ export const VISIBILITY_PENDING_KEY = 'visibilityToShare'
  * Stores a memory's visibility in its registry row and its own database. `owed`: the change is
  * this device's (the owner's), to be written into the sync document; false when adopting one.
  */
-export async function storeVisibility(engine: { info: MemoryInfo; db: MemoryDB }, visibility: unknown, orgId: unknown, owed: boolean): Promise<MemoryInfo> {
+export function checkVisibilityChange(visibility: unknown, orgId: unknown): asserts visibility is MemoryInfo['visibility'] {
   if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
   if (visibility === 'organization' && (typeof orgId !== 'string' || !ORG_ID.test(orgId))) {
     throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)')
   }
+}
+
+export async function storeVisibility(engine: { info: MemoryInfo; db: MemoryDB }, visibility: unknown, orgId: unknown, owed: boolean): Promise<MemoryInfo> {
+  checkVisibilityChange(visibility, orgId)
   const next: Pick<MemoryInfo, 'visibility' | 'orgId'> = { visibility, orgId: visibility === 'organization' ? (orgId as string) : null }
   const registry = new RegistryDB(engine.db.deps)
   try {

@@ -17,7 +17,7 @@ import { MemorySync, type SyncOptions } from '../sync/memory-sync'
 import { revocationChannel, type RevocationChannel } from './revocations'
 import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
 import { shareVisibilityThrough, type VisibilitySharing } from './visibility-sharing'
-import { storeVisibility, VISIBILITY_PENDING_KEY } from './memory-admin'
+import { checkVisibilityChange, storeVisibility, VISIBILITY_PENDING_KEY } from './memory-admin'
 import { ORG_ID } from '../sync/visibility'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
@@ -318,10 +318,13 @@ export class Memory {
    * longer read it. Other devices adopt it from the sync document.
    */
   async setVisibility(visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
-    const info = await storeVisibility(this.engine, visibility, orgId, true)
-    this.visibilitySharing?.share()
-    await this.visibilitySharing?.settled()
-    return info
+    checkVisibilityChange(visibility, orgId)
+    const sharing = this.syncing ? await this.syncing.then(() => this.visibilitySharing, () => undefined) : undefined
+    await sharing?.settled()
+    // Into the sync document first, so the server cuts members off without waiting for this
+    // device's storage (the document keeps its own log); without a document, it is owed to it.
+    sharing?.share({ visibility, orgId: visibility === 'organization' ? orgId! : null })
+    return storeVisibility(this.engine, visibility, orgId, sharing === undefined)
   }
 
   async close(): Promise<void> {

@@ -20,8 +20,8 @@ export interface VisibilityHost {
 }
 
 export interface VisibilitySharing {
-  /** Writes this device's visibility into the document (the owner's change). */
-  share(): void
+  /** Writes a visibility into the document at once (the owner's change; the memory stores it after). */
+  share(v: { visibility: Visibility; orgId: string | null }): void
   /** Settles once the document's visibility, as seen so far, is adopted. */
   settled(): Promise<void>
   stop(): void
@@ -33,9 +33,8 @@ export function shareVisibilityThrough(doc: Y.Doc, host: VisibilityHost): Visibi
     // a storage failure leaves the old info until the next bind reads the document again
     chain = chain.then(step).catch(() => undefined)
   }
-  const write = () => {
-    const info = host.info()
-    writeVisibility(doc, { visibility: info.visibility, orgId: info.visibility === 'organization' ? info.orgId : null, name: info.name }, SHARING_ORIGIN)
+  const write = (v: { visibility: Visibility; orgId: string | null } = host.info()) => {
+    writeVisibility(doc, { visibility: v.visibility, orgId: v.visibility === 'organization' ? v.orgId : null, name: host.info().name }, SHARING_ORIGIN)
   }
   const adoptFromDoc = () => {
     const v = readVisibility(doc)
@@ -56,10 +55,7 @@ export function shareVisibilityThrough(doc: Y.Doc, host: VisibilityHost): Visibi
   const map = visibilityMap(doc)
   map.observe(observer)
   return {
-    share: () => later(async () => {
-      write()
-      await host.shared()
-    }),
+    share: (v) => write(v),
     settled: async () => {
       let seen: Promise<void>
       do {

@@ -498,6 +498,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   })
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? 128 * 1024 * 1024 })
   http.on('upgrade', (req, socket, head) => {
+    // clients reconnect as soon as a closing server says goodbye: those sockets get no room
+    if (closing) return void socket.destroy()
     wss.handleUpgrade(req, socket, head, (ws) => {
       onConnection(ws, req).catch((err: unknown) => {
         log('error', 'connection_failed', { error: (err as Error).message })
@@ -592,9 +594,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     await access?.close()
     await redis?.close()
     instances.delete(id)
+    // sockets accepted while the first ones were closing would keep the HTTP server open
+    for (const ws of wss.clients) ws.terminate()
     await new Promise<void>((resolve) => {
       wss.close(() => resolve())
     })
+    http.closeAllConnections()
     await new Promise<void>((resolve) => http.close(() => resolve()))
   }
 
