@@ -169,9 +169,13 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       // organization) closes the sockets of members who may no longer read it, after the update is relayed.
       orgMemories?.note(room, readVisibility(doc))
       visibilityMap(doc).observe(() => {
-        const v = readVisibility(doc)
-        orgMemories?.note(room, v)
-        setImmediate(() => onVisibility(room, v))
+        setImmediate(() => {
+          // read when the relay is done: the last of several changes in one turn wins
+          const v = readVisibility(doc)
+          onVisibility(room, v)
+          // the index's fsync comes after the cut (a listing checks a loaded room's own document)
+          orgMemories?.note(room, v)
+        })
       })
       doc.on('update', (update: Uint8Array, origin: unknown) => {
         // A socket's updates were stored before they reached the room.
