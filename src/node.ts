@@ -4,7 +4,7 @@
 export { openNodeMemory, type NodeMemory, type NodeMemoryOptions } from './node-store/node-memory'
 export { openDurableIndexedDB, type DurableIndexedDB, type DurableStoreOptions } from './node-store/durable-indexeddb'
 export { createMcpServer, startHttpMcpServer, type HttpMcpServer } from './mcp/server'
-export { localMemoryProvider, syncedMemoryProvider, type MemoryProvider } from './mcp/provider'
+export { localMemoryProvider, organizationMemoryProvider, syncedMemoryProvider, type MemoryProvider } from './mcp/provider'
 export { TOOL_ANNOTATIONS, toolAnnotations } from './mcp/annotations'
 export { detectFormat, importMcpMemory, mergeBackup, type BackupMergeReport, type ImportFormat } from './interop/import'
 export { convertMcpMemory, type McpMemoryReport } from './interop/mcp-memory-jsonl'

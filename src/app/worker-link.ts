@@ -78,6 +78,9 @@ export async function memoryInfo(memoryId: string): Promise<MemoryInfo> {
   return (await engine().openMemory(memoryId)).info
 }
 
+/** Memories this device reads as an organization member: the app's own connection to them is `read`. */
+const memberKey = (memoryId: string): string => `cairn.member.${memoryId}`
+
 /** Reattaches with the stored token, or creates the connection on first open. */
 export function connection(memoryId: string): Promise<AppConnection> {
   let conn = connections.get(memoryId)
@@ -100,10 +103,32 @@ async function attach(memoryId: string): Promise<AppConnection> {
       localStorage.removeItem(tokenKey(memoryId))
     }
   }
-  const conn = await memory.connect({ agent: AGENT, tier: 'full', localOnly: true })
+  const tier: Tier = localStorage.getItem(memberKey(memoryId)) ? 'read' : 'full'
+  const conn = await memory.connect({ agent: AGENT, tier, localOnly: true })
   const token = await conn.token
   if (token) localStorage.setItem(tokenKey(memoryId), token)
   return conn as unknown as AppConnection
+}
+
+// ---- organizations ----------------------------------------------------------------------
+
+export type { OrganizationListing } from '../engine/organizations'
+
+export function listOrganization(serverUrl: string, credential: string): ReturnType<EngineClient['listOrganization']> {
+  return engine().listOrganization(serverUrl.trim(), credential.trim())
+}
+
+/**
+ * Makes this device's copy of an organization memory and opens it read-only: the app's own
+ * connection to it is the member's `read` one, and a reload reconnects with the credential.
+ */
+export async function joinOrganization(serverUrl: string, credential: string, memoryId: string): Promise<MemoryInfo> {
+  connections.delete(memoryId)
+  const { readToken } = await engine().joinOrganization(serverUrl.trim(), credential.trim(), memoryId)
+  localStorage.setItem(memberKey(memoryId), '1')
+  localStorage.setItem(tokenKey(memoryId), readToken)
+  localStorage.setItem(syncKey(memoryId), JSON.stringify({ serverUrl: serverUrl.trim(), token: credential.trim() }))
+  return memoryInfo(memoryId)
 }
 
 /** A connection as listed: everything but the token's hash. */

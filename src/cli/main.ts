@@ -12,6 +12,7 @@ const USAGE = `usage: cairn <command> [options]
   mcp       serve a memory to an MCP client (Claude, Cursor, VS Code...) over stdio or HTTP
   serve     run the sync server that the app and other devices sync through
   token     add, list or revoke the sync server's connection tokens
+  org       create organizations on the sync server, add and remove their members
   connection add, list or revoke the connections of a memory kept in a folder
   import    read an MCP memory server file (memory.jsonl) or a Cairn backup into a memory
   export    write a memory as a Markdown (Obsidian) vault or as JSON
@@ -21,7 +22,11 @@ cairn <command> --help describes each.`
 const SERVE_USAGE = `usage: cairn serve [--host 127.0.0.1] [--port 1234] [--data .data/sync]
        cairn token add --memory <id> --agent <name> [--tier read|read_write|full] [--data DIR]
        cairn token list [--memory <id>] [--data DIR]
-       cairn token revoke --id <connection id> [--data DIR]`
+       cairn token revoke --id <connection id> [--data DIR]
+       cairn org create <name> [--data DIR]
+       cairn org add-member --org <org id> (--agent <name> | --device <name>) [--data DIR]
+       cairn org remove-member --org <org id> --member <member id> [--data DIR]
+       cairn org list [--data DIR]`
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
@@ -30,6 +35,7 @@ async function main(argv: string[]): Promise<void> {
       return runMcpCommand(rest)
     case 'serve':
     case 'token':
+    case 'org':
       if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${SERVE_USAGE}\n`)
       // The sync server's own command line parses and runs these; it reads process.argv when loaded.
       process.argv = [process.argv[0]!, 'cairn', ...argv]

@@ -3,6 +3,8 @@
 
 export type Tier = 'read' | 'read_write' | 'full'
 export type Visibility = 'private' | 'organization'
+/** An organization member: an agent, or a device a person uses. */
+export type MemberKind = 'agent' | 'device'
 
 /** Fixed at memory creation: changing any field makes old and new entries mutually unsearchable. */
 /** The retrieval embedder id of a memory that ranks by BM25 alone. */

@@ -12,6 +12,7 @@ import { importInto, type ImportOutcome } from '../interop/import'
 import { exportGraphJson, type GraphExport } from '../interop/json-export'
 import { buildMarkdownVault } from '../interop/markdown-vault'
 import { zipStore } from '../interop/zip'
+import { joinOrganizationMemory, listOrganizationMemories, type OrganizationListing } from './organizations'
 
 export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
 
@@ -87,6 +88,10 @@ export interface EngineHost {
   importBackup(backup: unknown): Promise<HostedMemory & Comlink.ProxyMarked>
   /** Removes this device's copy of a memory: its database and its place in the list. */
   deleteMemory(id: string): Promise<void>
+  /** The memories an organization member may read on a sync server. */
+  listOrganization(serverUrl: string, credential: string): Promise<OrganizationListing>
+  /** This device's copy of an organization memory, synced with the member credential; the token of its `read` connection. */
+  joinOrganization(serverUrl: string, credential: string, memoryId: string): Promise<{ memoryId: string; readToken: string }>
 }
 
 export function createEngineHost(loadEmbedder: EmbedderLoader = async () => undefined): EngineHost {
@@ -132,6 +137,18 @@ export function createEngineHost(loadEmbedder: EmbedderLoader = async () => unde
       open.delete(id)
       memories.delete(id)
       await deleteMemory(id, memory)
+    },
+    listOrganization: (serverUrl, credential) => listOrganizationMemories({ serverUrl, credential }),
+    async joinOrganization(serverUrl, credential, memoryId) {
+      // an open copy is closed first: the join reopens it with the member's sync
+      await open.get(memoryId)?.then((h) => h.close()).catch(() => undefined)
+      open.delete(memoryId)
+      memories.delete(memoryId)
+      // ranked by words: the listing does not carry the owner's retrieval config
+      const { memory, connection } = await joinOrganizationMemory({ serverUrl, credential, memoryId })
+      open.set(memoryId, Promise.resolve(new HostedMemory(memory)))
+      memories.set(memoryId, memory)
+      return { memoryId, readToken: connection.token! }
     },
     async importBackup(backup) {
       const retrieval = (backup as { info?: { retrieval?: { embedder?: unknown } } } | null)?.info?.retrieval

@@ -1,11 +1,12 @@
-// Renaming a memory and deleting this device's copy of one: the registry row, the name the
-// memory keeps in its own database, and on delete the whole database.
+// Renaming a memory, changing its visibility, and deleting this device's copy of one: the
+// registry row, the info the memory keeps in its own database, and on delete the whole database.
 import { MemoryError } from '../core/errors'
 import type { MemoryInfo } from '../core/types'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { stored } from '../store/storage-error'
 import type { Memory } from './memory-handle'
 import { engineOf } from '../internals'
+import { ORG_ID } from '../sync/visibility'
 
 export async function renameMemory(memory: Memory, name: unknown, deps: IndexedDBFactory = {}): Promise<MemoryInfo> {
   if (typeof name !== 'string' || !name.trim() || name.trim().length > 200) throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')
@@ -33,4 +34,36 @@ export async function deleteMemory(id: string, open: Memory | undefined, deps: I
   } finally {
     registry.close()
   }
+}
+
+/** Marks a visibility change this device still owes the memory's sync document. */
+export const VISIBILITY_PENDING_KEY = 'visibilityToShare'
+
+/**
+ * Stores a memory's visibility in its registry row and its own database. `owed`: the change is
+ * this device's (the owner's), to be written into the sync document; false when adopting one.
+ */
+export function checkVisibilityChange(visibility: unknown, orgId: unknown): asserts visibility is MemoryInfo['visibility'] {
+  if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
+  if (visibility === 'organization' && (typeof orgId !== 'string' || !ORG_ID.test(orgId))) {
+    throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)')
+  }
+}
+
+export async function storeVisibility(engine: { info: MemoryInfo; db: MemoryDB }, visibility: unknown, orgId: unknown, owed: boolean): Promise<MemoryInfo> {
+  checkVisibilityChange(visibility, orgId)
+  const next: Pick<MemoryInfo, 'visibility' | 'orgId'> = { visibility, orgId: visibility === 'organization' ? (orgId as string) : null }
+  const registry = new RegistryDB(engine.db.deps)
+  try {
+    await stored(() => registry.memories.update(engine.info.id, next))
+  } finally {
+    registry.close()
+  }
+  const info = { ...engine.info, ...next }
+  await stored(() => engine.db.transaction('rw', engine.db.meta, async () => {
+    await engine.db.meta.put({ key: 'info', value: info })
+    if (owed) await engine.db.meta.put({ key: VISIBILITY_PENDING_KEY, value: true })
+  }))
+  Object.assign(engine.info, next)
+  return structuredClone(engine.info)
 }

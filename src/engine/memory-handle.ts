@@ -16,6 +16,9 @@ import { engineBehind, registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
 import { revocationChannel, type RevocationChannel } from './revocations'
 import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
+import { shareVisibilityThrough, type VisibilitySharing } from './visibility-sharing'
+import { checkVisibilityChange, storeVisibility, VISIBILITY_PENDING_KEY } from './memory-admin'
+import { ORG_ID } from '../sync/visibility'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
 export { BM25_ONLY } from '../core/types'
@@ -69,6 +72,7 @@ export class Memory {
 
   private readonly revocations: RevocationChannel
   /** Present while the memory keeps a sync document: its connections travel in it. */
+  private visibilitySharing: VisibilitySharing | undefined
   private sharing: ConnectionSharing | undefined
 
   private constructor(
@@ -101,7 +105,9 @@ export class Memory {
     }
     const visibility = opts.visibility ?? 'private'
     if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
-    if (visibility === 'organization' && !opts.orgId) throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId')
+    if (visibility === 'organization' && (typeof opts.orgId !== 'string' || !ORG_ID.test(opts.orgId))) {
+      throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)')
+    }
     if (opts.id !== undefined && (typeof opts.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(opts.id))) {
       throw new MemoryError('invalid_request', 'a memory id is 1 to 64 lowercase letters, digits and dashes', { id: String(opts.id).slice(0, 80) })
     }
@@ -123,7 +129,10 @@ export class Memory {
       registry.close()
     }
     const db = new MemoryDB(info.id, opts)
-    await stored(() => db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }]))
+    // A memory made here organization-visible tells its sync document so at its first sync; a
+    // copy of a memory that lives elsewhere (`id`) takes its visibility from the document instead.
+    const owed = visibility === 'organization' && opts.id === undefined ? [{ key: VISIBILITY_PENDING_KEY, value: true }] : []
+    await stored(() => db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }, ...owed]))
     const embedder = queryOnce(opts.embedder)
     const index = await createEntityIndex(indexOptions(info, embedder))
     const notes = await createNoteIndex(noteIndexOptions(info, embedder))
@@ -285,6 +294,13 @@ export class Memory {
           known: () => this.connections.values(),
           takeIn: (list) => this.takeInShared(list),
         })
+        const db = this.engine.db
+        this.visibilitySharing = shareVisibilityThrough(sync.doc, {
+          info: () => this.engine.info,
+          adopt: async (v) => void (await storeVisibility(this.engine, v.visibility, v.orgId, false)),
+          pending: async () => (await db.meta.get(VISIBILITY_PENDING_KEY))?.value === true,
+          shared: async () => void (await stored(() => db.meta.delete(VISIBILITY_PENDING_KEY))),
+        })
         return sync
       })
       this.syncing.catch(() => (this.syncing = undefined))
@@ -295,9 +311,26 @@ export class Memory {
     return sync
   }
 
+  /**
+   * Makes the memory organization-visible (every member of `orgId` may then list it and read
+   * it) or private again. This is the owner's act: it reaches the sync server only through a
+   * `full` sync connection, and the server then closes the sockets of members who may no
+   * longer read it. Other devices adopt it from the sync document.
+   */
+  async setVisibility(visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
+    checkVisibilityChange(visibility, orgId)
+    const sharing = this.syncing ? await this.syncing.then(() => this.visibilitySharing, () => undefined) : undefined
+    await sharing?.settled()
+    // Into the sync document first, so the server cuts members off without waiting for this
+    // device's storage (the document keeps its own log); without a document, it is owed to it.
+    sharing?.share({ visibility, orgId: visibility === 'organization' ? orgId! : null })
+    return storeVisibility(this.engine, visibility, orgId, sharing === undefined)
+  }
+
   async close(): Promise<void> {
     this.revocations.close()
     this.sharing?.stop()
+    this.visibilitySharing?.stop()
     await Promise.all(this.stamping)
     if (this.syncing) await (await this.syncing.catch(() => null))?.stop()
     await this.saveIndex().catch(() => undefined)

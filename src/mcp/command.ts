@@ -10,7 +10,7 @@ import { DEFAULT_TIER, isTier } from '../core/access'
 import { BM25_ONLY } from '../core/types'
 import { createDefaultEmbedder } from '../search/default-embedder'
 import type { Embedder } from '../search/embedder'
-import { localMemoryProvider, syncedMemoryProvider } from './provider'
+import { localMemoryProvider, organizationMemoryProvider, syncedMemoryProvider } from './provider'
 import { createMcpServer, startHttpMcpServer } from './server'
 
 export const MCP_USAGE = `usage: cairn mcp [options]
@@ -32,6 +32,10 @@ Serves a Cairn memory to an MCP client. stdio by default: stdout carries JSON-RP
                         TOKEN is a connection made for this agent in the app (its tier and
                         revocation hold here and on the server), or a server token
                         (--sync-token is the same option)
+  --server ws://HOST:PORT --memory ID --org-credential CREDENTIAL
+                        a read-only replica of an organization memory, opened with a member
+                        credential (cairn org add-member); over HTTP the credential is also
+                        the Bearer token
   -h, --help            this text`
 
 export function defaultDataDir(): string {
@@ -56,13 +60,16 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
       memory: { type: 'string' },
       'sync-token': { type: 'string' },
       token: { type: 'string' },
+      'org-credential': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
   if (values.help) return void process.stdout.write(`${MCP_USAGE}\n`)
   if (!isTier(values.tier)) throw new UsageError(`--tier must be read, read_write or full, not "${values.tier}"`)
   const syncToken = values.token ?? values['sync-token']
-  if (values.server && (!values.memory || !syncToken)) throw new UsageError('--server needs --memory and --token')
+  const credential = values['org-credential']
+  if (credential !== undefined && (syncToken !== undefined || !values.server || !values.memory)) throw new UsageError('--org-credential needs --server and --memory, and no --token')
+  if (values.server && (!values.memory || (!syncToken && !credential))) throw new UsageError('--server needs --memory and --token (or --org-credential)')
   if (values.ephemeral && values.dir) throw new UsageError('--ephemeral and --dir exclude each other')
   const http = values.http === undefined ? undefined : /^(127\.0\.0\.1|localhost):(\d{1,5})$/.exec(values.http)
   if (http === null) throw new UsageError('--http takes a loopback HOST:PORT such as 127.0.0.1:8765')
@@ -70,7 +77,9 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
   const name = values.name ? { name: values.name } : {}
   let embedder: Embedder | undefined
   let provider
-  if (values.server) {
+  if (credential !== undefined) {
+    provider = organizationMemoryProvider({ serverUrl: values.server!, memoryId: values.memory!, credential })
+  } else if (values.server) {
     provider = syncedMemoryProvider({ serverUrl: values.server, memoryId: values.memory!, syncToken: syncToken!, ...name })
   } else {
     embedder = values.bm25 ? undefined : await createDefaultEmbedder()
@@ -81,7 +90,8 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
   // The memory's own connection for the token when there is one (made in the app, the library
   // or `cairn connection add`); a server-issued token has none, so the agent gets one of this replica.
   let conn
-  if (values.server) conn = (await memory.connectWithToken(syncToken!).catch(() => null)) ?? (await memory.connect({ agent: values.agent, tier: values.tier, localOnly: true }))
+  if (provider.connect) conn = await provider.connect(credential!)
+  else if (values.server) conn = (await memory.connectWithToken(syncToken!).catch(() => null)) ?? (await memory.connect({ agent: values.agent, tier: values.tier, localOnly: true }))
   else conn = values.token ? await memory.connectWithToken(values.token) : await memory.connect({ agent: values.agent, tier: values.tier })
   const shutdown = async (): Promise<void> => {
     await provider.close().catch((e: unknown) => process.stderr.write(`cairn mcp: closing failed: ${(e as Error).message}\n`))
@@ -100,7 +110,7 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
     return
   }
   const server = await startHttpMcpServer({ provider, host: '127.0.0.1', port: Number(http[2]) })
-  process.stderr.write(`cairn mcp: ${server.url}, memory "${memory.info.name}" (${memory.info.id}, ${where})\n${conn.token ? `token (${conn.tier}, shown once): ${conn.token}` : `send the --token connection (${conn.agent}, ${conn.tier}) as the Bearer token`}\n`)
+  process.stderr.write(`cairn mcp: ${server.url}, memory "${memory.info.name}" (${memory.info.id}, ${where})\n${credential !== undefined ? `send the member credential as the Bearer token (${conn.agent}, read)` : conn.token ? `token (${conn.tier}, shown once): ${conn.token}` : `send the --token connection (${conn.agent}, ${conn.tier}) as the Bearer token`}\n`)
 }
 
 export function isUsageError(e: unknown): boolean {

@@ -1,7 +1,11 @@
 // Where the MCP server gets its memory. The seam lets a synced replica replace the local one
 // without touching the server.
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { MemoryError } from '../core/errors'
+import type { ConnectionHandle } from '../engine/connection'
 import { Memory } from '../engine/memory-handle'
+import { joinOrganizationMemory } from '../engine/organizations'
 import { CLOSE } from '../sync/close-codes'
 import type { Embedder } from '../search/embedder'
 import type { DurableStoreOptions } from '../node-store/durable-indexeddb'
@@ -10,6 +14,11 @@ import { openNodeMemory } from '../node-store/node-memory'
 export interface MemoryProvider {
   memory(): Promise<Memory>
   close(): Promise<void>
+  /**
+   * The connection a Bearer token opens, when the provider decides it instead of the memory's
+   * own connections (an organization member's replica: only the member credential, read-only).
+   */
+  connect?(token: string): Promise<ConnectionHandle>
 }
 
 /**
@@ -72,6 +81,41 @@ export function syncedMemoryProvider(opts: { memoryId: string; serverUrl: string
     },
     async close() {
       if (opened) await (await opened.catch(() => null))?.close()
+    },
+  }
+}
+
+/**
+ * A replica of an organization memory, opened with a member's credential: the sync server
+ * lets it read (never write), and the replica serves it with one `read` connection, opened by
+ * the same credential. When the member is removed or the memory made private, the server
+ * closes the replica's socket and the connection is revoked: calls fail with `revoked`.
+ */
+export function organizationMemoryProvider(opts: { memoryId: string; serverUrl: string; credential: string; timeoutMs?: number }): MemoryProvider {
+  let opened: Promise<{ memory: Memory; connection: ConnectionHandle }> | undefined
+  const open = async () => {
+    const { WebSocket } = await import('ws')
+    return joinOrganizationMemory({
+      serverUrl: opts.serverUrl, credential: opts.credential, memoryId: opts.memoryId,
+      indexedDB: new IDBFactory(), IDBKeyRange, WebSocketPolyfill: WebSocket, crossTab: false,
+      ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+    })
+  }
+  const digest = (t: string) => createHash('sha256').update(t.trim(), 'utf8').digest()
+  return {
+    async memory() {
+      opened ??= open()
+      return (await opened).memory
+    },
+    async connect(token) {
+      opened ??= open()
+      const { memory, connection } = await opened
+      if (!timingSafeEqual(digest(token), digest(opts.credential))) throw new MemoryError('forbidden', 'this replica serves its member credential only')
+      if (memory.listConnections().find((c) => c.id === connection.id)?.revokedAt) throw new MemoryError('revoked', 'this member can no longer read the memory')
+      return connection
+    },
+    async close() {
+      if (opened) await (await opened.catch(() => null))?.memory.close()
     },
   }
 }

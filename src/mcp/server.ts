@@ -110,7 +110,7 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
     let memory: Memory
     try {
       memory = await opts.provider.memory()
-      conn = await memory.connectWithToken(token)
+      conn = opts.provider.connect ? await opts.provider.connect(token) : await memory.connectWithToken(token)
     } catch (e) {
       return reply(res, 403, isMemoryError(e) ? e.code : 'forbidden', e instanceof Error ? e.message : 'token refused')
     }

@@ -3,8 +3,13 @@
 //   node --import tsx src/server/cli.ts token add --memory M --tier read_write --agent A [--data DIR]
 //   node --import tsx src/server/cli.ts token revoke --id conn_... [--data DIR]
 //   node --import tsx src/server/cli.ts token list [--memory M] [--data DIR]
+//   node --import tsx src/server/cli.ts org create NAME [--data DIR]
+//   node --import tsx src/server/cli.ts org add-member --org ORG (--agent NAME | --device NAME) [--data DIR]
+//   node --import tsx src/server/cli.ts org remove-member --org ORG --member MEMBER [--data DIR]
+//   node --import tsx src/server/cli.ts org list [--data DIR]
 //   ... --redis redis://127.0.0.1:6379   rooms and tokens in a Redis shared by several servers
-// Token commands edit <data>/tokens.json (or Redis); a running server picks the change up at once.
+// Token commands edit <data>/tokens.json (or Redis), org commands <data>/orgs.json; a running
+// server picks the change up at once.
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { isTier } from '../core/access'
@@ -12,12 +17,17 @@ import { isMemoryError } from '../core/errors'
 import type { TokenAdmin } from './access-source'
 import { startSyncServer } from './sync-server'
 import { TOKENS_FILE, TokenRegistry } from './token-registry'
+import { ORGS_FILE, OrgRegistry } from './org-registry'
 
 const USAGE = `usage:
   cli.ts [serve] [--host 127.0.0.1] [--port 1234] [--data .data/sync | --redis redis://host:6379]
   cli.ts token add --memory <id> --agent <name> [--tier read|read_write|full] [--data DIR | --redis URL]
   cli.ts token revoke --id <connection id> [--data DIR | --redis URL]
-  cli.ts token list [--memory <id>] [--data DIR | --redis URL]`
+  cli.ts token list [--memory <id>] [--data DIR | --redis URL]
+  cli.ts org create <name> [--data DIR]
+  cli.ts org add-member --org <org id> (--agent <name> | --device <name>) [--data DIR]
+  cli.ts org remove-member --org <org id> --member <member id> [--data DIR]
+  cli.ts org list [--data DIR]`
 
 /** The token directory the commands edit: the data directory's file, or Redis. */
 async function openTokens(dataDir: string, redisUrl: string | undefined): Promise<TokenAdmin & { close(): Promise<void> }> {
@@ -55,6 +65,9 @@ async function main(argv: string[]): Promise<void> {
       agent: { type: 'string' },
       id: { type: 'string' },
       redis: { type: 'string' },
+      org: { type: 'string' },
+      device: { type: 'string' },
+      member: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -72,6 +85,12 @@ async function main(argv: string[]): Promise<void> {
     } finally {
       await registry.close()
     }
+    return
+  }
+
+  if (command === 'org') {
+    if (values.redis !== undefined) throw new Error('organizations are kept in the data directory (orgs.json), not in Redis')
+    orgCommand(new OrgRegistry(join(dataDir, ORGS_FILE)), sub, positionals.slice(2), values)
     return
   }
 
@@ -107,6 +126,37 @@ async function tokenCommand(registry: TokenAdmin, sub: string | undefined, value
   }
   if (sub === 'list') {
     const rows = (await registry.list(values.memory)).map(({ tokenHash: _hash, ...c }) => c)
+    console.table(rows)
+    return
+  }
+  throw new Error(USAGE)
+}
+
+function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], values: { org?: string; agent?: string; device?: string; member?: string }): void {
+  if (sub === 'create') {
+    if (!rest.length) throw new Error(`org create needs a name\n${USAGE}`)
+    const org = orgs.create(rest.join(' '))
+    console.log(`organization ${org.id}: ${org.name}`)
+    return
+  }
+  if (sub === 'add-member') {
+    if (!values.org || (values.agent === undefined) === (values.device === undefined)) throw new Error(`org add-member needs --org and one of --agent or --device\n${USAGE}`)
+    const kind = values.agent !== undefined ? 'agent' : 'device'
+    const { credential, member, org } = orgs.addMember(values.org, { kind, name: (values.agent ?? values.device)! })
+    console.log(`member ${member.id}: ${member.kind} ${member.name} of ${org.id} (${org.name})`)
+    console.log(`credential (shown once, keep it secret): ${credential}`)
+    return
+  }
+  if (sub === 'remove-member') {
+    if (!values.org || !values.member) throw new Error(`org remove-member needs --org and --member\n${USAGE}`)
+    const m = orgs.removeMember(values.org, values.member)
+    console.log(`removed ${m.id} (${m.kind} ${m.name}) at ${m.removedAt}`)
+    return
+  }
+  if (sub === 'list') {
+    const rows = orgs.list().flatMap((o): Array<Record<string, string | null>> => o.members.length
+      ? o.members.map((m) => ({ org: o.id, name: o.name, member: m.id, kind: m.kind, memberName: m.name, addedAt: m.addedAt, removedAt: m.removedAt }))
+      : [{ org: o.id, name: o.name, member: '', kind: '', memberName: '', addedAt: '', removedAt: null }])
     console.table(rows)
     return
   }

@@ -5,7 +5,7 @@
 // `authorize` (who a token is and what it may do), or `redis`, which fills both from a Redis
 // that several servers share. See the README section on running past one server.
 import { watch, type FSWatcher } from 'node:fs'
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import { docs, setPersistence, setupWSConnection, type WSSharedDoc } from '@y/websocket-server/utils'
 import { WebSocketServer, type WebSocket } from 'ws'
@@ -23,9 +23,15 @@ import type { RoomStore } from './room-store'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
 import { checkSharedConnection, readSharedConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
 import { sharedConnectionOf } from './shared-access'
+import { ORGS_FILE, OrgRegistry, type OrgAdmin } from './org-registry'
+import { OrgMemories, type OrgMemory } from './org-memories'
+import { readVisibility, visibilityMap, visibleTo, type SharedVisibility } from '../sync/visibility'
 
-/** `shared`: a connection the memory holds in its own document (the memory's owner made it), not a server token. */
-export type AuthResult = { ok: true; connection: Connection; shared?: boolean } | { ok: false; code: number; reason: string }
+/**
+ * `shared`: a connection the memory holds in its own document (the memory's owner made it), not a server token.
+ * `member`: an organization member's credential, for a memory visible to that organization (always `read`).
+ */
+export type AuthResult = { ok: true; connection: Connection; shared?: boolean; member?: { orgId: string } } | { ok: false; code: number; reason: string }
 
 /** Decides who a socket is. The default checks the token registry in the data directory. */
 export type Authorize = (token: string | null, room: string) => AuthResult | Promise<AuthResult>
@@ -71,12 +77,19 @@ export interface SyncServer {
   }
   /** The tokens this server checks, wherever they live (the token file, or Redis). */
   access: TokenAdmin
+  /**
+   * Organizations and their members (`orgs.json` in the data directory), and the memories each
+   * may read. Not with `redis` or a custom `authorize`: these throw there.
+   */
+  orgs: OrgAdmin & { memories(orgId: string): OrgMemory[] }
   /** The room's current state as one update (a loaded room) or what storage holds, or null. */
   roomState(room: string): Promise<Uint8Array | null>
   close(): Promise<void>
 }
 
 const sharedKey = (room: string, id: string) => `${room}\u0000${id}`
+/** Member ids are the registry's own (`mem-...`), apart from every connection id. */
+const memberKey = (memberId: string) => `\u0000member\u0000${memberId}`
 
 // @y/websocket-server keeps rooms and the persistence hook in module state. Every server in
 // this process names its rooms `<instance>/<room>`, and one hook dispatches to the owner.
@@ -116,6 +129,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const access: AccessSource | undefined = redis?.access
   const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir, { log })
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
+  // Organizations live beside the token file; a deployment on Redis or its own authorize has none.
+  const orgsEnabled = !redis && options.authorize === undefined
+  const orgs = orgsEnabled ? new OrgRegistry(join(options.dataDir, ORGS_FILE)) : undefined
+  const orgMemories = orgsEnabled ? new OrgMemories(options.dataDir, log) : undefined
   // Servers sharing Redis share the owner table too: a device may reconnect to any of them.
   const owners: OwnerTable = redis?.owners ?? new ClientOwners(options.dataDir)
   const persistFirst = options.persistBeforeBroadcast !== false
@@ -126,6 +143,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const loading = new Map<string, Promise<void>>()
   const unloading = new Set<Promise<void>>()
   const sockets = new Map<string, Set<WebSocket>>()
+  /** Organization members' sockets by room, so making a memory private closes them at once. */
+  const memberSockets = new Map<string, Set<{ ws: WebSocket; orgId: string }>>()
   const gates = new Set<GatedSocket>()
   // Budgets are per connection, so opening more sockets with one token buys nothing.
   const windows = new Map<string, BudgetWindow>()
@@ -145,6 +164,18 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
           const r = checkSharedConnection(key, sharedConnectionsMap(doc).get(key))
           if (r.ok && r.value.revokedAt !== null) setImmediate(() => onRevoked({ ...r.value, memoryId: room }, sharedKey(room, key)))
         }
+      })
+      // The room's visibility: noted for listing, and a memory made private (or given to another
+      // organization) closes the sockets of members who may no longer read it, after the update is relayed.
+      orgMemories?.note(room, readVisibility(doc))
+      visibilityMap(doc).observe(() => {
+        setImmediate(() => {
+          // read when the relay is done: the last of several changes in one turn wins
+          const v = readVisibility(doc)
+          onVisibility(room, v)
+          // the index's fsync comes after the cut (a listing checks a loaded room's own document)
+          orgMemories?.note(room, v)
+        })
       })
       doc.on('update', (update: Uint8Array, origin: unknown) => {
         // A socket's updates were stored before they reached the room.
@@ -192,23 +223,29 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   // A room that is not loaded is read from storage to authorize a memory's own connection;
   // what was read is kept briefly (and per room only), so unknown tokens sent again and again
   // cost one read of the room, not one each. A room that loads here drops its entry.
-  const storedConnections = new Map<string, { at: number; connections: Promise<Map<string, SharedConnection>> }>()
+  const storedConnections = new Map<string, { at: number; connections: Promise<RoomAccess> }>()
   const STORED_CONNECTIONS_MS = 2_000
   const STORED_CONNECTIONS_ROOMS = 256
 
-  /** The memory's connections as the room holds them: the live document, or what storage holds. */
-  async function roomConnections(room: string): Promise<Map<string, SharedConnection>> {
+  interface RoomAccess {
+    connections: Map<string, SharedConnection>
+    visibility: SharedVisibility | null
+  }
+  const accessOf = (doc: Y.Doc): RoomAccess => ({ connections: readSharedConnections(doc), visibility: readVisibility(doc) })
+
+  /** The memory's connections and visibility as the room holds them: the live document, or what storage holds. */
+  async function roomAccess(room: string): Promise<RoomAccess> {
     const live = docs.get(docName(room))
-    if (live) return readSharedConnections(live)
+    if (live) return accessOf(live)
     const kept = storedConnections.get(room)
     if (kept && Date.now() - kept.at < STORED_CONNECTIONS_MS) return kept.connections
     // a room being unloaded is read once its last updates are stored
     const connections = Promise.all([...unloading]).then(() => store.load(room)).then((state) => {
-      if (!state) return new Map<string, SharedConnection>()
+      if (!state) return { connections: new Map<string, SharedConnection>(), visibility: null }
       const doc = new Y.Doc()
       try {
         Y.applyUpdate(doc, state)
-        return readSharedConnections(doc)
+        return accessOf(doc)
       } finally {
         doc.destroy()
       }
@@ -220,11 +257,49 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     return connections
   }
 
-  /** Tokens the server issued first; otherwise a connection the memory's owner shared in the memory itself. */
+  /**
+   * Tokens the server issued first; otherwise a connection the memory's owner shared in the
+   * memory itself; otherwise an organization member's credential, for a memory visible to it.
+   */
   const authorize: Authorize = async (token, room) => {
     const first = await serverAuthorize(token, room)
     if (first.ok || first.code !== CLOSE.unauthorized || !token || options.authorize !== undefined) return first
-    return sharedConnectionOf(token, room, await roomConnections(room)) ?? first
+    const held = await roomAccess(room)
+    return sharedConnectionOf(token, room, held.connections) ?? memberAccess(token, room, held.visibility) ?? first
+  }
+
+  /** A member reads a memory of its organization with the `read` tier; a removed member, or a memory not visible to it, is refused. */
+  function memberAccess(token: string, room: string, visibility: SharedVisibility | null): AuthResult | null {
+    if (!orgs) return null
+    let found = orgs.verify(token)
+    if (!found) {
+      orgs.reloadIfChanged()
+      found = orgs.verify(token)
+    }
+    if (!found) return null
+    const { org, member } = found
+    if (member.removedAt !== null) return { ok: false, code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
+    // a private memory and one that does not exist get the same answer
+    if (!visibleTo(visibility, org.id)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory is not visible to your organization' }
+    const connection: Connection = { id: member.id, memoryId: room, agent: member.name, tier: 'read', tokenHash: member.credentialHash, createdAt: member.addedAt, revokedAt: null }
+    return { ok: true, connection, member: { orgId: org.id } }
+  }
+
+  /** Why a member's socket may no longer read the room, or null while it may. */
+  function memberCut(room: string, orgId: string, memberId: string): { code: number; reason: string } | null {
+    if (!orgs) return null
+    if (!orgs.isActive(orgId, memberId)) return { code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
+    const doc = docs.get(docName(room))
+    if (doc && !visibleTo(readVisibility(doc), orgId)) return { code: CLOSE.notVisible, reason: 'this memory is no longer visible to your organization' }
+    return null
+  }
+
+  function onVisibility(room: string, v: SharedVisibility | null): void {
+    for (const { ws, orgId } of memberSockets.get(room) ?? []) {
+      if (visibleTo(v, orgId)) continue
+      log('info', 'member_access_ended', { room, org: orgId, visibility: v?.visibility ?? 'private' })
+      ws.close(CLOSE.notVisible, 'this memory is no longer visible to your organization')
+    }
   }
 
   /** Whether a connection the memory holds was revoked there (checked before each of its updates). */
@@ -271,6 +346,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     closeSocketsOf(socketsKey, CLOSE.revoked, 'this connection token was revoked')
   }
   registry.onRevoked((c) => onRevoked(c))
+  orgs?.onMemberRemoved((org, member) => {
+    log('info', 'member_removed', { org: org.id, member: member.id, name: member.name })
+    closeSocketsOf(memberKey(member.id), CLOSE.memberRemoved, 'this member was removed from the organization')
+  })
   access?.onRevoked((c) => onRevoked(c))
 
   async function onConnection(ws: WebSocket, req: IncomingMessage): Promise<void> {
@@ -300,8 +379,9 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     }
     const { connection } = auth
     const shared = auth.shared === true
+    const member = auth.member
     // A memory's own connection ids are its owner's to choose: keyed by room, so one memory's cannot name another's sockets.
-    const key = shared ? sharedKey(room, connection.id) : connection.id
+    const key = member ? memberKey(connection.id) : shared ? sharedKey(room, connection.id) : connection.id
     let set = sockets.get(key)
     if (!set) sockets.set(key, (set = new Set()))
     set.add(ws)
@@ -309,6 +389,16 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       set.delete(ws)
       if (set.size === 0) sockets.delete(key)
     })
+    if (member) {
+      const entry = { ws, orgId: member.orgId }
+      let inRoom = memberSockets.get(room)
+      if (!inRoom) memberSockets.set(room, (inRoom = new Set()))
+      inRoom.add(entry)
+      ws.on('close', () => {
+        inRoom.delete(entry)
+        if (inRoom.size === 0) memberSockets.delete(room)
+      })
+    }
     let roomDoc: WSSharedDoc | undefined
     const gate = new GatedSocket(ws, {
       connection,
@@ -319,6 +409,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       roomDoc: () => roomDoc,
       // A revoke by the CLI is in the file before it returns; the watcher may not have fired yet.
       isRevoked: () => {
+        if (member) {
+          orgs?.reloadIfChanged()
+          return memberCut(room, member.orgId, connection.id) !== null
+        }
         if (shared) return revokedInRoom(room, connection.id)
         // Redis: revocations from every server arrive by pub/sub and are checked on connect.
         if (access) return access.isRevoked(connection.id)
@@ -330,7 +424,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
         }
         return registry.isRevoked(connection.id)
       },
-      onRevokedUpdate: () => ws.close(CLOSE.revoked, 'this connection token was revoked'),
+      onRevokedUpdate: () => {
+        const cut = member ? memberCut(room, member.orgId, connection.id) : null
+        ws.close(cut?.code ?? CLOSE.revoked, cut?.reason ?? 'this connection token was revoked')
+      },
       ownerOf: (client) => owners.ownerOf(room, client),
       bindClients: (clients) => owners.bind(room, clients, connection.id),
       persist: persistFirst ? (update) => persistUpdate(room, update) : null,
@@ -358,11 +455,45 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       ws.close(CLOSE.revoked, 'this connection token was revoked')
       return
     }
+    const cut = member ? memberCut(room, member.orgId, connection.id) : null
+    if (cut) {
+      ws.close(cut.code, cut.reason)
+      return
+    }
     gate.start()
     log('info', 'connected', { room, connection: connection.id, agent: connection.agent, tier: connection.tier })
   }
 
+  /**
+   * GET /org/memories with `Authorization: Bearer <member credential>`: the organization, the
+   * member, and the memories visible to the organization (ids and names); private ones never.
+   * Open to any origin: the credential travels in a header, never in a cookie.
+   */
+  function listForMember(req: IncomingMessage, res: ServerResponse): void {
+    const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization', 'access-control-allow-methods': 'GET, OPTIONS', 'cache-control': 'no-store' }
+    const reply = (status: number, body: unknown) => void res.writeHead(status, headers).end(JSON.stringify(body))
+    if (req.method === 'OPTIONS') return void res.writeHead(204, headers).end()
+    if (req.method !== 'GET') return reply(405, { code: 'invalid_request', message: 'use GET' })
+    if (!orgs || !orgMemories) return reply(404, { code: 'not_found', message: 'this server keeps no organizations' })
+    const credential = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
+    let found = credential ? orgs.verify(credential) : null
+    if (credential && !found) {
+      orgs.reloadIfChanged()
+      found = orgs.verify(credential)
+    }
+    if (!found) return reply(401, { code: 'unauthorized', message: 'send a member credential as the Bearer token' })
+    if (found.member.removedAt !== null) return reply(403, { code: 'member_removed', message: 'this member was removed from the organization' })
+    const { org, member } = found
+    const memories = orgMemories.of(org.id).filter(({ id }) => {
+      // a loaded room answers from its document, which is never behind the index
+      const live = docs.get(docName(id))
+      return !live || visibleTo(readVisibility(live), org.id)
+    })
+    reply(200, { org: { id: org.id, name: org.name }, member: { id: member.id, kind: member.kind, name: member.name }, memories })
+  }
+
   const http = createServer((req, res) => {
+    if (req.url === '/org/memories' || req.url?.startsWith('/org/memories?')) return listForMember(req, res)
     if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
       return
@@ -371,6 +502,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   })
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? 128 * 1024 * 1024 })
   http.on('upgrade', (req, socket, head) => {
+    // clients reconnect as soon as a closing server says goodbye: those sockets get no room
+    if (closing) return void socket.destroy()
     wss.handleUpgrade(req, socket, head, (ws) => {
       onConnection(ws, req).catch((err: unknown) => {
         log('error', 'connection_failed', { error: (err as Error).message })
@@ -384,6 +517,14 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   if (options.authorize === undefined && !access) {
     try {
       watcher = watch(options.dataDir, (_event, filename) => {
+        if (filename === ORGS_FILE) {
+          try {
+            orgs?.reload()
+          } catch (err) {
+            log('error', 'org_reload_failed', { error: (err as Error).message })
+          }
+          return
+        }
         if (filename !== TOKENS_FILE) return
         clearTimeout(reloadTimer)
         reloadTimer = setTimeout(() => {
@@ -417,6 +558,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const address = http.address()
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0)
   log('info', 'listening', { host, port, dataDir: options.dataDir })
+
+  const fileOrgs = () => {
+    if (!orgs || !orgMemories) throw new MemoryError('invalid_request', 'organizations are kept in the data directory of a server without redis or a custom authorize')
+    return { orgs, orgMemories }
+  }
 
   const fileTokens = () => {
     if (access) throw new MemoryError('invalid_request', 'this server keeps its tokens in Redis: use server.access (or `token ... --redis <url>`)')
@@ -452,9 +598,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     await access?.close()
     await redis?.close()
     instances.delete(id)
+    // sockets accepted while the first ones were closing would keep the HTTP server open
+    for (const ws of wss.clients) ws.terminate()
     await new Promise<void>((resolve) => {
       wss.close(() => resolve())
     })
+    http.closeAllConnections()
     await new Promise<void>((resolve) => http.close(() => resolve()))
   }
 
@@ -471,6 +620,13 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       add: async (input) => registry.add(input),
       revoke: async (connectionId) => registry.revoke(connectionId),
       list: async (memoryId) => registry.list(memoryId),
+    },
+    orgs: {
+      create: (name) => fileOrgs().orgs.create(name),
+      addMember: (orgId, input) => fileOrgs().orgs.addMember(orgId, input),
+      removeMember: (orgId, memberId) => fileOrgs().orgs.removeMember(orgId, memberId),
+      list: () => fileOrgs().orgs.list(),
+      memories: (orgId) => fileOrgs().orgMemories.of(orgId),
     },
     async roomState(room) {
       const live = docs.get(docName(room))

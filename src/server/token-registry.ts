@@ -5,22 +5,16 @@
 // concurrent CLI commands and servers never lose each other's tokens or revocations; the
 // file is re-read when it changes so a revoke from the CLI reaches a running server.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { isTier } from '../core/access'
 import { MemoryError } from '../core/errors'
 import type { Connection, Tier } from '../core/types'
 import { ROOM_NAME } from './file-room-store'
+import { fileStamp, withFileLock, writeJsonAtomic } from './json-file'
 
 export const TOKENS_FILE = 'tokens.json'
 const TOKEN_PREFIX = 'cairn_'
-/** How long a change waits for the lock, and when a lock left by a dead process counts as stale. */
-const LOCK_WAIT_MS = 10_000
-const LOCK_STALE_MS = 30_000
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-}
 
 export interface NewToken {
   /** Shown once; only its hash is kept. */
@@ -32,7 +26,7 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex')
 }
 
-function sameHash(a: string, b: string): boolean {
+export function sameHash(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex')
   const y = Buffer.from(b, 'hex')
   return x.length === y.length && timingSafeEqual(x, y)
@@ -58,12 +52,7 @@ export class TokenRegistry {
   }
 
   private stamp(): string {
-    try {
-      const st = statSync(this.file)
-      return `${st.ino}:${st.size}:${st.mtimeMs}`
-    } catch {
-      return 'missing'
-    }
+    return fileStamp(this.file)
   }
 
   private readFile(): Connection[] {
@@ -87,56 +76,15 @@ export class TokenRegistry {
   }
 
   private writeFile(): void {
-    const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-    const fd = openSync(tmp, 'w', 0o600)
-    try {
-      writeSync(fd, JSON.stringify({ version: 1, connections: this.connections }, null, 2))
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
-    renameSync(tmp, this.file)
-    try {
-      const dir = openSync(dirname(this.file), 'r')
-      try {
-        fsyncSync(dir)
-      } finally {
-        closeSync(dir)
-      }
-    } catch {
-      // some file systems refuse fsync on a directory; the rename is atomic regardless
-    }
+    writeJsonAtomic(this.file, { version: 1, connections: this.connections })
   }
 
   /** Runs a read-modify-write of the file while holding `<file>.lock`. */
   private locked<T>(change: () => T): T {
-    const lock = `${this.file}.lock`
-    const deadline = Date.now() + LOCK_WAIT_MS
-    for (;;) {
-      try {
-        closeSync(openSync(lock, 'wx', 0o600))
-        break
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new MemoryError('storage_failed', `cannot lock the token registry: ${(err as Error).message}`)
-        try {
-          if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) unlinkSync(lock)
-        } catch {
-          // the holder released it meanwhile
-        }
-        if (Date.now() > deadline) throw new MemoryError('storage_failed', `the token registry is locked by another process (${lock}); if none is running, remove that file`)
-        sleepSync(5 + Math.random() * 20)
-      }
-    }
-    try {
+    return withFileLock(this.file, 'the token registry', () => {
       this.reload()
       return change()
-    } finally {
-      try {
-        unlinkSync(lock)
-      } catch {
-        // already gone: nothing to release
-      }
-    }
+    })
   }
 
   /** Re-reads the file when it changed since it was last read (a stat, otherwise). */

@@ -32,11 +32,13 @@ const ADDITIVE_RULES: Record<RootName, ReadonlySet<Action>> = {
   rejected: new Set(['add', 'update']),
   // connections are the owner's: a read_write connection cannot grant or revoke one
   access: new Set(),
+  // so is who besides the connections may read the memory
+  visibility: new Set(),
 }
 
 const ALL: ReadonlySet<Action> = new Set(['add', 'update', 'delete'])
 /** A `full` connection may change and delete anything, but still only with valid entries in known maps. */
-const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL, access: new Set(['add', 'update']) }
+const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL, access: new Set(['add', 'update']), visibility: new Set(['add', 'update']) }
 
 const KEYS_REPORTED = 20
 

@@ -10,6 +10,7 @@ import type { Alias, Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection } from '../sync/shared-connections'
+import { checkVisibility } from '../sync/visibility'
 import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from '../sync/validate'
 
 export type ScreenVerdict =
@@ -37,6 +38,7 @@ const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>
   files: checkFile,
   fileBytes: checkFileBytes,
   access: checkSharedConnection,
+  visibility: checkVisibility,
 }
 
 /** Maps where a `read_write` connection may only add keys, never replace or delete a live one. */
@@ -205,7 +207,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     }
     if (ctx.tier === 'read_write' && ADD_ONLY.has(place.root) && room.getMap(place.root).has(place.key)) note(refused, place.root, place.key)
     // connections are made and revoked by the memory's owner (a full connection) only
-    if (ctx.tier === 'read_write' && place.root === ROOTS.access) note(refused, place.root, place.key)
+    if (ctx.tier === 'read_write' && (place.root === ROOTS.access || place.root === ROOTS.visibility)) note(refused, place.root, place.key)
     if (ctx.tier === 'read_write' && place.root === ROOTS.aliases) merges.set(place.key, (value as Alias).canonical)
     if (ctx.tier === 'read_write' && place.root === ROOTS.observations) {
       for (const e of (value as Observation).entities) addName(namedHere, normalizeName(e.name), e.name)
@@ -223,7 +225,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
       for (const item of liveItemsIn(room, client, clock, len)) {
         const place = placeOf(room, byClient, item, places)
         const root = place === 'nested' || place === 'unknown' ? null : place.root
-        if (ctx.tier === 'read_write' && (root === null || (isRoot(root) && (ADD_ONLY.has(root) || root === ROOTS.access)))) {
+        if (ctx.tier === 'read_write' && (root === null || (isRoot(root) && (ADD_ONLY.has(root) || root === ROOTS.access || root === ROOTS.visibility)))) {
           note(refused, root ?? 'nested', place === 'nested' || place === 'unknown' ? `${client}:${item.id.clock}` : place.key ?? '(no key)')
         }
       }

@@ -71,8 +71,12 @@ export class MemoryDB extends Dexie {
   /** The commit journal (see `JournalRow`); the table keeps its first name. */
   unmirrored!: Table<JournalRow, string>
 
+  /** The IndexedDB this memory lives in, for the registry row beside it. */
+  readonly deps: IndexedDBFactory
+
   constructor(memoryId: string, deps: IndexedDBFactory) {
     super(`cairn-memory-${memoryId}`, dexieOptions(deps))
+    this.deps = { ...(deps.indexedDB ? { indexedDB: deps.indexedDB } : {}), ...(deps.IDBKeyRange ? { IDBKeyRange: deps.IDBKeyRange } : {}) }
     this.version(1).stores({
       meta: 'key',
       connections: 'id, tokenHash, agent',

@@ -12,6 +12,10 @@ export const CLOSE = {
   forbidden: 4403,
   /** The token was revoked (at connect time, or while connected). */
   revoked: 4410,
+  /** The organization member the credential belongs to was removed (at connect time, or while connected). */
+  memberRemoved: 4411,
+  /** The memory was made private (or moved to another organization) while an organization member had it open. */
+  notVisible: 4412,
   /** The socket sent more bytes or refused updates than its budget allows; the client retries later. */
   overBudget: 4529,
   /** The room could not be loaded; transient, so the client retries. */

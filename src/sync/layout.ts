@@ -1,4 +1,4 @@
-// The shape of a memory's Y.Doc: six top-level maps, each holding plain JSON values, so a
+// The shape of a memory's Y.Doc: seven top-level maps, each holding plain JSON values, so a
 // write replaces a whole value atomically and concurrent writes resolve per key.
 import * as Y from 'yjs'
 
@@ -11,6 +11,8 @@ export const ROOTS = {
   fileBytes: 'fileBytes',
   /** Agent-to-memory connections by id (token hashes, never tokens), so a sync server authorizes with them. */
   access: 'access',
+  /** Who may see the memory beyond its connections: private, or one organization (src/sync/visibility.ts). */
+  visibility: 'visibility',
 } as const
 
 export type RootName = (typeof ROOTS)[keyof typeof ROOTS]
@@ -43,5 +45,6 @@ export function memoryMaps(doc: Y.Doc): MemoryMaps {
     files: doc.getMap(ROOTS.files),
     fileBytes: doc.getMap(ROOTS.fileBytes),
     access: doc.getMap(ROOTS.access),
+    visibility: doc.getMap(ROOTS.visibility),
   }
 }

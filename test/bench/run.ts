@@ -66,6 +66,13 @@ async function main(): Promise<void> {
   results.revoke = revoke
   console.log('\nRevoke: from the call to the sync server closing the live socket (4410) and refusing the token (goal under 100 ms)')
   console.table(revoke)
+  const orgAccess = await optional('organization access', async () => {
+    const { benchOrgAccess } = await import('./org-access')
+    return benchOrgAccess(quick ? 5 : 30)
+  })
+  results.orgAccess = orgAccess
+  console.log('\nOrganizations: from removing a member or making a memory private to the sync server closing the member\'s socket (4411 / 4412) and refusing its credential (goal under 100 ms)')
+  console.table(orgAccess)
   const yjsApply = await optional('yjs apply', async () => {
     const { benchYjsApply } = await import('./yjs-apply')
     return benchYjsApply(quick ? [1_000] : [1_000, 10_000])

@@ -1,0 +1,205 @@
+// Organizations, kept where their members meet: `<dataDir>/orgs.json` on the sync server, in
+// the same way as the token file (a change re-reads it under a lock and replaces it
+// atomically; a running server re-reads it when it changes). A member is an agent or a device
+// with a credential: a secret shown once, of which only the sha256 is kept. A removed member
+// stays in the file with `removedAt`, so its credential is refused as removed, not unknown.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { MemoryError } from '../core/errors'
+import type { MemberKind } from '../core/types'
+import { fileStamp, withFileLock, writeJsonAtomic } from './json-file'
+import { hashToken, sameHash } from './token-registry'
+
+export const ORGS_FILE = 'orgs.json'
+const CREDENTIAL_PREFIX = 'cairn_member_'
+
+export type { MemberKind }
+
+export interface OrgMember {
+  id: string
+  kind: MemberKind
+  name: string
+  credentialHash: string
+  addedAt: string
+  removedAt: string | null
+}
+
+export interface Organization {
+  id: string
+  name: string
+  createdAt: string
+  members: OrgMember[]
+}
+
+/** Who a member credential belongs to (a removed member included, so callers can say why). */
+export interface MemberOf {
+  org: Organization
+  member: OrgMember
+}
+
+export interface NewMember {
+  /** Shown once; only its hash is kept. */
+  credential: string
+  member: OrgMember
+  org: Organization
+}
+
+/** The organization operations, whichever store keeps them. */
+export interface OrgAdmin {
+  create(name: string): Organization
+  addMember(orgId: string, input: { kind: MemberKind; name: string }): NewMember
+  removeMember(orgId: string, memberId: string): OrgMember
+  list(): Organization[]
+}
+
+const checkName = (what: string, name: unknown): string => {
+  const n = typeof name === 'string' ? name.trim() : ''
+  if (!n || n.length > 200) throw new MemoryError('invalid_request', `${what} must be a name of 1-200 characters`)
+  return n
+}
+
+function isMember(value: unknown): value is OrgMember {
+  if (typeof value !== 'object' || value === null) return false
+  const m = value as Record<string, unknown>
+  return typeof m.id === 'string' && (m.kind === 'agent' || m.kind === 'device') && typeof m.name === 'string' &&
+    typeof m.credentialHash === 'string' && /^[0-9a-f]{64}$/.test(m.credentialHash) && typeof m.addedAt === 'string' &&
+    (m.removedAt === null || typeof m.removedAt === 'string')
+}
+
+function isOrganization(value: unknown): value is Organization {
+  if (typeof value !== 'object' || value === null) return false
+  const o = value as Record<string, unknown>
+  return typeof o.id === 'string' && typeof o.name === 'string' && typeof o.createdAt === 'string' && Array.isArray(o.members) && o.members.every(isMember)
+}
+
+const copy = (o: Organization): Organization => ({ ...o, members: o.members.map((m) => ({ ...m })) })
+
+export class OrgRegistry implements OrgAdmin {
+  private orgs: Organization[] = []
+  private seen = ''
+  private readonly removeListeners = new Set<(org: Organization, member: OrgMember) => void>()
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true })
+    this.orgs = this.readFile()
+  }
+
+  private readFile(): Organization[] {
+    this.seen = fileStamp(this.file)
+    let text: string
+    try {
+      text = readFileSync(this.file, 'utf8')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw new MemoryError('storage_failed', `cannot read the organization registry ${this.file}: ${(err as Error).message}`)
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      throw new MemoryError('storage_failed', `the organization registry ${this.file} is not valid JSON; restore it from a backup or move it away to start with no organizations`)
+    }
+    const list = (parsed as { orgs?: unknown }).orgs
+    if (!Array.isArray(list)) throw new MemoryError('storage_failed', `the organization registry ${this.file} has no "orgs" list`)
+    return list.filter(isOrganization)
+  }
+
+  private change<T>(edit: () => T): T {
+    return withFileLock(this.file, 'the organization registry', () => {
+      this.reload()
+      const out = edit()
+      writeJsonAtomic(this.file, { version: 1, orgs: this.orgs })
+      this.seen = fileStamp(this.file)
+      return out
+    })
+  }
+
+  /** Re-reads the file and reports members removed since it was last read (by another process). */
+  reload(): void {
+    const before = new Map(this.orgs.flatMap((o) => o.members.map((m) => [m.id, m.removedAt] as const)))
+    this.orgs = this.readFile()
+    for (const org of this.orgs) {
+      for (const m of org.members) if (m.removedAt !== null && before.get(m.id) === null) this.emitRemoved(org, m)
+    }
+  }
+
+  reloadIfChanged(): void {
+    if (fileStamp(this.file) !== this.seen) this.reload()
+  }
+
+  create(name: string): Organization {
+    const org: Organization = { id: `org-${randomBytes(6).toString('hex')}`, name: checkName('an organization name', name), createdAt: new Date().toISOString(), members: [] }
+    return this.change(() => {
+      this.orgs.push(org)
+      return copy(org)
+    })
+  }
+
+  addMember(orgId: string, input: { kind: MemberKind; name: string }): NewMember {
+    if (input.kind !== 'agent' && input.kind !== 'device') throw new MemoryError('invalid_request', 'a member is an agent or a device')
+    const name = checkName('a member name', input.name)
+    const credential = CREDENTIAL_PREFIX + randomBytes(32).toString('base64url')
+    const member: OrgMember = { id: `mem-${randomBytes(6).toString('hex')}`, kind: input.kind, name, credentialHash: hashToken(credential), addedAt: new Date().toISOString(), removedAt: null }
+    return this.change(() => {
+      const org = this.find(orgId)
+      org.members.push(member)
+      return { credential, member: { ...member }, org: copy(org) }
+    })
+  }
+
+  /** Removes a member for good; the server closes its sockets at once (it listens through `onMemberRemoved`). */
+  removeMember(orgId: string, memberId: string): OrgMember {
+    const { org, member, changed } = this.change(() => {
+      const org = this.find(orgId)
+      const member = org.members.find((m) => m.id === memberId)
+      if (!member) throw new MemoryError('not_found', `no member "${memberId}" in organization "${orgId}"; list them with \`org list\``, { orgId, memberId })
+      if (member.removedAt !== null) return { org, member, changed: false }
+      member.removedAt = new Date().toISOString()
+      return { org, member, changed: true }
+    })
+    if (changed) this.emitRemoved(org, member)
+    return { ...member }
+  }
+
+  list(): Organization[] {
+    return this.orgs.map(copy)
+  }
+
+  get(orgId: string): Organization | null {
+    const org = this.orgs.find((o) => o.id === orgId)
+    return org ? copy(org) : null
+  }
+
+  /** The member a credential belongs to, removed or not, or null; every member is compared, in constant time each. */
+  verify(credential: string): MemberOf | null {
+    if (typeof credential !== 'string' || credential.length === 0 || credential.length > 200) return null
+    const hash = hashToken(credential)
+    let found: MemberOf | null = null
+    for (const org of this.orgs) {
+      for (const member of org.members) if (sameHash(member.credentialHash, hash)) found = { org, member }
+    }
+    return found ? { org: copy(found.org), member: { ...found.member } } : null
+  }
+
+  /** Whether the member is still in the organization, from what this process read last. */
+  isActive(orgId: string, memberId: string): boolean {
+    const m = this.orgs.find((o) => o.id === orgId)?.members.find((x) => x.id === memberId)
+    return m !== undefined && m.removedAt === null
+  }
+
+  onMemberRemoved(listener: (org: Organization, member: OrgMember) => void): () => void {
+    this.removeListeners.add(listener)
+    return () => this.removeListeners.delete(listener)
+  }
+
+  private find(orgId: string): Organization {
+    const org = this.orgs.find((o) => o.id === orgId)
+    if (!org) throw new MemoryError('not_found', `no organization "${orgId}"; list them with \`org list\``, { orgId })
+    return org
+  }
+
+  private emitRemoved(org: Organization, member: OrgMember): void {
+    for (const l of this.removeListeners) l(copy(org), { ...member })
+  }
+}

@@ -1,0 +1,65 @@
+// Who may see a memory beyond its own connections, as it travels in the sync document: the
+// `visibility` map holds one entry, `memory`, with the visibility, the organization and the
+// memory's name (what a member sees when it lists the organization's memories). No entry
+// means private. Only a `full` connection (the owner) may write it; the sync server reads it
+// to decide whether an organization member may open the room, and every device adopts it.
+import * as Y from 'yjs'
+import type { Visibility } from '../core/types'
+import { ROOTS } from './layout'
+import type { Checked } from './validate'
+
+export const VISIBILITY_KEY = 'memory'
+
+export interface SharedVisibility {
+  visibility: Visibility
+  /** The organization that may read the memory; null when private. */
+  orgId: string | null
+  name: string
+}
+
+/** Organization ids: what the sync server's registry makes (`org-` and letters or digits), or an id a person chose. */
+export const ORG_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
+
+export const PRIVATE: Omit<SharedVisibility, 'name'> = { visibility: 'private', orgId: null }
+
+export function checkVisibility(key: string, value: unknown): Checked<SharedVisibility> {
+  const no = (reason: string): Checked<SharedVisibility> => ({ ok: false, reason })
+  if (key !== VISIBILITY_KEY) return no(`the visibility map holds only "${VISIBILITY_KEY}"`)
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array || value instanceof Y.AbstractType) return no('a visibility must be an object')
+  const o = value as Record<string, unknown>
+  for (const k of Object.keys(o)) if (k !== 'visibility' && k !== 'orgId' && k !== 'name') return no(`a visibility has an unknown field "${k.slice(0, 40)}"`)
+  const { visibility, orgId, name } = o
+  if (typeof name !== 'string' || !name.trim() || name.length > 200) return no('a visibility names the memory (1 to 200 characters)')
+  if (visibility === 'private') {
+    if (orgId !== null) return no('a private memory has no orgId')
+    return { ok: true, value: { visibility, orgId: null, name } }
+  }
+  if (visibility !== 'organization') return no('visibility is "private" or "organization"')
+  if (typeof orgId !== 'string' || !ORG_ID.test(orgId)) return no('an organization-visible memory names its organization (orgId: letters, digits, "-" or "_", up to 128)')
+  return { ok: true, value: { visibility, orgId, name } }
+}
+
+export function visibilityMap(doc: Y.Doc): Y.Map<unknown> {
+  return doc.getMap(ROOTS.visibility)
+}
+
+/** The document's visibility, or null when it holds none (or an invalid one): then the memory is private. */
+export function readVisibility(doc: Y.Doc): SharedVisibility | null {
+  const r = checkVisibility(VISIBILITY_KEY, visibilityMap(doc).get(VISIBILITY_KEY))
+  return r.ok ? r.value : null
+}
+
+/** Whether a member of `orgId` may read a memory of this visibility. */
+export function visibleTo(v: SharedVisibility | null, orgId: string): boolean {
+  return v !== null && v.visibility === 'organization' && v.orgId === orgId
+}
+
+/** Writes the visibility when it differs from the document's; returns whether it wrote. */
+export function writeVisibility(doc: Y.Doc, v: SharedVisibility, origin: unknown = null): boolean {
+  const r = checkVisibility(VISIBILITY_KEY, v)
+  if (!r.ok) return false
+  const current = readVisibility(doc)
+  if (current && current.visibility === r.value.visibility && current.orgId === r.value.orgId && current.name === r.value.name) return false
+  doc.transact(() => visibilityMap(doc).set(VISIBILITY_KEY, r.value), origin)
+  return true
+}
