@@ -9,7 +9,7 @@ import * as Y from 'yjs'
 import { MAX_SYNCED_FILE_BYTES } from './layout'
 
 /** The largest update a sync server takes in one message, unless it is one file's bytes alone. */
-export const MAX_UPDATE_BYTES = 256 * 1024
+export const MAX_UPDATE_BYTES = 128 * 1024
 
 /** One file's bytes travel in an update of their own: the file limit and room for its key. */
 export const MAX_FILE_UPDATE_BYTES = MAX_SYNCED_FILE_BYTES + 64 * 1024
