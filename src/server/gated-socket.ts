@@ -132,10 +132,8 @@ export class GatedSocket extends EventEmitter {
       else this.enqueue(bytes)
     })
     // Messages that arrived before the close are still handled: the client sent them.
-    ws.on('close', () => {
-      if (this.paused) clearTimeout(this.paused)
-      this.emit('close')
-    })
+    // A paced message still waiting is handled at the rate after the close too.
+    ws.on('close', () => this.emit('close'))
     ws.on('pong', () => this.emit('pong'))
   }
 
@@ -179,11 +177,27 @@ export class GatedSocket extends EventEmitter {
   }
 
   private readonly drain = (): void => {
+    this.resumeAt = null
     const message = this.pending[0]
-    if (message && !this.closed) this.receive(message)
+    if (message && !this.closed) {
+      const wait = this.overdrawnFor()
+      if (wait > 0) {
+        // Over its byte rate: the socket is not read, and this message waits, until the bucket refills.
+        if (!this.paused && typeof this.ws.pause === 'function') this.ws.pause()
+        this.paused = true
+        this.resumeAt = setTimeout(this.drain, wait)
+        return
+      }
+      this.ctx.window.bytes -= message.byteLength
+      this.receive(message)
+    }
     this.pending.shift()
     if (this.closed) this.pending = []
     if (this.pending.length) setImmediate(this.drain)
+    else if (this.paused) {
+      this.paused = false
+      if (this.ws.readyState === this.ws.OPEN) this.ws.resume()
+    }
   }
 
   /** Resolves once every update received so far reached the room or was given up (a closing server waits for it). */
@@ -211,22 +225,17 @@ export class GatedSocket extends EventEmitter {
     return false
   }
 
-  private paused: ReturnType<typeof setTimeout> | null = null
+  /** Reading is paused while the connection is over its byte rate. */
+  private paused = false
+  private resumeAt: ReturnType<typeof setTimeout> | null = null
 
-  /** Takes `bytes` from the connection's bucket; an overdrawn bucket pauses reading until it refills. */
-  private spendBytes(bytes: number): void {
+  /** Refills the connection's bucket; how long until it is no longer overdrawn (0: it is not). */
+  private overdrawnFor(): number {
     const { budget, window: w } = this.ctx
     const now = Date.now()
     w.bytes = Math.min(budget.burstBytes, w.bytes + ((now - w.filledAt) / 1000) * budget.bytesPerSecond)
     w.filledAt = now
-    w.bytes -= bytes
-    if (w.bytes >= 0 || this.paused || typeof this.ws.pause !== 'function') return
-    this.ws.pause()
-    const wait = Math.ceil((-w.bytes / budget.bytesPerSecond) * 1000)
-    this.paused = setTimeout(() => {
-      this.paused = null
-      if (this.ws.readyState === this.ws.OPEN) this.ws.resume()
-    }, wait)
+    return w.bytes >= 0 ? 0 : Math.ceil((-w.bytes / budget.bytesPerSecond) * 1000)
   }
 
   private receive(message: Uint8Array): void {
@@ -243,7 +252,6 @@ export class GatedSocket extends EventEmitter {
       // it unread costs nothing. Its sync step 2 (what it holds) is still judged, since a
       // reconnect repeats what the room has.
       if (step === syncProtocol.messageYjsUpdate && this.ctx.connection.tier === 'read') {
-        this.spendBytes(message.byteLength)
         this.refuse({ code: 'read_only', message: 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys: {} })
         return
       }
@@ -252,7 +260,6 @@ export class GatedSocket extends EventEmitter {
       this.refuse({ code: 'malformed', message: 'the message could not be decoded', keys: {} })
       return
     }
-    this.spendBytes(update.byteLength)
     // Judged by size alone, unread: one update is judged and applied in one turn of the loop.
     if (!fitsOneMessage(update, this.ctx.budget.update)) {
       const { maxBytes, maxStructBytes, maxFileBytes } = this.ctx.budget.update
