@@ -23,6 +23,8 @@ export const LIMITS = {
   maxWeight: 1_000,
   files: 50,
   pathChars: 512,
+  filenameChars: 255,
+  mediaTypeChars: 255,
 } as const
 
 /** How a text field is stored: its limit holds for the stored form, after normalization. */
@@ -71,6 +73,8 @@ export const TEXT = {
   relationshipType: { max: LIMITS.typeChars, required: true, form: typeForm },
   relationshipDescription: { max: LIMITS.relationshipDescriptionChars },
   path: { max: LIMITS.pathChars, required: true, path: true },
+  filename: { max: LIMITS.filenameChars, required: true },
+  mediaType: { max: LIMITS.mediaTypeChars, required: true },
 } as const satisfies Record<string, TextRule>
 
 /** What a write stores for a trimmed input, and what is wrong with it (nothing when the list is empty). */
@@ -430,4 +434,46 @@ export function checkEndpoints(
     seen.add(k)
   })
   if (issues.length) fail(issues, what)
+}
+
+/** An appendix file's metadata as a write stores it (the bytes, size and hash are the engine's). */
+export interface ValidFileFields {
+  path: string
+  filename: string
+  type: string
+  description: string
+}
+
+/** The media type of a file stored without one. */
+export const DEFAULT_MEDIA_TYPE = 'application/octet-stream'
+
+/**
+ * Judges a file's metadata by the same text rules as an observation's fields: what a write
+ * stores here is exactly what the peer check (`sync/validate` checkFile) accepts. A missing
+ * filename is the path's last part, a missing type `application/octet-stream`.
+ */
+export function validateFileFields(input: Record<string, unknown>): { value: ValidFileFields; issues: Issue[] } {
+  const issues: Issue[] = []
+  const text = (key: string, rule: TextRule, fallback?: () => string): string => {
+    const raw = own(input, key)
+    if (raw === undefined && fallback) return checkedText(key, rule, fallback(), issues)
+    if (typeof raw !== 'string') {
+      issues.push({ path: key, message: 'must be a string' })
+      return ''
+    }
+    // an empty optional field takes its default, as a missing one does
+    if (fallback && raw.trim() === '') return checkedText(key, rule, fallback(), issues)
+    return checkedText(key, rule, raw, issues)
+  }
+  const path = text('path', TEXT.path)
+  const filename = text('filename', TEXT.filename, () => path.split('/').pop() ?? '')
+  const type = text('type', TEXT.mediaType, () => DEFAULT_MEDIA_TYPE)
+  const description = text('description', TEXT.description, () => '')
+  return { value: { path, filename, type, description }, issues }
+}
+
+function checkedText(key: string, rule: TextRule, raw: string, issues: Issue[]): string {
+  const { value, problems } = storedText(rule, raw.trim())
+  for (const p of problems) issues.push({ path: key, message: `${key} ${p}` })
+  return value
 }

@@ -1,5 +1,5 @@
 // Appendix files: validated, hashed, stored with their bytes in one transaction.
-import { isValidFilePath, LIMITS, own } from '../core/contract'
+import { own, validateFileFields } from '../core/contract'
 import { MemoryError } from '../core/errors'
 import type { AppendixFile } from '../core/types'
 import type { MemoryDB } from '../store/db'
@@ -22,29 +22,16 @@ export async function validateFileInput(input: unknown): Promise<FileInput> {
     throw new MemoryError('invalid_write', 'storeFile takes { path, filename, type, data, description }')
   }
   const raw = input as Record<string, unknown>
-  const problems: string[] = []
-  const str = (k: string, max: number, required: boolean): string => {
-    const v = own(raw, k)
-    if (v === undefined && !required) return ''
-    if (typeof v !== 'string' || (required && !v.trim())) {
-      problems.push(`${k} must be a non-empty string`)
-      return ''
-    }
-    if (v.length > max) problems.push(`${k} is longer than ${max} characters`)
-    return v.trim()
-  }
-  const path = str('path', LIMITS.pathChars, true)
-  if (path && !isValidFilePath(path)) problems.push(`path "${path}" must be relative, "/"-separated, without "." or ".." parts`)
-  const filename = str('filename', 255, false) || path.split('/').pop() || ''
-  const type = str('type', 255, false) || 'application/octet-stream'
-  const description = str('description', LIMITS.descriptionChars, false)
+  // the same rules the peer check applies to a synced file entry (core/contract)
+  const { value, issues } = validateFileFields(raw)
+  const problems = issues.map((i) => i.message)
   const data = await toBytes(own(raw, 'data'))
   if (!data) problems.push('data must be a Uint8Array, ArrayBuffer, Blob or string')
-  if (problems.length) throw new MemoryError('invalid_write', `storeFile rejected: ${problems.join('; ')}`, { problems })
+  if (problems.length) throw new MemoryError('invalid_write', `storeFile rejected: ${problems.join('; ')}`, { problems, issues })
   if (data!.byteLength > MAX_FILE_BYTES) {
     throw new MemoryError('too_large', `the file is ${data!.byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Store a smaller excerpt or keep the source elsewhere.`, { size: data!.byteLength, limit: MAX_FILE_BYTES })
   }
-  return { path, filename, type, description, data: data! }
+  return { ...value, data: data! }
 }
 
 async function toBytes(v: unknown): Promise<Uint8Array | undefined> {

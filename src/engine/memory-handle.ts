@@ -80,9 +80,13 @@ export class Memory {
     private connections: Map<string, Connection>,
   ) {
     registerEngine(this, engine)
-    this.revocations = revocationChannel(engine.info.id, (id, revokedAt) => {
-      const c = this.connections.get(id)
-      if (c && !c.revokedAt) this.connections.set(id, { ...c, revokedAt })
+    // the database has the last word: a message on the channel is only a hint to look
+    this.revocations = revocationChannel(engine.info.id, (id) => {
+      if (!this.connections.get(id) || this.connections.get(id)!.revokedAt) return
+      void this.engine.db.connections.get(id).then((row) => {
+        const c = this.connections.get(id)
+        if (c && !c.revokedAt && row?.revokedAt) this.connections.set(id, { ...c, revokedAt: row.revokedAt })
+      }, () => undefined)
     })
   }
 
@@ -254,7 +258,7 @@ export class Memory {
     await stored(() => this.engine.db.connections.bulkPut(rows))
     for (const row of rows) {
       this.connections.set(row.id, row)
-      if (row.revokedAt) this.revocations.announce(row.id, row.revokedAt)
+      if (row.revokedAt) this.revocations.announce(row.id)
     }
   }
 
@@ -271,7 +275,7 @@ export class Memory {
     const revoked = { ...c, revokedAt: new Date().toISOString() }
     await stored(() => this.engine.db.connections.put(revoked))
     this.connections.set(c.id, revoked)
-    this.revocations.announce(c.id, revoked.revokedAt)
+    this.revocations.announce(c.id)
     this.sharing?.share([revoked])
   }
 

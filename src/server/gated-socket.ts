@@ -16,6 +16,7 @@ import type { Connection } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
+import { fitsOneMessage, UPDATE_LIMITS, type UpdateLimits } from '../sync/update-split'
 import { checkUpdate, trackInFlight } from './update-policy'
 
 const MESSAGE_SYNC = 0
@@ -24,21 +25,40 @@ const MAX_HELD_BYTES = 4 * 1024 * 1024
 const MAX_HELD_MS = 10_000
 
 export interface Budget {
-  /** Bytes of updates a connection may send per window, over all its sockets. */
-  bytes: number
+  /**
+   * Bytes of updates a connection may send per second, over all its sockets, after a burst of
+   * `burstBytes` (a first sync of a big memory): a token bucket. A socket that overdraws it is
+   * paused (not read) until the bucket is back above zero, so its messages wait in the
+   * kernel and the client, not in the server's memory, and it takes a bounded share of each second.
+   */
+  bytesPerSecond: number
+  burstBytes: number
   /** Refused updates a connection may send per window; a large update that changes nothing counts as one. */
   refusals: number
   windowMs: number
+  /** What one update may weigh; larger ones are refused unread (`too_large`). */
+  update: UpdateLimits
 }
 
-export const DEFAULT_BUDGET: Budget = { bytes: 256 * 1024 * 1024, refusals: 30, windowMs: 60_000 }
+export const DEFAULT_BUDGET: Budget = {
+  bytesPerSecond: 4 * 1024 * 1024,
+  burstBytes: 32 * 1024 * 1024,
+  refusals: 30,
+  windowMs: 60_000,
+  update: UPDATE_LIMITS,
+}
 
-/** What a connection spent in the current window; the server keeps one per connection. */
+/** What a connection spent; the server keeps one per connection, shared by its sockets. */
 export interface BudgetWindow {
+  /** Start of the refusal window. */
   start: number
-  bytes: number
   refusals: number
+  /** Bytes left in the bucket (negative: overdrawn), as of `filledAt`. */
+  bytes: number
+  filledAt: number
 }
+
+export const newBudgetWindow = (budget: Budget): BudgetWindow => ({ start: 0, refusals: 0, bytes: budget.burstBytes, filledAt: Date.now() })
 
 /**
  * A resent update costs a full decode even though it changes nothing: one this large counts
@@ -112,6 +132,7 @@ export class GatedSocket extends EventEmitter {
       else this.enqueue(bytes)
     })
     // Messages that arrived before the close are still handled: the client sent them.
+    // A paced message still waiting is handled at the rate after the close too.
     ws.on('close', () => this.emit('close'))
     ws.on('pong', () => this.emit('pong'))
   }
@@ -156,11 +177,27 @@ export class GatedSocket extends EventEmitter {
   }
 
   private readonly drain = (): void => {
+    this.resumeAt = null
     const message = this.pending[0]
-    if (message && !this.closed) this.receive(message)
+    if (message && !this.closed) {
+      const wait = this.overdrawnFor()
+      if (wait > 0) {
+        // Over its byte rate: the socket is not read, and this message waits, until the bucket refills.
+        if (!this.paused && typeof this.ws.pause === 'function') this.ws.pause()
+        this.paused = true
+        this.resumeAt = setTimeout(this.drain, wait)
+        return
+      }
+      this.ctx.window.bytes -= message.byteLength
+      this.receive(message)
+    }
     this.pending.shift()
     if (this.closed) this.pending = []
     if (this.pending.length) setImmediate(this.drain)
+    else if (this.paused) {
+      this.paused = false
+      if (this.ws.readyState === this.ws.OPEN) this.ws.resume()
+    }
   }
 
   /** Resolves once every update received so far reached the room or was given up (a closing server waits for it). */
@@ -173,20 +210,32 @@ export class GatedSocket extends EventEmitter {
     }
   }
 
-  /** Counts against the socket's budget; false (and the socket closed) once it is spent. */
-  private spend(bytes: number, refusals: number): boolean {
+  /** Counts refusals against the connection's budget; false (and the socket closed) once it is spent. */
+  private spend(refusals: number): boolean {
     const now = Date.now()
     const w = this.ctx.window
-    if (now - w.start > this.ctx.budget.windowMs) Object.assign(w, { start: now, bytes: 0, refusals: 0 })
-    w.bytes += bytes
+    if (now - w.start > this.ctx.budget.windowMs) Object.assign(w, { start: now, refusals: 0 })
     w.refusals += refusals
-    if (w.bytes <= this.ctx.budget.bytes && w.refusals <= this.ctx.budget.refusals) return true
+    if (w.refusals <= this.ctx.budget.refusals) return true
     const { connection, room, log } = this.ctx
-    log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, bytes: w.bytes, refusals: w.refusals })
-    this.refuse({ code: 'over_budget', message: 'this connection sent more changes or refused changes than the server takes per minute; it reconnects shortly', keys: {} }, false)
+    log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, refusals: w.refusals })
+    this.refuse({ code: 'over_budget', message: 'this connection sent more refused changes than the server takes per minute; it reconnects shortly', keys: {} }, false)
     this.closed = true
-    this.ctx.onClose(CLOSE.overBudget, 'over budget: too many bytes or refused updates per minute')
+    this.ctx.onClose(CLOSE.overBudget, 'over budget: too many refused updates per minute')
     return false
+  }
+
+  /** Reading is paused while the connection is over its byte rate. */
+  private paused = false
+  private resumeAt: ReturnType<typeof setTimeout> | null = null
+
+  /** Refills the connection's bucket; how long until it is no longer overdrawn (0: it is not). */
+  private overdrawnFor(): number {
+    const { budget, window: w } = this.ctx
+    const now = Date.now()
+    w.bytes = Math.min(budget.burstBytes, w.bytes + ((now - w.filledAt) / 1000) * budget.bytesPerSecond)
+    w.filledAt = now
+    return w.bytes >= 0 ? 0 : Math.ceil((-w.bytes / budget.bytesPerSecond) * 1000)
   }
 
   private receive(message: Uint8Array): void {
@@ -203,7 +252,7 @@ export class GatedSocket extends EventEmitter {
       // it unread costs nothing. Its sync step 2 (what it holds) is still judged, since a
       // reconnect repeats what the room has.
       if (step === syncProtocol.messageYjsUpdate && this.ctx.connection.tier === 'read') {
-        if (this.spend(message.byteLength, 0)) this.refuse({ code: 'read_only', message: 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys: {} })
+        this.refuse({ code: 'read_only', message: 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys: {} })
         return
       }
       update = decoding.readVarUint8Array(decoder)
@@ -211,7 +260,12 @@ export class GatedSocket extends EventEmitter {
       this.refuse({ code: 'malformed', message: 'the message could not be decoded', keys: {} })
       return
     }
-    if (!this.spend(update.byteLength, 0)) return
+    // Judged by size alone, unread: one update is judged and applied in one turn of the loop.
+    if (!fitsOneMessage(update, this.ctx.budget.update)) {
+      const { maxBytes, maxStructBytes, maxFileBytes } = this.ctx.budget.update
+      this.refuse({ code: 'too_large', message: `an update of ${update.byteLength} bytes is larger than this server takes in one message (${maxBytes} bytes; one entry ${maxStructBytes}, one file's bytes ${maxFileBytes}); this client should send it in pieces`, keys: {} })
+      return
+    }
     if (step === syncProtocol.messageYjsSyncStep2) this.sawStep2 = true
     this.receiveUpdate(update)
   }
@@ -231,7 +285,7 @@ export class GatedSocket extends EventEmitter {
     if (verdict.ok) {
       this.held = null
       if (verdict.noop) {
-        if (combined.byteLength > LARGE_NOOP_BYTES) this.spend(0, 1)
+        if (combined.byteLength > LARGE_NOOP_BYTES) this.spend(1)
         return
       }
       const claims = verdict.claims ?? []
@@ -281,6 +335,6 @@ export class GatedSocket extends EventEmitter {
     const refusal: Refusal = { v: 1, ...r, tier: connection.tier, at: new Date().toISOString() }
     log('warn', 'update_refused', { room, connection: connection.id, agent: connection.agent, tier: connection.tier, code: r.code, keys: r.keys })
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(encodeRefusal(refusal), { binary: true })
-    if (counts) this.spend(0, 1)
+    if (counts) this.spend(1)
   }
 }

@@ -16,7 +16,7 @@ import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
 import type { AccessSource, TokenAdmin } from './access-source'
 import { ClientOwners, type OwnerTable } from './client-owners'
-import { DEFAULT_BUDGET, GatedSocket, type Budget, type BudgetWindow } from './gated-socket'
+import { DEFAULT_BUDGET, GatedSocket, newBudgetWindow, type Budget, type BudgetWindow } from './gated-socket'
 import { jsonLineLog, type SyncLog } from './log'
 import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
@@ -46,7 +46,10 @@ export interface SyncServerOptions {
   store?: RoomStore
   authorize?: Authorize
   log?: SyncLog
-  /** Largest WebSocket message accepted, in bytes (a first sync carries a whole memory). */
+  /**
+   * Largest WebSocket message read, in bytes; larger ones close the socket (1009). Default: one
+   * file's bytes in an update (clients send a large update, such as a first sync, in pieces).
+   */
   maxMessageBytes?: number
   /**
    * Rooms, tokens and client-id owners in a Redis shared with other servers (a URL, or
@@ -60,8 +63,8 @@ export interface SyncServerOptions {
    * after, as the room store gets to it (the bench compares both).
    */
   persistBeforeBroadcast?: boolean
-  /** Per-connection limits on update bytes and refused updates per window. */
-  budget?: Budget
+  /** Per-connection limits: update bytes per second, refused updates per window, the size of one update. */
+  budget?: Partial<Budget>
 }
 
 export interface SyncServer {
@@ -148,6 +151,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const gates = new Set<GatedSocket>()
   // Budgets are per connection, so opening more sockets with one token buys nothing.
   const windows = new Map<string, BudgetWindow>()
+  const budget: Budget = { ...DEFAULT_BUDGET, ...options.budget }
 
   const unsubscribes = new Map<string, () => void>()
   instances.set(id, {
@@ -431,8 +435,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       ownerOf: (client) => owners.ownerOf(room, client),
       bindClients: (clients) => owners.bind(room, clients, connection.id),
       persist: persistFirst ? (update) => persistUpdate(room, update) : null,
-      budget: options.budget ?? DEFAULT_BUDGET,
-      window: windows.get(key) ?? windows.set(key, { start: 0, bytes: 0, refusals: 0 }).get(key)!,
+      budget,
+      window: windows.get(key) ?? windows.set(key, newBudgetWindow(budget)).get(key)!,
       onClose: (code, reason) => ws.close(code, reason),
     })
     gates.add(gate)
@@ -500,7 +504,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     }
     res.writeHead(426, { 'content-type': 'text/plain' }).end('Cairn sync server: connect with a WebSocket to /<memory id>?token=...\n')
   })
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? 128 * 1024 * 1024 })
+  // a little over the largest update, for the message's own header
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes ?? Math.max(budget.update.maxBytes, budget.update.maxStructBytes, budget.update.maxFileBytes) + 1024 })
   http.on('upgrade', (req, socket, head) => {
     // clients reconnect as soon as a closing server says goodbye: those sockets get no room
     if (closing) return void socket.destroy()

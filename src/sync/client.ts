@@ -2,10 +2,14 @@
 // token, and turns the provider's signals into one status the UI can show: connecting,
 // online (synced), offline, or denied (the token was refused or revoked). Refusals of local
 // changes are surfaced too: the device's document then holds changes others will not see.
+import * as decoding from 'lib0/decoding'
+import * as encoding from 'lib0/encoding'
 import { WebsocketProvider } from 'y-websocket'
-import type * as Y from 'yjs'
+import * as syncProtocol from 'y-protocols/sync'
+import * as Y from 'yjs'
 import { isFinalClose } from './close-codes'
 import { MESSAGE_REFUSAL, readRefusal, type Refusal } from './refusal'
+import { MAX_UPDATE_BYTES, splitUpdate } from './update-split'
 
 /** `online` means synced with the server; `offline` means not connected (retrying unless disconnected). */
 export type SyncState = 'connecting' | 'online' | 'offline' | 'denied'
@@ -40,6 +44,8 @@ export interface SyncClientOptions {
   connect?: boolean
   /** Upper bound of the reconnect backoff, in milliseconds; default 2500. */
   maxBackoffMs?: number
+  /** Larger updates go to the server in pieces of at most this size; default the server's limit. */
+  maxUpdateBytes?: number
 }
 
 type Listener<T> = (value: T) => void
@@ -78,6 +84,8 @@ export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
     status = next
     for (const l of statusListeners) l(status)
   }
+
+  sendInPieces(provider, options.maxUpdateBytes ?? MAX_UPDATE_BYTES)
 
   provider.messageHandlers[MESSAGE_REFUSAL] = (_encoder, decoder) => {
     const refusal = readRefusal(decoder)
@@ -156,4 +164,42 @@ export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
   }
   if (options.connect !== false) client.connect()
   return client
+}
+
+const MESSAGE_SYNC = 0
+
+function syncMessage(step: number, update: Uint8Array): Uint8Array<ArrayBuffer> {
+  const encoder = encoding.createEncoder()
+  encoding.writeVarUint(encoder, MESSAGE_SYNC)
+  encoding.writeVarUint(encoder, step)
+  encoding.writeVarUint8Array(encoder, update)
+  return encoding.toUint8Array(encoder) as Uint8Array<ArrayBuffer>
+}
+
+/**
+ * The server takes updates up to a size (it judges each in one turn), so this document's
+ * updates go in pieces: its answer to the server's state vector (a first upload of a big
+ * memory is one such answer) and its own large transactions (an import); other tabs get
+ * the same pieces.
+ */
+function sendInPieces(provider: WebsocketProvider, maxBytes: number): void {
+  const sync = provider.messageHandlers[MESSAGE_SYNC]!
+  provider.messageHandlers[MESSAGE_SYNC] = (encoder, decoder, p, emitSynced, messageType) => {
+    // emitSynced is true only for messages from the server
+    const step = emitSynced ? decoding.readVarUint(decoding.clone(decoder)) : -1
+    if (step !== syncProtocol.messageYjsSyncStep1) return sync(encoder, decoder, p, emitSynced, messageType)
+    decoding.readVarUint(decoder)
+    const update = Y.encodeStateAsUpdate(p.doc, decoding.readVarUint8Array(decoder))
+    // Sent here, in order and before anything else, rather than as the one reply the provider sends.
+    for (const piece of splitUpdate(update, maxBytes)) p.ws?.send(syncMessage(syncProtocol.messageYjsSyncStep2, piece))
+  }
+  const whole = provider._updateHandler
+  const inPieces = (update: Uint8Array, origin: unknown) => {
+    if (origin === provider) return
+    for (const piece of splitUpdate(update, maxBytes)) whole(piece, origin)
+  }
+  provider.doc.off('update', whole)
+  provider.doc.on('update', inPieces)
+  // the provider removes this handler when destroyed
+  provider._updateHandler = inPieces
 }

@@ -9,8 +9,16 @@ import { storageError } from '../store/storage-error'
 /** Rows beyond which opening merges the log into one update. */
 const COMPACT_AFTER = 64
 
-/** The stored origin, so persisting never re-appends what was just loaded. */
-const LOADED = Symbol('cairn-doc-store')
+/** The origin of updates read from the log (here or by another tab), so persisting never re-appends them. */
+export const STORED_ORIGIN = Symbol('cairn-doc-store')
+const LOADED = STORED_ORIGIN
+
+/** The last log row each loaded document holds, so other tabs' later rows can be read after it. */
+const loadedSeq = new WeakMap<Y.Doc, number>()
+
+export function lastLoadedRow(doc: Y.Doc): number {
+  return loadedSeq.get(doc) ?? 0
+}
 
 export async function loadMemoryDoc(db: MemoryDB): Promise<Y.Doc> {
   const doc = createMemoryDoc()
@@ -18,11 +26,12 @@ export async function loadMemoryDoc(db: MemoryDB): Promise<Y.Doc> {
   if (rows.length === 0) return doc
   const merged = Y.mergeUpdates(rows.map((r) => r.update))
   Y.applyUpdate(doc, merged, LOADED)
+  const last = rows[rows.length - 1]!.seq!
+  loadedSeq.set(doc, last)
   if (rows.length > COMPACT_AFTER) {
-    const last = rows[rows.length - 1]!.seq!
     await db.transaction('rw', db.docUpdates, async () => {
       await db.docUpdates.where('seq').belowOrEqual(last).delete()
-      await db.docUpdates.add({ update: Y.encodeStateAsUpdate(doc) })
+      loadedSeq.set(doc, await db.docUpdates.add({ update: Y.encodeStateAsUpdate(doc) }))
     })
   }
   return doc
@@ -37,8 +46,8 @@ export interface DocPersistence {
   stop(): void
 }
 
-/** Appends each update of `doc` to the log, in order. */
-export function persistMemoryDoc(db: MemoryDB, doc: Y.Doc): DocPersistence {
+/** Appends each update of `doc` to the log, in order; `onSaved` after each row is written. */
+export function persistMemoryDoc(db: MemoryDB, doc: Y.Doc, onSaved?: () => void): DocPersistence {
   let chain: Promise<void> = Promise.resolve()
   // updates refused by storage (a full quota, say), kept to save once there is room again
   let unsaved: Uint8Array[] = []
@@ -51,6 +60,7 @@ export function persistMemoryDoc(db: MemoryDB, doc: Y.Doc): DocPersistence {
       await db.docUpdates.add({ update: pending.length === 1 ? pending[0]! : Y.mergeUpdates(pending) })
       unsaved = []
       failure = undefined
+      onSaved?.()
     } catch (err) {
       unsaved = pending
       failure = storageError(err)

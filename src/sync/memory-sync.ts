@@ -6,7 +6,7 @@ import type * as Y from 'yjs'
 import { connectMemoryDoc, type SyncClient } from './client'
 import { joinTabChannel, type TabChannel } from './tab-channel'
 import { bindMemoryDoc, ENGINE_ORIGIN, type DocBinding } from './doc-bridge'
-import { loadMemoryDoc, persistMemoryDoc, type DocPersistence } from './doc-store'
+import { lastLoadedRow, loadMemoryDoc, persistMemoryDoc, type DocPersistence } from './doc-store'
 import type { SyncPort } from './port'
 
 export interface SyncOptions {
@@ -121,13 +121,14 @@ export class MemorySync {
   /** @internal started by `Memory.sync` */
   static async start(engine: SyncPort, options: SyncOptions = {}): Promise<MemorySync> {
     const doc = await loadMemoryDoc(engine.db)
-    const persistence = persistMemoryDoc(engine.db, doc)
+    let tabs: TabChannel | null = null
+    const persistence = persistMemoryDoc(engine.db, doc, () => tabs?.announce())
     let sync: MemorySync | undefined
     const binding = await bindMemoryDoc(engine, doc, {
       saved: () => persistence.flush(),
       onInvalid: (entries) => sync?.countInvalid(entries.length),
     })
-    const tabs = options.crossTab === false ? null : joinTabChannel(engine.info.id, doc)
+    tabs = options.crossTab === false ? null : joinTabChannel(engine.info.id, doc, engine.db, lastLoadedRow(doc))
     sync = new MemorySync(doc, binding, persistence, null, tabs, engine.info.id)
     sync.countInvalid(binding.invalid.length)
     if (options.serverUrl) {
@@ -139,6 +140,7 @@ export class MemorySync {
 
   /** Settles when every change seen so far is applied to the engine and saved locally. */
   async settled(): Promise<void> {
+    await this.tabs?.settled()
     await this.binding.settled()
     await this.persistence.flush()
   }

@@ -26,6 +26,8 @@ export type RefusalCode =
   | 'unproposed_merge'
   /** The connection sent more than its budget of bytes or refused updates; it is closed for a while. */
   | 'over_budget'
+  /** The update is larger than the server takes in one message; the client sends large ones in pieces. */
+  | 'too_large'
 
 export interface Refusal {
   v: 1
@@ -38,7 +40,7 @@ export interface Refusal {
   at: string
 }
 
-const CODES: readonly RefusalCode[] = ['read_only', 'not_additive', 'unknown_root', 'invalid_value', 'incomplete', 'malformed', 'not_owner', 'unproposed_merge', 'over_budget']
+const CODES: readonly RefusalCode[] = ['read_only', 'not_additive', 'unknown_root', 'invalid_value', 'incomplete', 'malformed', 'not_owner', 'unproposed_merge', 'over_budget', 'too_large']
 const TIERS: readonly Tier[] = ['read', 'read_write', 'full']
 
 export function encodeRefusal(refusal: Refusal): Uint8Array {

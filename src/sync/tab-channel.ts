@@ -1,19 +1,18 @@
 // Keeps the copies of one memory document in the tabs (workers) of one browser profile in
-// step through a BroadcastChannel, with or without a sync server. A tab that joins announces
-// its state vector; each tab that hears it answers with what the newcomer lacks and its own
-// vector, so both sides end up with the union. After that every update is broadcast.
+// step, with or without a sync server. The tabs share the memory's database, where each saves
+// every update of its document (`doc-store`), so the channel carries no content at all: a tab
+// that saved an update says so, and the others read the new rows from their own database.
+// Whatever is posted on the channel name, by a tab or any other script, can therefore only
+// make a tab re-read what it already stores: nothing on the channel writes, grants or revokes.
 import * as Y from 'yjs'
-
-type TabMessage =
-  | { kind: 'hello'; from: string; stateVector: Uint8Array }
-  | { kind: 'welcome'; from: string; to: string; update: Uint8Array; stateVector: Uint8Array }
-  | { kind: 'missing'; from: string; to: string; update: Uint8Array }
-  | { kind: 'update'; from: string; update: Uint8Array }
-
-/** The origin of updates that came from another tab, so they are not broadcast back. */
-export const TAB_ORIGIN = Symbol('cairn-tab')
+import type { MemoryDB } from '../store/db'
+import { STORED_ORIGIN } from './doc-store'
 
 export interface TabChannel {
+  /** Tells the other tabs that this one saved updates. */
+  announce(): void
+  /** Settles once every row announced so far has been read. */
+  settled(): Promise<void>
   stop(): void
 }
 
@@ -21,39 +20,62 @@ export function channelName(memoryId: string): string {
   return `cairn-memory-doc:${memoryId}`
 }
 
-export function joinTabChannel(memoryId: string, doc: Y.Doc): TabChannel | null {
+/**
+ * Joins the tabs of `memoryId`; `since` is the last row of the document log this tab has read
+ * (the rows after it are read at once).
+ */
+export function joinTabChannel(memoryId: string, doc: Y.Doc, db: MemoryDB, since: number): TabChannel | null {
   if (typeof BroadcastChannel === 'undefined') return null
   const channel = new BroadcastChannel(channelName(memoryId))
-  const me = `${doc.clientID}-${Math.random().toString(36).slice(2, 8)}`
-  const post = (m: TabMessage) => channel.postMessage(m)
-  const apply = (update: Uint8Array) => Y.applyUpdate(doc, update, TAB_ORIGIN)
+  let seen = since
+  let stopped = false
+  let reading: Promise<void> = Promise.resolve()
+  let again = false
+  let queued = false
 
-  channel.onmessage = (event: MessageEvent<TabMessage>) => {
-    const m = event.data
-    if (!m || typeof m !== 'object' || m.from === me) return
-    try {
-      if (m.kind === 'hello') {
-        post({ kind: 'welcome', from: me, to: m.from, update: Y.encodeStateAsUpdate(doc, m.stateVector), stateVector: Y.encodeStateVector(doc) })
-      } else if (m.kind === 'welcome' && m.to === me) {
-        apply(m.update)
-        post({ kind: 'missing', from: me, to: m.from, update: Y.encodeStateAsUpdate(doc, m.stateVector) })
-      } else if (m.kind === 'missing' && m.to === me) {
-        apply(m.update)
-      } else if (m.kind === 'update') {
-        apply(m.update)
-      }
-    } catch {
-      // a malformed message from another tab changes nothing here
+  const readNew = async () => {
+    const rows = await db.docUpdates.where('seq').above(seen).toArray()
+    if (stopped || rows.length === 0) return
+    seen = rows[rows.length - 1]!.seq!
+    // Stored by this profile's own tabs; applied as stored, so this tab does not save it again.
+    Y.applyUpdate(doc, rows.length === 1 ? rows[0]!.update : Y.mergeUpdates(rows.map((r) => r.update)), STORED_ORIGIN)
+  }
+  /** One read at a time; hints that arrive during a read make one more read after it. */
+  const read = () => {
+    if (queued) {
+      again = true
+      return
     }
+    queued = true
+    reading = reading.then(async () => {
+      do {
+        again = false
+        try {
+          await readNew()
+        } catch {
+          // a row the document cannot take (or a closed database) changes nothing here
+        }
+      } while (again && !stopped)
+      queued = false
+    })
   }
-  const onUpdate = (update: Uint8Array, origin: unknown) => {
-    if (origin !== TAB_ORIGIN) post({ kind: 'update', from: me, update })
-  }
-  doc.on('update', onUpdate)
-  post({ kind: 'hello', from: me, stateVector: Y.encodeStateVector(doc) })
+  // The message itself is never read: any message is only a hint to look at the database.
+  channel.onmessage = () => read()
+  ;(channel as unknown as { unref?: () => void }).unref?.()
+  read()
   return {
+    announce() {
+      if (!stopped) channel.postMessage('saved')
+    },
+    async settled() {
+      let seenPromise: Promise<void> | undefined
+      while (seenPromise !== reading) {
+        seenPromise = reading
+        await seenPromise
+      }
+    },
     stop() {
-      doc.off('update', onUpdate)
+      stopped = true
       channel.close()
     },
   }

@@ -206,10 +206,10 @@ export function checkFile(key: string, value: unknown): Checked<AppendixFile> {
     if (!/^[0-9a-f]{64}$/.test(sha256)) fail('sha256 must be 64 lowercase hex digits')
     return {
       path: p,
-      filename: str(field(o, 'filename'), 'filename', 255, { nonEmpty: true }),
-      type: str(field(o, 'type'), 'type', 255, { nonEmpty: true }),
+      filename: stored(field(o, 'filename'), 'filename', TEXT.filename),
+      type: stored(field(o, 'type'), 'type', TEXT.mediaType),
       size: num(field(o, 'size'), 'size', 0, MAX_SYNCED_FILE_BYTES),
-      description: str(field(o, 'description'), 'description', LIMITS.descriptionChars),
+      description: stored(field(o, 'description'), 'description', TEXT.description),
       createdBy: str(field(o, 'createdBy'), 'createdBy', MAX_KEY_CHARS),
       createdAt: date(field(o, 'createdAt'), 'createdAt'),
       sha256,

@@ -3,7 +3,8 @@
 // update schemas run as a refinement, so the two can never disagree. String limits are
 // advertised (maxLength) but enforced by the contract, on the stored, normalized value.
 import { z } from 'zod'
-import { LIMITS, validateObservationInput, validatePatch } from '../core/contract'
+import { LIMITS, validateFileFields, validateObservationInput, validatePatch } from '../core/contract'
+import { MemoryError } from '../core/errors'
 import { isMemoryError } from '../core/errors'
 import { MAX_LIMITS, DEFAULT_LIMITS } from '../core/recall'
 import { MAX_FILE_BYTES } from '../engine/files'
@@ -158,14 +159,21 @@ export const readFileArgs = z.strictObject({
   path: z.string().min(1).max(LIMITS.pathChars).describe('Appendix path as list_files returns it.'),
 })
 
-export const storeFileArgs = z.strictObject({
-  path: z.string().min(1).max(LIMITS.pathChars).describe('Relative, "/"-separated appendix path, e.g. docs/meeting-2026-03-14.md. Reference it from observations in files.'),
-  data: z.string().describe(`The file content, as text or base64 (see encoding). At most ${MAX_FILE_BYTES} bytes once decoded.`),
-  encoding: z.enum(['utf8', 'base64']).optional().describe('How data is encoded. Default utf8.'),
-  filename: z.string().max(255).optional().describe('Display file name. Default: the last part of path.'),
-  type: z.string().max(255).optional().describe('Media type, e.g. text/markdown. Default application/octet-stream.'),
-  description: z.string().max(LIMITS.descriptionChars).optional().describe('What the file is and why it was kept.'),
-})
+export const storeFileArgs = z
+  .strictObject({
+    path: text(LIMITS.pathChars, true).describe('Relative, "/"-separated appendix path, e.g. docs/meeting-2026-03-14.md. Reference it from observations in files.'),
+    data: z.string().describe(`The file content, as text or base64 (see encoding). At most ${MAX_FILE_BYTES} bytes once decoded.`),
+    encoding: z.enum(['utf8', 'base64']).optional().describe('How data is encoded. Default utf8.'),
+    filename: text(LIMITS.filenameChars).optional().describe('Display file name. Default: the last part of path.'),
+    type: text(LIMITS.mediaTypeChars).optional().describe('Media type, e.g. text/markdown. Default application/octet-stream.'),
+    description: text(LIMITS.descriptionChars).optional().describe('What the file is and why it was kept.'),
+  })
+  .superRefine(
+    byContract((value) => {
+      const { issues } = validateFileFields(value as Record<string, unknown>)
+      if (issues.length) throw new MemoryError('invalid_write', issues.map((i) => i.message).join('; '), { issues })
+    }),
+  )
 
 const proposalId = z.string().min(1).max(200).describe('Proposal id as consolidate or list_proposals returned it.')
 

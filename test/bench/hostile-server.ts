@@ -1,8 +1,12 @@
 // The sync server under hostile but authenticated load, in a process of its own: its
-// event-loop delay idle (the baseline), while read tokens flood it with updates it refuses, and while a
-// read_write token sends the largest valid updates it takes; and what storing each update
-// before relaying it costs a write's delivery. Alone: `npx tsx test/bench/hostile-server.ts`.
-import { mkdtempSync, rmSync } from 'node:fs'
+// event-loop delay idle (the baseline), while read tokens flood it with updates it refuses,
+// while a read_write token sends the largest valid updates it takes, and while a device makes
+// its first upload of a big memory; each with the limits of one update and the byte budget of
+// a connection as they are (`limits: current`) and as they were before them (`limits: none`:
+// any update up to 128 MiB in one message, no byte rate), side by side in one run. Then what
+// storing each update before relaying it costs a write's delivery.
+// Alone: `npx tsx test/bench/hostile-server.ts [--quick]` (writes bench/results/hostile-server.json).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { WebSocket } from 'ws'
@@ -10,11 +14,12 @@ import * as Y from 'yjs'
 import { LIMITS } from '../../src/core/contract'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
 import { applyMemoryWrites, createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
-import { serverInChild, type ServerHandle } from '../load/server-handle'
+import { serverInChild, type ChildServerOptions, type ServerHandle } from '../load/server-handle'
 import { observation, waitFor } from '../sync/fixture'
 import { percentile } from './stats'
 
 export interface HostileRow {
+  limits: Limits
   scenario: string
   updates: number
   mib: number
@@ -32,11 +37,23 @@ export interface PersistRow {
   deliveryP95Ms: number
 }
 
+type Limits = 'none' | 'current'
+
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d
 const ROOM = 'bench-hostile'
+const MiB = 1024 * 1024
+
+/** The server as it was before per-update limits and byte rates: one message took any update up to 128 MiB. */
+const NO_LIMITS: ChildServerOptions = {
+  maxMessageBytes: 128 * MiB,
+  budget: { bytesPerSecond: 1024 * MiB, burstBytes: 1024 * MiB, update: { maxBytes: 128 * MiB, maxStructBytes: 128 * MiB, maxFileBytes: 128 * MiB } },
+}
+
+/** Clients of the `none` runs send each update whole, as they did then. */
+let clientPieces: number | undefined
 
 function client(server: ServerHandle, token: string, doc = createMemoryDoc()): SyncClient {
-  return connectMemoryDoc({ serverUrl: server.url, memoryId: ROOM, token, doc, WebSocketPolyfill: WebSocket, crossTab: false, maxBackoffMs: 200 })
+  return connectMemoryDoc({ serverUrl: server.url, memoryId: ROOM, token, doc, WebSocketPolyfill: WebSocket, crossTab: false, maxBackoffMs: 200, maxUpdateBytes: clientPieces })
 }
 
 function note(slug: string, contentChars = 200) {
@@ -56,14 +73,14 @@ async function seed(server: ServerHandle, observations: number): Promise<void> {
 }
 
 /** Connects first (a new client's first sync is not what is measured), then measures `run`. */
-async function measured(server: ServerHandle, scenario: string, prepare: () => Promise<() => Promise<{ updates: number; bytes: number; refusals: number }>>): Promise<HostileRow> {
+async function measured(server: ServerHandle, limits: Limits, scenario: string, prepare: () => Promise<() => Promise<{ updates: number; bytes: number; refusals: number }>>): Promise<HostileRow> {
   const run = await prepare()
   await server.reset()
   const t = performance.now()
   const r = await run()
   const seconds = (performance.now() - t) / 1000
   const { loopDelay } = await server.stats()
-  return { scenario, updates: r.updates, mib: round(r.bytes / 2 ** 20), seconds: round(seconds), refusals: r.refusals, loopDelayP50Ms: round(loopDelay.p50), loopDelayP99Ms: round(loopDelay.p99), loopDelayMaxMs: round(loopDelay.max) }
+  return { limits, scenario, updates: r.updates, mib: round(r.bytes / 2 ** 20), seconds: round(seconds), refusals: r.refusals, loopDelayP50Ms: round(loopDelay.p50), loopDelayP99Ms: round(loopDelay.p99), loopDelayMaxMs: round(loopDelay.max) }
 }
 
 /** Read tokens, each sending refused updates until the server closes it for its budget. */
@@ -110,6 +127,27 @@ async function largestValid(server: ServerHandle, updates: number, perUpdate: nu
   }
 }
 
+/** A device with `observations` notes made offline connects and uploads them: its first sync. */
+async function firstSync(server: ServerHandle, observations: number) {
+  const doc = createMemoryDoc()
+  for (let i = 0; i < observations; i += 500) {
+    applyMemoryWrites(doc, { observations: { put: Array.from({ length: Math.min(500, observations - i) }, (_, k) => note(`device-${i + k}`, 600)) } })
+  }
+  const watcher = client(server, await server.addToken(ROOM, 'read', 'first-sync-watcher'))
+  await watcher.whenSynced(120_000)
+  const token = await server.addToken(ROOM, 'read_write', 'device')
+  return async () => {
+    const start = readMemoryDoc(watcher.provider.doc).observations.size
+    const bytes = Y.encodeStateAsUpdate(doc).byteLength
+    const device = client(server, token, doc)
+    await waitFor('the device\'s notes on the watcher', () => readMemoryDoc(watcher.provider.doc).observations.size >= start + observations, 300_000)
+    const refusals = device.status.refusals.length
+    device.destroy()
+    watcher.destroy()
+    return { updates: 1, bytes, refusals }
+  }
+}
+
 /** One small write at a time, timed from the writer's transaction to the watcher's copy. */
 async function deliveries(server: ServerHandle, writes: number): Promise<number[]> {
   const writer = client(server, await server.addToken(ROOM, 'read_write', 'latency'))
@@ -145,22 +183,33 @@ export async function benchHostileServer(quick: boolean): Promise<{ load: Hostil
   const load: HostileRow[] = []
   const persist: PersistRow[] = []
   const seedSize = quick ? 500 : 5_000
-  for (const persistBeforeBroadcast of [true, false]) {
+  const deviceSize = quick ? 2_000 : 10_000
+  const runs: Array<{ limits: Limits; persistBeforeBroadcast: boolean }> = [
+    { limits: 'none', persistBeforeBroadcast: true },
+    { limits: 'current', persistBeforeBroadcast: true },
+    { limits: 'current', persistBeforeBroadcast: false },
+  ]
+  for (const { limits, persistBeforeBroadcast } of runs) {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-bench-hostile-'))
-    const server = await serverInChild(dataDir, say, 120_000, { persistBeforeBroadcast })
+    const server = await serverInChild(dataDir, say, 120_000, { persistBeforeBroadcast, ...(limits === 'none' ? NO_LIMITS : {}) })
+    clientPieces = limits === 'none' ? Number.POSITIVE_INFINITY : undefined
     try {
       await seed(server, seedSize)
       if (persistBeforeBroadcast) {
-        load.push(await measured(server, `idle: no traffic for 3 s, room of ${seedSize}`, async () => async () => {
+        load.push(await measured(server, limits, `idle: no traffic for 3 s, room of ${seedSize}`, async () => async () => {
           await new Promise((resolve) => setTimeout(resolve, 3_000))
           return { updates: 0, bytes: 0, refusals: 0 }
         }))
-        load.push(await measured(server, `read flood: ${quick ? 5 : 10} read sockets x 40 refused 2 kB notes, room of ${seedSize}`, () => readFlood(server, quick ? 5 : 10, 40)))
-        load.push(await measured(server, `read_write: ${quick ? 5 : 20} updates of 50 notes at the 20,000-char limit`, () => largestValid(server, quick ? 5 : 20, 50)))
+        load.push(await measured(server, limits, `read flood: ${quick ? 5 : 10} read sockets x 40 refused 2 kB notes, room of ${seedSize}`, () => readFlood(server, quick ? 5 : 10, 40)))
+        load.push(await measured(server, limits, `read_write: ${quick ? 5 : 20} writes of 50 notes at the 20,000-char limit (1 MB each)`, () => largestValid(server, quick ? 5 : 20, 50)))
+        load.push(await measured(server, limits, `first sync: a device uploads ${deviceSize} notes of 600 chars`, () => firstSync(server, deviceSize)))
       }
-      const times = await deliveries(server, quick ? 50 : 300)
-      persist.push({ order: persistBeforeBroadcast ? 'stored, then relayed (default)' : 'relayed, then stored', writes: times.length, deliveryP50Ms: round(percentile(times, 50)), deliveryP95Ms: round(percentile(times, 95)) })
+      if (limits === 'current') {
+        const times = await deliveries(server, quick ? 50 : 300)
+        persist.push({ order: persistBeforeBroadcast ? 'stored, then relayed (default)' : 'relayed, then stored', writes: times.length, deliveryP50Ms: round(percentile(times, 50)), deliveryP95Ms: round(percentile(times, 95)) })
+      }
     } finally {
+      clientPieces = undefined
       await server.close()
       rmSync(dataDir, { recursive: true, force: true })
     }
@@ -169,7 +218,11 @@ export async function benchHostileServer(quick: boolean): Promise<{ load: Hostil
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const r = await benchHostileServer(process.argv.includes('--quick'))
+  const quick = process.argv.includes('--quick')
+  const r = await benchHostileServer(quick)
   console.table(r.load)
   console.table(r.persist)
+  mkdirSync('bench/results', { recursive: true })
+  writeFileSync('bench/results/hostile-server.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, quick, ...r }, null, 2))
+  console.log('wrote bench/results/hostile-server.json')
 }

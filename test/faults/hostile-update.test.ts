@@ -124,28 +124,17 @@ async function settle(...devices: Device[]): Promise<void> {
   for (const d of devices) await d.sync.settled()
 }
 
-/**
- * Resolves once the memory listening on `tab`'s channel has handled every message `tab` posted
- * before: one sender's messages arrive in order, and a listening memory answers a hello. A wait
- * of a fixed time instead would be too short on a busy machine.
- */
-async function heardAll(tab: BroadcastChannel): Promise<void> {
-  const from = `probe-${Math.random().toString(36).slice(2)}`
-  const answered = new Promise<void>((resolve) => {
-    const onMessage = (event: MessageEvent) => {
-      const m = event.data as { kind?: string; to?: string } | null
-      if (m?.kind !== 'welcome' || m.to !== from) return
-      tab.removeEventListener('message', onMessage)
-      resolve()
-    }
-    tab.addEventListener('message', onMessage)
-  })
-  tab.postMessage({ kind: 'hello', from, stateVector: Y.encodeStateVector(new Y.Doc()) })
-  await answered
+/** Resolves once `d`'s document holds `key` in `map`: a tab that heard a hint has read the rows. */
+async function holds(d: Device, map: string, key: string): Promise<void> {
+  const deadline = Date.now() + 10_000
+  while (!d.sync.doc.getMap(map).has(key)) {
+    if (Date.now() > deadline) throw new Error(`${key} never reached the document`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
 
 describe('corrupt bytes from a peer', () => {
-  it('are refused on the tab channel and on the document; the memory is intact and takes the next valid update', async () => {
+  it('are refused on the document; the tab channel carries no content at all; the memory is intact and takes the next valid update', async () => {
     const v = await victim()
     const before = await state(v.memory)
     const good = goodUpdate(v.sync.doc, v.slugs)
@@ -153,20 +142,20 @@ describe('corrupt bytes from a peer', () => {
     const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
     const bytes = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(rand() * 256))
     const flipped = good.slice()
-    for (let i = 3; i < flipped.length; i += 7) flipped[i] = flipped[i]! ^ 0xff
+    for (let i = 0; i < flipped.length; i += 7) flipped[i] = flipped[i]! ^ 0xff
     const garbage: unknown[] = [
-      new Uint8Array(0), bytes(1), bytes(64), bytes(4096), flipped,
+      bytes(1), bytes(64), bytes(4096), flipped,
       ...[3, 9, 17, 40].map((n) => good.slice(0, Math.min(n, good.length - 1))),
       'not bytes', 12, null, { length: 3 },
     ]
+    // a valid update that only ever travels on the channel: a tab must not take it from there
+    const channelOnly = peerUpdate(v.sync.doc, (maps) => maps.observations!.set('peer-channel-1', valid('peer-channel-1')))
     const tab = new BroadcastChannel(channelName(v.memory.info.id))
     try {
-      for (const update of garbage) tab.postMessage({ kind: 'update', from: 'evil-tab', update })
-      tab.postMessage({ kind: 'welcome', from: 'evil-tab', to: 'anyone', update: bytes(50), stateVector: bytes(8) })
+      for (const update of [...garbage, channelOnly]) tab.postMessage({ kind: 'update', from: 'evil-tab', update })
+      tab.postMessage({ kind: 'welcome', from: 'evil-tab', to: 'anyone', update: channelOnly, stateVector: bytes(8) })
       tab.postMessage({ kind: 'hello', from: 'evil-tab', stateVector: bytes(30) })
       tab.postMessage('not an object')
-      await heardAll(tab)
-      await settle(v)
       for (const update of garbage) {
         try {
           Y.applyUpdate(v.sync.doc, update as Uint8Array, 'peer')
@@ -178,11 +167,13 @@ describe('corrupt bytes from a peer', () => {
       expect(await state(v.memory)).toEqual(before)
       expect(v.sync.failures).toEqual([])
 
-      // the same channel still carries valid updates into the engine
-      tab.postMessage({ kind: 'update', from: 'evil-tab', update: good })
+      // Another tab of this profile saves a valid update in the shared database and says so:
+      // that is read, after every message posted before it.
+      await engineOf(v.memory).db.docUpdates.add({ update: good })
+      tab.postMessage('saved')
+      await holds(v, ROOTS.observations, 'peer-good-1')
       const c = await control(v)
       Y.applyUpdate(c.sync.doc, good, 'peer')
-      await heardAll(tab)
       await settle(v, c)
     } finally {
       tab.close()
@@ -190,6 +181,8 @@ describe('corrupt bytes from a peer', () => {
     const after = await state(v.memory)
     expect(after.graph).not.toBe(before.graph)
     expect(engineOf(v.memory).committedGraph.getObservation('peer-good-1')).toBeDefined()
+    expect(engineOf(v.memory).committedGraph.getObservation('peer-channel-1')).toBeUndefined()
+    expect(v.sync.doc.getMap(ROOTS.observations).has('peer-channel-1')).toBe(false)
     expect(engineOf(v.memory).committedGraph.getObservation(v.slugs[3]!)).toBeUndefined()
     expect(engineOf(v.memory).committedGraph.getObservation(v.slugs[2]!)?.content).toBe('Edited by the peer.')
   })

@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import type { Tier } from '../../src/core/types'
 import type { SyncLog } from '../../src/server/log'
-import { startSyncServer } from '../../src/server/sync-server'
+import { startSyncServer, type SyncServerOptions } from '../../src/server/sync-server'
 
 export interface ServerStats {
   /** Process figures, bytes; peaks since the last reset, sampled every 250 ms. */
@@ -108,6 +108,9 @@ export async function serverInProcess(dataDir: string, say: (line: string) => vo
   }
 }
 
+/** Server options that travel to the child as JSON (the benches compare settings). */
+export type ChildServerOptions = Pick<SyncServerOptions, 'persistBeforeBroadcast' | 'budget' | 'maxMessageBytes'>
+
 const CHILD = fileURLToPath(new URL('./sync-server-process.ts', import.meta.url))
 
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string }
@@ -116,7 +119,7 @@ type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false;
  * `answerTimeoutMs` bounds every request; it is generous because an overloaded server answers
  * only once it has worked through the updates queued before the request.
  */
-export async function serverInChild(dataDir: string, say: (line: string) => void, answerTimeoutMs = 120_000, options: { persistBeforeBroadcast?: boolean } = {}): Promise<ServerHandle> {
+export async function serverInChild(dataDir: string, say: (line: string) => void, answerTimeoutMs = 120_000, options: ChildServerOptions = {}): Promise<ServerHandle> {
   const startTimeoutMs = 15_000
   // CAIRN_SERVER_CPU_PROF=<dir> writes a CPU profile of the server process there, to see where its time goes
   const profile = process.env.CAIRN_SERVER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAIRN_SERVER_CPU_PROF] : []

@@ -2,7 +2,7 @@
 // driven over the IPC channel (tokens, figures, room state, close). It exits when its parent
 // goes away, so a failed run leaves nothing behind.
 import { startSyncServer } from '../../src/server/sync-server'
-import { countingLog, startMeter, type ServerRequest } from './server-handle'
+import { countingLog, startMeter, type ChildServerOptions, type ServerRequest } from './server-handle'
 
 async function main(): Promise<void> {
   const dataDir = process.argv[2]
@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const send = (message: unknown) => process.send!(message)
   const { log, count } = countingLog((line) => send({ type: 'log', line }))
   // optional second argument: JSON of extra server options (the bench compares persistence orders)
-  const extra = process.argv[3] ? (JSON.parse(process.argv[3]) as { persistBeforeBroadcast?: boolean }) : {}
+  const extra = process.argv[3] ? (JSON.parse(process.argv[3]) as ChildServerOptions) : {}
   const server = await startSyncServer({ dataDir, port: 0, log, ...extra })
   const meter = startMeter()
   process.once('disconnect', () => {

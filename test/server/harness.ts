@@ -7,7 +7,7 @@ import { WebSocket } from 'ws'
 import type * as Y from 'yjs'
 import type { Tier } from '../../src/core/types'
 import type { LogLevel, SyncLog } from '../../src/server/log'
-import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
+import { startSyncServer, type SyncServer, type SyncServerOptions } from '../../src/server/sync-server'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
 
@@ -28,12 +28,13 @@ export interface Harness {
   cleanup(): Promise<void>
 }
 
-export async function startHarness(): Promise<Harness> {
+/** `options`: extra server options (budgets, say), kept across a restart. */
+export async function startHarness(options: Partial<SyncServerOptions> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-sync-'))
   const logs: LogEntry[] = []
   const log: SyncLog = (level, event, fields = {}) => logs.push({ level, event, fields })
   const clients: SyncClient[] = []
-  let server = await startSyncServer({ dataDir, port: 0, log })
+  let server = await startSyncServer({ ...options, dataDir, port: 0, log })
   const h: Harness = {
     get server() {
       return server
@@ -52,7 +53,7 @@ export async function startHarness(): Promise<Harness> {
     async restart() {
       const port = server.port
       await server.close()
-      server = await startSyncServer({ dataDir, port, log })
+      server = await startSyncServer({ ...options, dataDir, port, log })
     },
     async cleanup() {
       for (const c of clients) c.destroy()

@@ -140,11 +140,13 @@ describe('files from another device', () => {
 })
 
 describe('tabs of one browser profile', () => {
-  it('two copies of one memory converge through the tab channel, without a server', async () => {
+  it('two tabs of one memory (one database) converge through the tab channel, without a server', async () => {
     const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb')
-    const { createMemory } = await import('../../src/index')
-    const a = await createMemory({ name: 'tabs', indexedDB: new IDBFactory(), IDBKeyRange })
-    const b = await createMemory({ name: 'tabs', id: a.info.id, indexedDB: new IDBFactory(), IDBKeyRange })
+    const { createMemory, openMemory } = await import('../../src/index')
+    // tabs of one browser profile share the memory's database; the channel only points at it
+    const profile = new IDBFactory()
+    const a = await createMemory({ name: 'tabs', indexedDB: profile, IDBKeyRange })
+    const b = await openMemory(a.info.id, { indexedDB: profile, IDBKeyRange })
     const early = await (await a.connect({ agent: 'tab-a', tier: 'full' })).write(obs('Before tab B synced', [ada]))
     const syncA = await a.sync()
     const syncB = await b.sync()
