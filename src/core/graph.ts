@@ -101,7 +101,19 @@ export function compareRecency(a: Observation, b: Observation): number {
   return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0
 }
 
-export class Graph {
+/** What a reader of a memory's committed graph may see: no change, no derivation state. */
+export interface GraphView {
+  readonly entities: ReadonlyMap<string, Entity>
+  readonly relationships: ReadonlyMap<string, Relationship>
+  readonly observationCount: number
+  allObservations(): IterableIterator<Observation>
+  getObservation(slug: string): Observation | undefined
+  aliasMap(): AliasMap
+  /** A normalized key after merges. */
+  resolve(key: string): string
+}
+
+export class Graph implements GraphView {
   private readonly entityMap = new Map<string, Entity>()
   private readonly relationshipMap = new Map<string, Relationship>()
 

@@ -103,6 +103,19 @@ export class MemoryEngine implements SyncPort {
     return this.graph
   }
 
+  /** The alias rows as stored, with the time each merge was recorded. */
+  storedAliases(): Promise<Alias[]> {
+    this.assertOpen()
+    return stored(() => this.db.aliases.toArray())
+  }
+
+  /** Saves a new name in the memory's own database; `info` shows it at once. */
+  async rename(name: string): Promise<void> {
+    this.assertOpen()
+    await stored(() => this.db.meta.put({ key: 'info', value: { ...this.info, name } }))
+    this.info.name = name
+  }
+
   // ---- writes (queued) -------------------------------------------------------------
 
   write(input: unknown, createdBy: string): Promise<WriteResult> {

@@ -11,7 +11,7 @@ import { docs, setPersistence, setupWSConnection, type WSSharedDoc } from '@y/we
 import { WebSocketServer, type WebSocket } from 'ws'
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
-import type { Connection, Tier } from '../core/types'
+import type { ConnectionRecord, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
 import type { AccessSource, TokenAdmin } from './access-source'
@@ -25,7 +25,7 @@ import { checkSharedConnection, readSharedConnections, sharedConnectionsMap, typ
 import { sharedConnectionOf } from './shared-access'
 
 /** `shared`: a connection the memory holds in its own document (the memory's owner made it), not a server token. */
-export type AuthResult = { ok: true; connection: Connection; shared?: boolean } | { ok: false; code: number; reason: string }
+export type AuthResult = { ok: true; connection: ConnectionRecord; shared?: boolean } | { ok: false; code: number; reason: string }
 
 /** Decides who a socket is. The default checks the token registry in the data directory. */
 export type Authorize = (token: string | null, room: string) => AuthResult | Promise<AuthResult>
@@ -66,8 +66,8 @@ export interface SyncServer {
   /** The token file of the data directory; with `redis`, these throw: use `access`. */
   tokens: {
     add(input: { memoryId: string; tier?: Tier; agent: string }): NewToken
-    revoke(id: string): Connection
-    list(memoryId?: string): Connection[]
+    revoke(id: string): ConnectionRecord
+    list(memoryId?: string): ConnectionRecord[]
   }
   /** The tokens this server checks, wherever they live (the token file, or Redis). */
   access: TokenAdmin
@@ -266,7 +266,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const closeSocketsOf = (connectionId: string, code: number, reason: string) => {
     for (const ws of sockets.get(connectionId) ?? []) ws.close(code, reason)
   }
-  function onRevoked(c: Connection, socketsKey = c.id) {
+  function onRevoked(c: ConnectionRecord, socketsKey = c.id) {
     log('info', 'connection_revoked', { connection: c.id, agent: c.agent, room: c.memoryId })
     closeSocketsOf(socketsKey, CLOSE.revoked, 'this connection token was revoked')
   }

@@ -1,7 +1,7 @@
 // IndexedDB layout (Dexie). One database lists the memories; each memory has its own database,
 // so deleting or migrating a memory never touches another.
 import Dexie, { type Table } from 'dexie'
-import type { Alias, AppendixFile, Connection, Entity, MemoryInfo, MergeProposal, Observation, Relationship } from '../core/types'
+import type { Alias, AppendixFile, ConnectionRecord, Entity, MemoryInfo, MergeProposal, Observation, Relationship } from '../core/types'
 
 /** An entity row as stored: its backing notes are rows of `entityNotes`, not a list in the row. */
 export type StoredEntity = Omit<Entity, 'observations'>
@@ -56,7 +56,7 @@ export interface JournalRow {
 
 export class MemoryDB extends Dexie {
   meta!: Table<MetaRow, string>
-  connections!: Table<Connection, string>
+  connections!: Table<ConnectionRecord, string>
   observations!: Table<Observation, string>
   entities!: Table<StoredEntity, string>
   relationships!: Table<StoredRelationship, string>
