@@ -19,7 +19,7 @@ import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { saveCommit, VERSION_KEY } from '../store/commit'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
-import { storeFileRecord, validateFileInput } from './files'
+import { validateFileInput, type FileInput } from './files'
 import { WriteQueue } from './queue'
 import { stored } from '../store/storage-error'
 import { randomId, sha256Hex } from './tokens'
@@ -166,7 +166,7 @@ export class MemoryEngine implements SyncPort {
     return this.enqueue(async () => {
       const file = await validateFileInput(input)
       if (this.files.has(file.path)) throw new MemoryError('conflict', `an appendix file already exists at "${file.path}"; choose another path`, { path: file.path })
-      const record = await storeFileRecord(this.db, file, createdBy, this.clock())
+      const record = await this.saveFile(file, createdBy)
       this.files.set(record.path, record)
       this.emit({ files: [{ file: record, bytes: file.data }] })
       return record
@@ -548,6 +548,28 @@ export class MemoryEngine implements SyncPort {
     this.emit({ aliases: rows, journal })
     await this.reindex(previewed.delta)
     return previewed.delta
+  }
+
+  /** A file's record and bytes, hashed, in one transaction. */
+  private async saveFile(file: FileInput, createdBy: string): Promise<AppendixFile> {
+    const record: AppendixFile = {
+      path: file.path,
+      filename: file.filename,
+      type: file.type,
+      size: file.data.byteLength,
+      description: file.description,
+      createdBy,
+      createdAt: this.clock(),
+      sha256: await sha256Hex(file.data),
+    }
+    const db = this.db
+    await stored(() =>
+      db.transaction('rw', [db.files, db.fileBytes], async () => {
+        await db.files.add(record)
+        await db.fileBytes.put({ path: file.path, data: file.data })
+      }),
+    )
+    return record
   }
 
   private emit(change: CommittedChange): void {

@@ -1,6 +1,7 @@
 // IndexedDB layout (Dexie). One database lists the memories; each memory has its own database,
 // so deleting or migrating a memory never touches another.
 import Dexie, { type Table } from 'dexie'
+import type { IndexedDBFactory } from './indexeddb-factory'
 import type { Alias, AppendixFile, ConnectionRecord, Entity, MemoryInfo, MergeProposal, Observation, Relationship } from '../core/types'
 
 /** An entity row as stored: its backing notes are rows of `entityNotes`, not a list in the row. */
@@ -14,10 +15,7 @@ export interface BackingRow {
   slug: string
 }
 
-export interface IndexedDBFactory {
-  indexedDB?: IDBFactory
-  IDBKeyRange?: typeof IDBKeyRange
-}
+export type { IndexedDBFactory } from './indexeddb-factory'
 
 export interface FileBytes {
   path: string
