@@ -4,7 +4,7 @@ import { checkEndpoints, validateObservationInput, validatePatch } from '../core
 import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, namesMayMerge, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
-import { DERIVATION_RULES, Graph, type GraphDelta } from '../core/graph'
+import { DERIVATION_RULES, Graph, type GraphDelta, type PreviewedChanges } from '../core/graph'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
@@ -16,7 +16,7 @@ import type {
 import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { derivedTables, replaceDerived } from '../store/derived-rows'
-import { saveCommit, VERSION_KEY } from '../store/commit'
+import { saveCommit, VERSION_KEY, type GraphCommit } from '../store/commit'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { validateFileInput, type FileInput } from './files'
@@ -304,9 +304,12 @@ export class MemoryEngine implements SyncPort {
       const changed = [...previewed.observations].filter(([slug]) => named.has(slug))
       const put = changed.map(([, o]) => o).filter((o): o is Observation => o !== undefined)
       const deleted = changed.filter(([, o]) => o === undefined).map(([slug]) => slug)
-      if (!changed.length && !change.aliases) return emptyDelta()
+      if (!changed.length && !change.aliases) {
+        this.graph.discardPreviewedChanges(previewed)
+        return emptyDelta()
+      }
       const now = this.clock()
-      await saveCommit(this.db, {
+      await this.saveOrDiscard(previewed, {
         version: this.version + 1,
         delta: previewed.delta,
         observations: { put, delete: deleted },
@@ -537,12 +540,22 @@ export class MemoryEngine implements SyncPort {
     return delta
   }
 
+  /** Saves a previewed batch; if the save fails, the graph drops the preview and is as it was. */
+  private async saveOrDiscard(previewed: PreviewedChanges, commit: GraphCommit): Promise<void> {
+    try {
+      await saveCommit(this.db, commit)
+    } catch (err) {
+      this.graph.discardPreviewedChanges(previewed)
+      throw err
+    }
+  }
+
   private async commitAliases(aliases: Map<string, string>, proposals: MergeProposal[]): Promise<GraphDelta> {
     const previewed = this.graph.previewChanges({ aliases })
     const now = this.clock()
     const rows: Alias[] = [...aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now }))
     const journal = [this.journalRow(ALIASES_JOURNAL_KEY)]
-    await saveCommit(this.db, { version: this.version + 1, delta: previewed.delta, aliases: rows, proposals, journal })
+    await this.saveOrDiscard(previewed, { version: this.version + 1, delta: previewed.delta, aliases: rows, proposals, journal })
     this.graph.applyPreviewedChanges(previewed)
     this.version++
     this.emit({ aliases: rows, journal })
