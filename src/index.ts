@@ -3,7 +3,7 @@ import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions 
 
 export { MemoryError, isMemoryError, type ErrorCode } from './core/errors'
 export { Memory, listMemories, migrateMemory, BM25_ONLY, type CreateMemoryOptions, type OpenMemoryOptions } from './engine/memory-handle'
-export { ConnectionHandle as Connection, type StoreFileInput } from './engine/connection'
+export { Connection, type StoreFileInput } from './engine/connection'
 export { MAX_FILE_BYTES } from './engine/files'
 export { LIMITS } from './core/contract'
 export { DEFAULT_LIMITS, MAX_LIMITS } from './core/recall'

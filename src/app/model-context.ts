@@ -3,7 +3,7 @@
 // calls go through the same dispatcher as MCP, so validation, tiers and errors are the same.
 import { dispatchTool } from '../tools/dispatch'
 import { toolListing } from '../tools/definitions'
-import type { ConnectionHandle } from '../engine/connection'
+import type { Connection } from '../engine/connection'
 import type { AppConnection } from './worker-link'
 
 interface PageTool {
@@ -32,7 +32,7 @@ export function offerTools(conn: AppConnection): () => void {
     ...t,
     async execute(args: unknown) {
       // the worker connection has the same methods as an in-process one, each returning a promise
-      const outcome = await dispatchTool(conn as unknown as ConnectionHandle, t.name, args)
+      const outcome = await dispatchTool(conn as unknown as Connection, t.name, args)
       return outcome.ok
         ? { content: [{ type: 'text', text: JSON.stringify(outcome.result) }] }
         : { content: [{ type: 'text', text: JSON.stringify({ error: outcome.error }) }], isError: true }

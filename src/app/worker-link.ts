@@ -2,14 +2,14 @@
 // person using the app holds. Its token is kept in localStorage so a reload reattaches.
 import * as Comlink from 'comlink'
 import { connectEngine, type EngineClient } from '../engine/client'
-import type { ConnectionHandle } from '../engine/connection'
-import { BM25_ONLY, type Connection, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import type { Connection } from '../engine/connection'
+import { BM25_ONLY, type ConnectionInfo, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { encodeJoinCode, type JoinCode } from '../core/join-code'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
 import type { SyncView } from '../sync/memory-sync'
 import type { ImportOutcome } from '../interop/import'
 
-export type AppConnection = Comlink.Remote<ConnectionHandle>
+export type AppConnection = Comlink.Remote<Connection>
 
 const AGENT = 'cairn-app'
 const tokenKey = (memoryId: string): string => `cairn.connection.${memoryId}`
@@ -131,8 +131,7 @@ export async function joinOrganization(serverUrl: string, credential: string, me
   return memoryInfo(memoryId)
 }
 
-/** A connection as listed: everything but the token's hash. */
-export type ConnectionInfo = Omit<Connection, 'tokenHash'>
+export type { ConnectionInfo } from '../core/types'
 
 export async function listConnections(memoryId: string): Promise<ConnectionInfo[]> {
   return (await engine().openMemory(memoryId)).listConnections()

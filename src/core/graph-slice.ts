@@ -45,6 +45,7 @@ function byDegree(graph: Graph): (a: string, b: string) => number {
   return (a, b) => (graph.entities.get(b)?.degree ?? 0) - (graph.entities.get(a)?.degree ?? 0) || (a < b ? -1 : a > b ? 1 : 0)
 }
 
+/** @internal it takes the graph, which the published types leave out */
 export function graphSlice(graph: Graph, opts: GraphSliceOptions = {}): GraphSlice {
   const limit = opts.limit ?? DEFAULT_SLICE_NODES
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SLICE_NODES) {

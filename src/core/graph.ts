@@ -74,7 +74,7 @@ function touchedSet(keepBacking = true): Touched {
   return { entities: new Set(), edges: new Set(), backing: new BackingLog(keepBacking) }
 }
 
-interface Contribution {
+export interface Contribution {
   entities: Set<string>
   relationships: Map<string, { source: string; type: string; target: string }>
   /** Aligned with the observation's entities: the authored key and the key after aliases. */
@@ -101,7 +101,19 @@ export function compareRecency(a: Observation, b: Observation): number {
   return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0
 }
 
-export class Graph {
+/** What a reader of a memory's committed graph may see: no change, no derivation state. */
+export interface GraphView {
+  readonly entities: ReadonlyMap<string, Entity>
+  readonly relationships: ReadonlyMap<string, Relationship>
+  readonly observationCount: number
+  allObservations(): IterableIterator<Observation>
+  getObservation(slug: string): Observation | undefined
+  aliasMap(): AliasMap
+  /** A normalized key after merges. */
+  resolve(key: string): string
+}
+
+export class Graph implements GraphView {
   private readonly entityMap = new Map<string, Entity>()
   private readonly relationshipMap = new Map<string, Relationship>()
 
@@ -256,42 +268,84 @@ export class Graph {
   }
 
   /**
-   * What a batch of changes (puts, then deletions, then a new alias map) would do, leaving the
-   * graph as it was: one derivation, then everything it replaced is put back. Pass the result to
-   * `applyPreviewedChanges` to make it real without deriving again.
+   * What a batch of changes (puts, then deletions, then a new alias map) would do, derived once.
+   * Readers keep seeing the graph as it was: what they read (observations, entities, edges,
+   * aliases) is put back, while the bookkeeping only changes use (which notes back what) stays
+   * derived, since the one writer either applies the result (`applyPreviewedChanges`, a few map
+   * updates) or discards it (`discardPreviewedChanges`, which undoes the bookkeeping as well).
+   * Exactly one of the two must follow, before any other change.
    */
   previewChanges(change: { put?: readonly Observation[]; deleted?: readonly string[]; aliases?: AliasMap }): PreviewedChanges {
     this.fileAll()
     const aliasesBefore = this.aliases
     const log = previewLog()
     this.previewed = log
+    let previewed: PreviewedChanges
     try {
       const deltas: GraphDelta[] = []
       for (const o of change.put ?? []) deltas.push(this.apply(o.slug, o))
       for (const slug of change.deleted ?? []) if (this.observations.has(slug)) deltas.push(this.apply(slug, undefined))
       if (change.aliases) deltas.push(this.setAliases(change.aliases))
       const observations = new Map([...log.observations.keys()].map((slug) => [slug, this.observations.get(slug)] as const))
-      return { delta: this.combine(deltas), aliases: this.aliases, observations }
+      const contributions = new Map([...log.observations.keys()].map((slug) => [slug, this.contributions.get(slug)] as const))
+      // ends an edge left for good; until applied, readers still find the edge through them
+      const endsLeft = log.endsLeft.filter(([end, key]) => !this.edgesByEnd.get(end)?.has(key))
+      previewed = { delta: this.combine(deltas), aliases: this.aliases, observations, undo: { log, aliases: aliasesBefore, contributions, endsLeft } }
+    } catch (err) {
+      this.previewed = null
+      this.rollBack(log, aliasesBefore)
+      throw err
     } finally {
       this.previewed = null
-      this.aliases = aliasesBefore
-      for (const [slug, prev] of log.observations) this.rebook(slug, prev)
-      for (const [k, summary] of log.summaries ?? []) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
-      for (const [k, e] of log.entities) e ? this.entityMap.set(k, e) : this.entityMap.delete(k)
-      for (const [k, r] of log.relationships) r ? this.relationshipMap.set(k, r) : this.relationshipMap.delete(k)
     }
+    this.showAsBefore(previewed)
+    return previewed
   }
 
   /** Applies what `previewChanges` computed, while nothing else changed the graph in between. */
   applyPreviewedChanges(previewed: PreviewedChanges): void {
-    this.fileAll()
-    this.aliases = previewed.aliases
-    for (const [slug, o] of previewed.observations) this.rebook(slug, o)
+    this.showAsAfter(previewed)
     const { delta } = previewed
     for (const k of delta.removedEntities) this.entityMap.delete(k)
     for (const e of delta.upsertedEntities) this.entityMap.set(e.key, e)
     for (const k of delta.removedRelationships) this.relationshipMap.delete(k)
     for (const r of delta.upsertedRelationships) this.relationshipMap.set(r.key, r)
+  }
+
+  /** Drops what `previewChanges` computed (its save failed): the graph is wholly as it was before. */
+  discardPreviewedChanges(previewed: PreviewedChanges): void {
+    // the bookkeeping holds the previewed state; undoing it needs the observations it was derived from
+    this.showAsAfter(previewed)
+    this.rollBack(previewed.undo.log, previewed.undo.aliases)
+  }
+
+  /** Puts back what readers see, as it was before the preview. */
+  private showAsBefore(previewed: PreviewedChanges): void {
+    const { log, aliases, endsLeft } = previewed.undo
+    this.aliases = aliases
+    for (const [slug, o] of log.observations) o ? this.observations.set(slug, o) : this.observations.delete(slug)
+    for (const [slug, c] of log.contributions) c ? this.contributions.set(slug, c) : this.contributions.delete(slug)
+    for (const [end, key] of endsLeft) addTo(this.edgesByEnd, end, key)
+    for (const [k, e] of log.entities) e ? this.entityMap.set(k, e) : this.entityMap.delete(k)
+    for (const [k, r] of log.relationships) r ? this.relationshipMap.set(k, r) : this.relationshipMap.delete(k)
+  }
+
+  /** Observations, aliases and edge ends as the preview derived them (entities and edges are the caller's). */
+  private showAsAfter(previewed: PreviewedChanges): void {
+    const { contributions, endsLeft } = previewed.undo
+    this.aliases = previewed.aliases
+    for (const [slug, o] of previewed.observations) o ? this.observations.set(slug, o) : this.observations.delete(slug)
+    for (const [slug, c] of contributions) c ? this.contributions.set(slug, c) : this.contributions.delete(slug)
+    for (const [end, key] of endsLeft) removeFrom(this.edgesByEnd, end, key)
+  }
+
+  /** Undoes a preview entirely, re-filing each observation it touched as it was. */
+  private rollBack(log: PreviewLog, aliases: AliasMap): void {
+    this.aliases = aliases
+    for (const [slug, prev] of log.observations) this.rebook(slug, prev)
+    for (const [k, summary] of log.summaries ?? []) summary ? this.summaries.set(k, summary) : this.summaries.delete(k)
+    for (const [k, e] of log.entities) e ? this.entityMap.set(k, e) : this.entityMap.delete(k)
+    for (const [k, r] of log.relationships) r ? this.relationshipMap.set(k, r) : this.relationshipMap.delete(k)
   }
 
   /** One delta for several applied one after another: each touched key as the graph now holds it. */
@@ -397,8 +451,11 @@ export class Graph {
 
   private detach(slug: string, touched: Touched): void {
     const prev = this.observations.get(slug)
-    if (this.previewed && !this.previewed.observations.has(slug)) this.previewed.observations.set(slug, prev)
     const c = this.contributions.get(slug)
+    if (this.previewed && !this.previewed.observations.has(slug)) {
+      this.previewed.observations.set(slug, prev)
+      this.previewed.contributions.set(slug, c)
+    }
     if (!prev || !c) return
     for (const k of c.entities) {
       this.keepSummary(k)
@@ -427,6 +484,7 @@ export class Graph {
       if (left === 'emptied') {
         removeFrom(this.edgesByEnd, r.source, k)
         removeFrom(this.edgesByEnd, r.target, k)
+        this.previewed?.endsLeft.push([r.source, k], [r.target, k])
       }
       touched.edges.add(k)
     }
@@ -733,22 +791,35 @@ export interface PreviewedChanges {
   aliases: AliasMap
   /** Every observation the changes re-filed, as it is after them (undefined: removed). */
   observations: ReadonlyMap<string, Observation | undefined>
+  /** What the graph needs to apply or discard the changes; the graph's own. */
+  readonly undo: PreviewUndo
 }
 
-interface PreviewLog {
+/** The state before a preview, and what the preview derived that readers must not see yet. */
+export interface PreviewUndo {
+  readonly log: PreviewLog
+  readonly aliases: AliasMap
+  readonly contributions: ReadonlyMap<string, Contribution | undefined>
+  readonly endsLeft: ReadonlyArray<readonly [string, string]>
+}
+
+export interface PreviewLog {
   entities: Map<string, Entity | undefined>
   relationships: Map<string, Relationship | undefined>
   /** Null when the caller saves the summaries itself. */
   summaries: Map<string, Summary | undefined> | null
   observations: Map<string, Observation | undefined>
+  contributions: Map<string, Contribution | undefined>
+  /** Edge ends removed from `edgesByEnd`, as [end, edge key]. */
+  endsLeft: Array<[string, string]>
 }
 
 function previewLog(keepSummaries = true): PreviewLog {
-  return { entities: new Map(), relationships: new Map(), summaries: keepSummaries ? new Map() : null, observations: new Map() }
+  return { entities: new Map(), relationships: new Map(), summaries: keepSummaries ? new Map() : null, observations: new Map(), contributions: new Map(), endsLeft: [] }
 }
 
 /** What decides an entity's row among its backers; `stale` once a note it counted left. */
-interface Summary {
+export interface Summary {
   latestNaming: string | undefined
   queries: Set<string>
   /** By the description's words: how many notes give it, the latest (and where) and the first. */
@@ -756,7 +827,7 @@ interface Summary {
   stale: boolean
 }
 
-interface DescriptionGroup {
+export interface DescriptionGroup {
   count: number
   latest: string
   at: number

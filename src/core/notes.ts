@@ -136,6 +136,7 @@ function parse(request: unknown): Parsed {
 /**
  * One page of observations that pass the filters. The cursor holds the last note's sort value
  * and slug, so a page stays in place when notes are written or deleted between pages.
+ * @internal it takes the graph, which the published types leave out
  */
 export function listNotes(graph: Graph, request: unknown): NotePage {
   const f = parse(request)
@@ -177,7 +178,7 @@ export function listNotes(graph: Graph, request: unknown): NotePage {
   return { notes, total: rows.length, nextCursor: more && last ? JSON.stringify([last.value, last.slug]) : null }
 }
 
-/** What a note can link to: every entity name, every alias and the relationship types in use. */
+/** What a note can link to: every entity name, every alias and the relationship types in use. @internal */
 export function vocabularyOf(graph: Graph): Vocabulary {
   const entities = [...graph.entities.values()]
     .map(({ key, name, type, degree }) => ({ key, name, type, degree }))

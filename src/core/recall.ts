@@ -85,6 +85,7 @@ export function hasObservationFilter(f: RecallFilter): boolean {
   return Boolean(f.category || f.tags.length || f.from || f.to || f.entity)
 }
 
+/** @internal it takes the graph, which the published types leave out */
 export function observationMatches(o: Observation, f: RecallFilter, entityKey: string | undefined, graph: Graph): boolean {
   if (f.category && o.category !== f.category) return false
   if (f.from && o.observedAt < f.from) return false
@@ -133,6 +134,7 @@ const RECENCY_SHARE = 0.02
  * the notes that back them; a bounded 1-hop expansion by edge weight adds neighbors. The
  * observations come only from the recalled entities, ordered by how well each answers the
  * query: its own match, fused with its entities' scores and the time the question names.
+ * @internal it takes the graph, which the published types leave out
  */
 export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score: number }>, notes: NoteMatch[], f: RecallFilter, snippetLength: number): RecallResult {
   const allowed = allowedObservations(graph, f)
@@ -273,6 +275,7 @@ export function timeHints(query: string): TimeHints {
 /**
  * Structural recall: the observations the filters select, newest first, a page at a time
  * (`cursor` continues after the last one returned); entities by how many of the page name them.
+ * @internal it takes the graph, which the published types leave out
  */
 export function assembleStructural(graph: Graph, f: RecallFilter, snippetLength: number): RecallResult {
   const allowed = allowedObservations(graph, f)

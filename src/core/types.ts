@@ -180,7 +180,8 @@ export interface MergeProposal {
   createdAt: string
 }
 
-export interface Connection {
+/** A connection as this device stores it; agents hold a `Connection` handle made from it. */
+export interface ConnectionRecord {
   id: string
   memoryId: string
   agent: string
@@ -194,6 +195,9 @@ export interface Connection {
   /** When an agent last called through it on this device (to the minute); never shared. */
   lastUsedAt?: string
 }
+
+/** A connection as listed: everything but its token's hash. */
+export type ConnectionInfo = Omit<ConnectionRecord, 'tokenHash'>
 
 export interface AppendixFile {
   path: string

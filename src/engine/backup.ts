@@ -7,7 +7,6 @@ import { BM25_ONLY, Memory, type CreateMemoryOptions } from './memory-handle'
 import { validateFileInput } from './files'
 import { MemoryDB, RegistryDB } from '../store/db'
 import { sha256Hex } from './tokens'
-import { engineOf } from '../internals'
 
 export const BACKUP_FORMAT = 'cairn-memory@1'
 
@@ -30,17 +29,16 @@ export type ImportOptions = Omit<CreateMemoryOptions, 'name' | 'retrieval' | 'id
 }
 
 export async function exportMemory(memory: Memory): Promise<MemoryBackup> {
-  const engine = engineOf(memory)
   const info = memory.info
-  const graph = engine.committedGraph
-  const files = await Promise.all(engine.listFiles().map(async (f) => ({ ...f, data: toBase64((await engine.readFile(f.path)).data) })))
+  const graph = memory.committed
+  const files = await Promise.all(memory.listFiles().map(async (f) => ({ ...f, data: toBase64((await memory.readFile(f.path)).data) })))
   return {
     format: BACKUP_FORMAT,
     exportedAt: new Date().toISOString(),
     info: { name: info.name, visibility: info.visibility, orgId: info.orgId, retrieval: structuredClone(info.retrieval) },
     observations: structuredClone([...graph.allObservations()]),
-    aliases: await engine.db.aliases.toArray(),
-    rejectedProposals: engine.listProposals().filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: [p.pair[0], p.pair[1]] })),
+    aliases: await memory.storedAliases(),
+    rejectedProposals: memory.listProposals().filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: [p.pair[0], p.pair[1]] })),
     files,
   }
 }
@@ -75,9 +73,9 @@ export async function importMemory(backup: unknown, options: ImportOptions): Pro
   })
   try {
     const now = new Date().toISOString()
-    await engineOf(memory).importSnapshot({ observations: b.observations, aliases: b.aliases, rejected: b.rejectedProposals.map((p) => ({ id: p.id, pair: p.pair, at: now })) })
+    await memory.importSnapshot({ observations: b.observations, aliases: b.aliases, rejected: b.rejectedProposals.map((p) => ({ id: p.id, pair: p.pair, at: now })) })
     for (const f of b.files) {
-      await engineOf(memory).storeFile({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
+      await memory.storeFileAs({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
     }
   } catch (err) {
     // a storage failure part-way must not leave half a memory listed beside the others

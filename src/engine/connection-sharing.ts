@@ -3,7 +3,7 @@
 // revoked come into this memory's own list. So a token made on one device works on every
 // device, on the sync server and in an MCP replica, and a revoke anywhere holds everywhere.
 import type * as Y from 'yjs'
-import type { Connection } from '../core/types'
+import type { ConnectionRecord } from '../core/types'
 import { readSharedConnections, shareConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
 
 /** The origin of this memory's own writes to the document's connections, so their echo is skipped. */
@@ -11,7 +11,7 @@ const SHARING_ORIGIN = Symbol('cairn-connections')
 
 export interface ConnectionSharing {
   /** Writes connections made or revoked here into the document. */
-  share(connections: Connection[]): void
+  share(connections: ConnectionRecord[]): void
   /** Settles once every connection seen in the document so far is in the memory's list. */
   settled(): Promise<void>
   stop(): void
@@ -20,16 +20,16 @@ export interface ConnectionSharing {
 export interface SharingHost {
   memoryId: string
   /** The memory's connections as it holds them now. */
-  known(): Iterable<Connection>
+  known(): Iterable<ConnectionRecord>
   /** Stores and adopts connections (new, or newly revoked) another holder shared. */
-  takeIn(connections: Connection[]): Promise<void>
+  takeIn(connections: ConnectionRecord[]): Promise<void>
 }
 
 export function shareConnectionsThrough(doc: Y.Doc, host: SharingHost): ConnectionSharing {
   let chain: Promise<void> = Promise.resolve()
   const takeInFrom = (found: Iterable<SharedConnection>) => {
     const known = new Map([...host.known()].map((c) => [c.id, c]))
-    const fresh: Connection[] = []
+    const fresh: ConnectionRecord[] = []
     for (const c of found) {
       const mine = known.get(c.id)
       if (!mine || (c.revokedAt !== null && mine.revokedAt === null)) fresh.push({ ...c, memoryId: host.memoryId })
@@ -37,7 +37,7 @@ export function shareConnectionsThrough(doc: Y.Doc, host: SharingHost): Connecti
     // a storage failure leaves them out until the next bind reads the document again
     if (fresh.length) chain = chain.then(() => host.takeIn(fresh)).catch(() => undefined)
   }
-  const shareable = (list: Iterable<Connection>) => [...list].filter((c) => !c.localOnly)
+  const shareable = (list: Iterable<ConnectionRecord>) => [...list].filter((c) => !c.localOnly)
 
   takeInFrom(readSharedConnections(doc).values())
   shareConnections(doc, shareable(host.known()), SHARING_ORIGIN)

@@ -2,7 +2,7 @@
 import { requireTier, type Operation } from '../core/access'
 import { MemoryError } from '../core/errors'
 import type {
-  AppendixFile, Connection, DeleteResult, EntityDetail, MergeProposal, Observation, ObservationInput, ObservationPatch, RecallRequest, RecallResult, Tier, UpdateResult, WriteResult,
+  AppendixFile, ConnectionRecord, DeleteResult, EntityDetail, MergeProposal, Observation, ObservationInput, ObservationPatch, RecallRequest, RecallResult, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { GraphSlice, GraphSliceOptions } from '../core/graph-slice'
 import { listNotes, vocabularyOf, type NotePage, type NoteListRequest, type Vocabulary } from '../core/notes'
@@ -16,11 +16,11 @@ export type StoreFileInput = Omit<FileInput, 'data' | 'filename' | 'type' | 'des
   description?: string
 }
 
-export class ConnectionHandle {
+export class Connection {
   /** @internal made by `Memory.connect` and `connectWithToken` only */
   constructor(
     private readonly engine: MemoryEngine,
-    private readonly record: () => Connection,
+    private readonly record: () => ConnectionRecord,
     /** Present only on the handle `connect` returned: show it once, then it is gone. */
     readonly token: string | undefined,
     /** Told of every permitted call, so the memory can say when the connection was last used. */

@@ -1,10 +1,6 @@
-// Appendix files: validated, hashed, stored with their bytes in one transaction.
+// Appendix files: what a file to store must be, checked before anything is stored.
 import { own, validateFileFields } from '../core/contract'
 import { MemoryError } from '../core/errors'
-import type { AppendixFile } from '../core/types'
-import type { MemoryDB } from '../store/db'
-import { stored } from '../store/storage-error'
-import { sha256Hex } from './tokens'
 
 /** Larger sources belong outside the memory; this keeps a synced document small enough to merge. */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -40,24 +36,4 @@ async function toBytes(v: unknown): Promise<Uint8Array | undefined> {
   if (typeof v === 'string') return new TextEncoder().encode(v)
   if (typeof Blob !== 'undefined' && v instanceof Blob) return new Uint8Array(await v.arrayBuffer())
   return undefined
-}
-
-export async function storeFileRecord(db: MemoryDB, file: FileInput, createdBy: string, now: string): Promise<AppendixFile> {
-  const record: AppendixFile = {
-    path: file.path,
-    filename: file.filename,
-    type: file.type,
-    size: file.data.byteLength,
-    description: file.description,
-    createdBy,
-    createdAt: now,
-    sha256: await sha256Hex(file.data),
-  }
-  await stored(() =>
-    db.transaction('rw', [db.files, db.fileBytes], async () => {
-      await db.files.add(record)
-      await db.fileBytes.put({ path: file.path, data: file.data })
-    }),
-  )
-  return record
 }

@@ -1,6 +1,6 @@
 // The worker side of the engine boundary: memories and connections handed out as Comlink proxies.
 import * as Comlink from 'comlink'
-import type { ConnectionHandle } from './connection'
+import type { Connection } from './connection'
 import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './memory-handle'
 import type { MemoryInfo, Tier } from '../core/types'
 import type { Embedder } from '../search/embedder'
@@ -23,10 +23,10 @@ export class HostedMemory {
   get info(): MemoryInfo {
     return this.memory.info
   }
-  async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<ConnectionHandle & Comlink.ProxyMarked> {
+  async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<Connection & Comlink.ProxyMarked> {
     return Comlink.proxy(await this.memory.connect(opts))
   }
-  async connectWithToken(token: string): Promise<ConnectionHandle & Comlink.ProxyMarked> {
+  async connectWithToken(token: string): Promise<Connection & Comlink.ProxyMarked> {
     return Comlink.proxy(await this.memory.connectWithToken(token))
   }
   async listConnections(): Promise<ReturnType<Memory['listConnections']>> {

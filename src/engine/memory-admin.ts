@@ -5,22 +5,19 @@ import type { MemoryInfo } from '../core/types'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { stored } from '../store/storage-error'
 import type { Memory } from './memory-handle'
-import { engineOf } from '../internals'
 import { ORG_ID } from '../sync/visibility'
 
 export async function renameMemory(memory: Memory, name: unknown, deps: IndexedDBFactory = {}): Promise<MemoryInfo> {
   if (typeof name !== 'string' || !name.trim() || name.trim().length > 200) throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')
-  const info = engineOf(memory).info
+  const info = memory.info
   const registry = new RegistryDB(deps)
   try {
     await stored(() => registry.memories.update(info.id, { name: name.trim() }))
   } finally {
     registry.close()
   }
-  await stored(() => engineOf(memory).db.meta.put({ key: 'info', value: { ...info, name: name.trim() } }))
-  // the open engine answers `info` from this object, so the new name shows without reopening
-  info.name = name.trim()
-  return structuredClone(info)
+  await memory.rename(name.trim())
+  return memory.info
 }
 
 /** Closes the memory if it is open, then removes its database and its registry row. */

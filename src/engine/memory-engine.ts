@@ -4,7 +4,7 @@ import { checkEndpoints, validateObservationInput, validatePatch } from '../core
 import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, namesMayMerge, proposeMerges, VariantIndex } from '../core/consolidate'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
-import { DERIVATION_RULES, Graph, type GraphDelta } from '../core/graph'
+import { DERIVATION_RULES, Graph, type GraphDelta, type PreviewedChanges } from '../core/graph'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
@@ -16,10 +16,10 @@ import type {
 import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { derivedTables, replaceDerived } from '../store/derived-rows'
-import { saveCommit, VERSION_KEY } from '../store/commit'
+import { saveCommit, VERSION_KEY, type GraphCommit } from '../store/commit'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
-import { storeFileRecord, validateFileInput } from './files'
+import { validateFileInput, type FileInput } from './files'
 import { WriteQueue } from './queue'
 import { stored } from '../store/storage-error'
 import { randomId, sha256Hex } from './tokens'
@@ -103,6 +103,19 @@ export class MemoryEngine implements SyncPort {
     return this.graph
   }
 
+  /** The alias rows as stored, with the time each merge was recorded. */
+  storedAliases(): Promise<Alias[]> {
+    this.assertOpen()
+    return stored(() => this.db.aliases.toArray())
+  }
+
+  /** Saves a new name in the memory's own database; `info` shows it at once. */
+  async rename(name: string): Promise<void> {
+    this.assertOpen()
+    await stored(() => this.db.meta.put({ key: 'info', value: { ...this.info, name } }))
+    this.info.name = name
+  }
+
   // ---- writes (queued) -------------------------------------------------------------
 
   write(input: unknown, createdBy: string): Promise<WriteResult> {
@@ -153,7 +166,7 @@ export class MemoryEngine implements SyncPort {
     return this.enqueue(async () => {
       const file = await validateFileInput(input)
       if (this.files.has(file.path)) throw new MemoryError('conflict', `an appendix file already exists at "${file.path}"; choose another path`, { path: file.path })
-      const record = await storeFileRecord(this.db, file, createdBy, this.clock())
+      const record = await this.saveFile(file, createdBy)
       this.files.set(record.path, record)
       this.emit({ files: [{ file: record, bytes: file.data }] })
       return record
@@ -291,9 +304,12 @@ export class MemoryEngine implements SyncPort {
       const changed = [...previewed.observations].filter(([slug]) => named.has(slug))
       const put = changed.map(([, o]) => o).filter((o): o is Observation => o !== undefined)
       const deleted = changed.filter(([, o]) => o === undefined).map(([slug]) => slug)
-      if (!changed.length && !change.aliases) return emptyDelta()
+      if (!changed.length && !change.aliases) {
+        this.graph.discardPreviewedChanges(previewed)
+        return emptyDelta()
+      }
       const now = this.clock()
-      await saveCommit(this.db, {
+      await this.saveOrDiscard(previewed, {
         version: this.version + 1,
         delta: previewed.delta,
         observations: { put, delete: deleted },
@@ -524,17 +540,49 @@ export class MemoryEngine implements SyncPort {
     return delta
   }
 
+  /** Saves a previewed batch; if the save fails, the graph drops the preview and is as it was. */
+  private async saveOrDiscard(previewed: PreviewedChanges, commit: GraphCommit): Promise<void> {
+    try {
+      await saveCommit(this.db, commit)
+    } catch (err) {
+      this.graph.discardPreviewedChanges(previewed)
+      throw err
+    }
+  }
+
   private async commitAliases(aliases: Map<string, string>, proposals: MergeProposal[]): Promise<GraphDelta> {
     const previewed = this.graph.previewChanges({ aliases })
     const now = this.clock()
     const rows: Alias[] = [...aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now }))
     const journal = [this.journalRow(ALIASES_JOURNAL_KEY)]
-    await saveCommit(this.db, { version: this.version + 1, delta: previewed.delta, aliases: rows, proposals, journal })
+    await this.saveOrDiscard(previewed, { version: this.version + 1, delta: previewed.delta, aliases: rows, proposals, journal })
     this.graph.applyPreviewedChanges(previewed)
     this.version++
     this.emit({ aliases: rows, journal })
     await this.reindex(previewed.delta)
     return previewed.delta
+  }
+
+  /** A file's record and bytes, hashed, in one transaction. */
+  private async saveFile(file: FileInput, createdBy: string): Promise<AppendixFile> {
+    const record: AppendixFile = {
+      path: file.path,
+      filename: file.filename,
+      type: file.type,
+      size: file.data.byteLength,
+      description: file.description,
+      createdBy,
+      createdAt: this.clock(),
+      sha256: await sha256Hex(file.data),
+    }
+    const db = this.db
+    await stored(() =>
+      db.transaction('rw', [db.files, db.fileBytes], async () => {
+        await db.files.add(record)
+        await db.fileBytes.put({ path: file.path, data: file.data })
+      }),
+    )
+    return record
   }
 
   private emit(change: CommittedChange): void {

@@ -1,9 +1,10 @@
 // Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
 import { MemoryError } from '../core/errors'
-import { DERIVATION_RULES, Graph } from '../core/graph'
-import { BM25_ONLY, type Connection, type MemoryInfo, type Observation, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import { DERIVATION_RULES, Graph, type GraphView } from '../core/graph'
+import { BM25_ONLY, type Alias, type AppendixFile, type ConnectionInfo, type ConnectionRecord, type EntityDetail, type MemoryInfo, type MergeProposal, type Observation, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
-import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
+import { MemoryDB, RegistryDB } from '../store/db'
+import type { IndexedDBFactory } from '../store/indexeddb-factory'
 import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
@@ -11,9 +12,10 @@ import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
 import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY, type GraphSnapshot } from './memory-engine'
-import { ConnectionHandle } from './connection'
-import { engineBehind, registerEngine } from './engine-door'
+import { Connection } from './connection'
+import { registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
+import type { RemoteChange } from '../sync/port'
 import { revocationChannel, type RevocationChannel } from './revocations'
 import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
 import { shareVisibilityThrough, type VisibilitySharing } from './visibility-sharing'
@@ -77,7 +79,7 @@ export class Memory {
 
   private constructor(
     private readonly engine: MemoryEngine,
-    private connections: Map<string, Connection>,
+    private connections: Map<string, ConnectionRecord>,
   ) {
     registerEngine(this, engine)
     // the database has the last word: a message on the channel is only a hint to look
@@ -194,12 +196,12 @@ export class Memory {
    * travels with the memory (as its hash) once the memory syncs, so the sync server and every
    * replica accept the token too; `localOnly` keeps it on this device (the app's own).
    */
-  async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<ConnectionHandle> {
+  async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<Connection> {
     if (typeof opts?.agent !== 'string' || !opts.agent.trim() || opts.agent.length > 200) throw new MemoryError('invalid_request', 'connect needs an agent name')
     const tier = opts.tier ?? DEFAULT_TIER
     if (!isTier(tier)) throw new MemoryError('invalid_request', 'tier is "read", "read_write" or "full"', { tier })
     const token = randomToken()
-    const record: Connection = {
+    const record: ConnectionRecord = {
       id: `conn-${randomId(10)}`,
       memoryId: this.engine.info.id,
       agent: opts.agent.trim(),
@@ -212,11 +214,11 @@ export class Memory {
     await stored(() => this.engine.db.connections.add(record))
     this.connections.set(record.id, record)
     this.sharing?.share([record])
-    return new ConnectionHandle(this.engine, () => this.connections.get(record.id)!, token, this.touch)
+    return new Connection(this.engine, () => this.connections.get(record.id)!, token, this.touch)
   }
 
   /** Reattaches an agent that kept its token. */
-  async connectWithToken(token: string): Promise<ConnectionHandle> {
+  async connectWithToken(token: string): Promise<Connection> {
     const hash = typeof token === 'string' ? await sha256Hex(token) : ''
     // connections shared by other holders of the memory are taken in first
     await this.sharing?.settled()
@@ -225,7 +227,7 @@ export class Memory {
     for (const c of this.connections.values()) {
       if (constantTimeEqual(c.tokenHash, hash)) {
         if (c.revokedAt) break
-        return new ConnectionHandle(this.engine, () => this.connections.get(c.id)!, undefined, this.touch)
+        return new Connection(this.engine, () => this.connections.get(c.id)!, undefined, this.touch)
       }
     }
     throw new MemoryError('forbidden', 'this token is unknown or was revoked; ask for a new connection')
@@ -249,7 +251,7 @@ export class Memory {
   private readonly stamping = new Set<Promise<void>>()
 
   /** Adopts connections another holder of the memory made or revoked (from its sync document). */
-  private async takeInShared(list: Connection[]): Promise<void> {
+  private async takeInShared(list: ConnectionRecord[]): Promise<void> {
     const rows = list.map((c) => {
       const known = this.connections.get(c.id)
       // a connection this device already holds keeps its own fields; only the revoke comes in
@@ -262,7 +264,7 @@ export class Memory {
     }
   }
 
-  listConnections(): Array<Omit<Connection, 'tokenHash'>> {
+  listConnections(): ConnectionInfo[] {
     return [...this.connections.values()].map(({ tokenHash: _, ...c }) => c)
   }
 
@@ -329,6 +331,64 @@ export class Memory {
     // device's storage (the document keeps its own log); without a document, it is owed to it.
     sharing?.share({ visibility, orgId: visibility === 'organization' ? orgId! : null })
     return storeVisibility(this.engine, visibility, orgId, sharing === undefined)
+  }
+
+  // ---- for the package's own exports, imports and hosts ------------------------------
+  // Owner-level access without a connection's tier; left out of the published declarations.
+
+  /** @internal The committed graph, read-only. */
+  get committed(): GraphView {
+    return this.engine.committedGraph
+  }
+
+  /** @internal An entity with its edges, notes and merged names, whatever name or merged variant it is asked by. */
+  inspect(name: string): EntityDetail {
+    return this.engine.inspect(name)
+  }
+
+  /** @internal */
+  listFiles(): AppendixFile[] {
+    return this.engine.listFiles()
+  }
+
+  /** @internal */
+  readFile(path: string): Promise<{ file: AppendixFile; data: Uint8Array }> {
+    return this.engine.readFile(path)
+  }
+
+  /** @internal */
+  listProposals(): MergeProposal[] {
+    return this.engine.listProposals()
+  }
+
+  /** @internal The alias rows as stored (with when each merge was recorded). */
+  storedAliases(): Promise<Alias[]> {
+    return this.engine.storedAliases()
+  }
+
+  /** @internal Observations written elsewhere, kept with their slugs, in one transaction; each must satisfy the write contract. */
+  importObservations(observations: Observation[], aliases: Alias[]): Promise<number> {
+    return this.engine.importObservations(observations, aliases)
+  }
+
+  /** @internal A memory's content from a backup: observations, aliases and pairs already rejected, in one transaction. */
+  importSnapshot(snapshot: Parameters<MemoryEngine['importSnapshot']>[0]): Promise<number> {
+    return this.engine.importSnapshot(snapshot)
+  }
+
+  /** @internal An appendix file recorded as `createdBy` made it (a restored backup keeps its authors). */
+  storeFileAs(input: unknown, createdBy: string): Promise<AppendixFile> {
+    return this.engine.storeFile(input, createdBy)
+  }
+
+  /** @internal Merges content from another copy of this memory (a backup), as a sync peer's change is merged. */
+  async mergeChange(change: RemoteChange): Promise<void> {
+    await this.engine.applyRemote(change)
+  }
+
+  /** @internal Saves a new name in the memory's database (the device's registry is the caller's). */
+  rename(name: string): Promise<void> {
+    return this.engine.rename(name)
   }
 
   async close(): Promise<void> {
@@ -401,7 +461,7 @@ export async function migrateMemory(id: string, opts: CreateMemoryOptions): Prom
   const [observations, aliases] = await Promise.all([old.observations.toArray(), old.aliases.toArray()])
   old.close()
   const next = await Memory.create(opts)
-  await engineBehind(next).importObservations(observations, aliases)
+  await next.importObservations(observations, aliases)
   return next
 }
 

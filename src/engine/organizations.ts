@@ -7,7 +7,7 @@ import { MemoryError } from '../core/errors'
 import type { MemberKind } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import type { SyncOptions } from '../sync/memory-sync'
-import type { ConnectionHandle } from './connection'
+import type { Connection } from './connection'
 import { listMemories, Memory, type CreateMemoryOptions } from './memory-handle'
 
 export interface OrganizationListing {
@@ -77,7 +77,7 @@ const CUT_OFF: ReadonlySet<number> = new Set([CLOSE.memberRemoved, CLOSE.notVisi
  * the organization's id, fills it from the server with the member credential, and returns it
  * with a `read` connection to read it through. The copy stays on the device for offline reading.
  */
-export async function joinOrganizationMemory(opts: JoinOrganizationMemory): Promise<{ memory: Memory; connection: ConnectionHandle; listing: OrganizationListing }> {
+export async function joinOrganizationMemory(opts: JoinOrganizationMemory): Promise<{ memory: Memory; connection: Connection; listing: OrganizationListing }> {
   const { serverUrl, credential, memoryId, WebSocketPolyfill, crossTab, timeoutMs, fetch: _fetch, ...deps } = opts
   const listing = await listOrganizationMemories(opts)
   const listed = listing.memories.find((m) => m.id === memoryId)

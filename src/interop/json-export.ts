@@ -3,7 +3,6 @@
 import type { Entity, Relationship } from '../core/types'
 import { exportMemory, type MemoryBackup } from '../engine/backup'
 import type { Memory } from '../engine/memory-handle'
-import { engineOf } from '../internals'
 
 export interface GraphExport extends MemoryBackup {
   graph: { entities: Entity[]; relationships: Array<Relationship & { sourceName: string; targetName: string }> }
@@ -11,7 +10,7 @@ export interface GraphExport extends MemoryBackup {
 
 export async function exportGraphJson(memory: Memory): Promise<GraphExport> {
   const backup = await exportMemory(memory)
-  const graph = engineOf(memory).committedGraph
+  const graph = memory.committed
   const name = (key: string): string => graph.entities.get(key)?.name ?? key
   return {
     ...backup,

@@ -5,7 +5,6 @@
 import { normalizeName } from '../core/normalize'
 import type { Observation } from '../core/types'
 import type { Memory } from '../engine/memory-handle'
-import { engineOf } from '../internals'
 
 export interface VaultReport {
   notes: number
@@ -34,8 +33,7 @@ const label = (text: string): string => text.replace(/[|[\]]/g, ' ').replace(/\s
 
 export async function buildMarkdownVault(memory: Memory, now: Date = new Date()): Promise<{ files: VaultFile[]; report: VaultReport }> {
   const out: VaultFile[] = []
-  const engine = engineOf(memory)
-  const graph = engine.committedGraph
+  const graph = memory.committed
   const entities = [...graph.entities.values()].sort((a, b) => a.name.localeCompare(b.name))
   // one file per entity; names that differ only where a file system cannot tell get a number
   const fileOf = new Map<string, string>()
@@ -69,7 +67,7 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
     out.push({ path: `notes/${o.slug}.md`, data: body })
   }
   for (const e of entities) {
-    const detail = engine.inspect(e.key)
+    const detail = memory.inspect(e.key)
     const body = [
       frontMatter({ name: e.name, type: e.type, degree: e.degree, aliases: detail.aliases, queries: e.queries }),
       `# ${e.name}\n\n${e.description}\n`,
@@ -83,8 +81,8 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
     ].join('')
     out.push({ path: `entities/${fileOf.get(e.key)}.md`, data: body })
   }
-  const files = engine.listFiles()
-  for (const f of files) out.push({ path: `files/${f.path}`, data: (await engine.readFile(f.path)).data })
+  const files = memory.listFiles()
+  for (const f of files) out.push({ path: `files/${f.path}`, data: (await memory.readFile(f.path)).data })
   const info = memory.info
   out.push({
     path: 'index.md',

@@ -3,7 +3,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { MemoryError } from '../core/errors'
-import type { ConnectionHandle } from '../engine/connection'
+import type { Connection } from '../engine/connection'
 import { Memory } from '../engine/memory-handle'
 import { joinOrganizationMemory } from '../engine/organizations'
 import { CLOSE } from '../sync/close-codes'
@@ -18,7 +18,7 @@ export interface MemoryProvider {
    * The connection a Bearer token opens, when the provider decides it instead of the memory's
    * own connections (an organization member's replica: only the member credential, read-only).
    */
-  connect?(token: string): Promise<ConnectionHandle>
+  connect?(token: string): Promise<Connection>
 }
 
 /**
@@ -92,7 +92,7 @@ export function syncedMemoryProvider(opts: { memoryId: string; serverUrl: string
  * closes the replica's socket and the connection is revoked: calls fail with `revoked`.
  */
 export function organizationMemoryProvider(opts: { memoryId: string; serverUrl: string; credential: string; timeoutMs?: number }): MemoryProvider {
-  let opened: Promise<{ memory: Memory; connection: ConnectionHandle }> | undefined
+  let opened: Promise<{ memory: Memory; connection: Connection }> | undefined
   const open = async () => {
     const { WebSocket } = await import('ws')
     return joinOrganizationMemory({

@@ -2,9 +2,8 @@
 // attach and read. Reads go through the session's connection, so its tier still applies.
 import { McpError, ErrorCode, type Resource } from '@modelcontextprotocol/sdk/types.js'
 import { isMemoryError } from '../core/errors'
-import type { ConnectionHandle } from '../engine/connection'
+import type { Connection } from '../engine/connection'
 import type { Memory } from '../engine/memory-handle'
-import { engineOf } from '../internals'
 
 export const OBSERVATION_URI = 'cairn://observation/'
 export const ENTITY_URI = 'cairn://entity/'
@@ -17,7 +16,7 @@ export const RESOURCE_TEMPLATES = [
 
 /** One page of resources: observations newest first, then entities by name; the cursor is an offset. */
 export function listResources(memory: Memory, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
-  const graph = engineOf(memory).committedGraph
+  const graph = memory.committed
   const offset = cursor === undefined ? 0 : Number(cursor)
   if (!Number.isInteger(offset) || offset < 0) throw new McpError(ErrorCode.InvalidParams, `cursor "${cursor}" is not one this server gave`)
   const observations = [...graph.allObservations()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
@@ -36,7 +35,7 @@ export function listResources(memory: Memory, cursor: string | undefined): { res
   return offset + PAGE < all ? { resources, nextCursor: String(offset + PAGE) } : { resources }
 }
 
-export async function readResource(conn: ConnectionHandle, uri: string): Promise<{ contents: Array<{ uri: string; mimeType: string; text: string }> }> {
+export async function readResource(conn: Connection, uri: string): Promise<{ contents: Array<{ uri: string; mimeType: string; text: string }> }> {
   let body: unknown
   try {
     if (uri.startsWith(OBSERVATION_URI)) body = await conn.getObservation(decodeURIComponent(uri.slice(OBSERVATION_URI.length)))

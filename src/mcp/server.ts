@@ -7,7 +7,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { CallToolRequestSchema, isInitializeRequest, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { isMemoryError } from '../core/errors'
-import type { ConnectionHandle } from '../engine/connection'
+import type { Connection } from '../engine/connection'
 import type { Memory } from '../engine/memory-handle'
 import { toolListing } from '../tools/definitions'
 import { dispatchTool } from '../tools/dispatch'
@@ -24,7 +24,7 @@ const INSTRUCTIONS =
  * An MCP server whose every tool call and resource read runs through `conn`. With `memory` (the
  * memory `conn` belongs to) it also lists the memory's observations and entities as resources.
  */
-export function createMcpServer(conn: ConnectionHandle, memory?: Memory): Server {
+export function createMcpServer(conn: Connection, memory?: Memory): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS })
   const tools = toolListing().map((t) => ({ ...t, annotations: toolAnnotations(t.name) }))
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
@@ -106,7 +106,7 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
       return s.transport.handleRequest(req, res, body)
     }
     if (req.method !== 'POST') return reply(res, 400, 'invalid_request', 'start a session with an initialize request')
-    let conn: ConnectionHandle
+    let conn: Connection
     let memory: Memory
     try {
       memory = await opts.provider.memory()

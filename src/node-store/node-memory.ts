@@ -10,7 +10,6 @@ import type { Embedder } from '../search/embedder'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
 import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
-import { engineOf } from '../internals'
 
 /** Derived rows the durable store does not keep. */
 const DERIVED_TABLES = new Set(['entities', 'relationships', 'entityNotes', 'relationshipNotes'])
@@ -85,7 +84,7 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
       const legacy = join(dir, LEGACY_SNAPSHOT_FILE)
       if (existsSync(legacy)) {
         const saved = await loadLegacySnapshot(legacy)
-        await engineOf(memory).importObservations(saved.observations, saved.aliases)
+        await memory.importObservations(saved.observations, saved.aliases)
         renameSync(legacy, `${legacy}.imported`)
       }
     }

@@ -12,7 +12,7 @@ import * as encoding from 'lib0/encoding'
 import type { WebSocket } from 'ws'
 import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
-import type { Connection } from '../core/types'
+import type { ConnectionRecord } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
@@ -67,7 +67,7 @@ export const newBudgetWindow = (budget: Budget): BudgetWindow => ({ start: 0, re
 const LARGE_NOOP_BYTES = 64 * 1024
 
 export interface GateContext {
-  connection: Connection
+  connection: ConnectionRecord
   room: string
   log: SyncLog
   /** The live room document; present once the room is set up. */

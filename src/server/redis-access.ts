@@ -4,7 +4,7 @@
 // that connection's sockets at once; a server that was disconnected re-reads the revoked set.
 import { isTier } from '../core/access'
 import { MemoryError } from '../core/errors'
-import type { Connection, Tier } from '../core/types'
+import type { ConnectionRecord, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import type { AccessSource } from './access-source'
 import type { SyncLog } from './log'
@@ -24,10 +24,10 @@ return {c, redis.call('HGET', KEYS[2], ARGV[1])}
 `
 
 
-function parseConnection(raw: Buffer | null, revokedAt: Buffer | null): Connection | null {
+function parseConnection(raw: Buffer | null, revokedAt: Buffer | null): ConnectionRecord | null {
   if (!raw) return null
   try {
-    const c = JSON.parse(raw.toString()) as Connection
+    const c = JSON.parse(raw.toString()) as ConnectionRecord
     if (typeof c.id !== 'string' || typeof c.memoryId !== 'string' || !isTier(c.tier)) return null
     return { ...c, revokedAt: revokedAt ? revokedAt.toString() : null }
   } catch {
@@ -38,8 +38,8 @@ function parseConnection(raw: Buffer | null, revokedAt: Buffer | null): Connecti
 export class RedisAccess implements AccessSource {
   private readonly revoked = new Set<string>()
   /** Connections this server authorized, for the log line of their revocation. */
-  private readonly seen = new Map<string, Connection>()
-  private readonly listeners = new Set<(c: Connection) => void>()
+  private readonly seen = new Map<string, ConnectionRecord>()
+  private readonly listeners = new Set<(c: ConnectionRecord) => void>()
   private readonly keys: { conn: string; token: string; revoked: string; channel: string }
   private readonly log: SyncLog
   private closed = false
@@ -81,14 +81,14 @@ export class RedisAccess implements AccessSource {
     this.revoked.add(id)
     // Sockets close on the id alone, at once; a connection this server never saw gets a bare record.
     const known = this.seen.get(id)
-    const connection: Connection = { ...(known ?? { id, memoryId: '', agent: '', tier: 'read', tokenHash: '', createdAt: '' }), revokedAt: new Date().toISOString() }
+    const connection: ConnectionRecord = { ...(known ?? { id, memoryId: '', agent: '', tier: 'read', tokenHash: '', createdAt: '' }), revokedAt: new Date().toISOString() }
     for (const l of this.listeners) l(connection)
   }
 
   async authorize(token: string | null, room: string): Promise<AuthResult> {
     if (!token) return { ok: false, code: CLOSE.unauthorized, reason: 'a connection token is required (?token=...)' }
     if (token.length > 200) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
-    let connection: Connection | null
+    let connection: ConnectionRecord | null
     try {
       // Looked up by the token's sha256: finding it says nothing about any other token.
       // While Redis is away the socket gets 4500 (retried) instead of waiting on the client's queue.
@@ -115,7 +115,7 @@ export class RedisAccess implements AccessSource {
     return this.revoked.has(connectionId)
   }
 
-  onRevoked(listener: (connection: Connection) => void): () => void {
+  onRevoked(listener: (connection: ConnectionRecord) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
   }
@@ -129,21 +129,21 @@ export class RedisAccess implements AccessSource {
     return made
   }
 
-  async revoke(id: string): Promise<Connection> {
+  async revoke(id: string): Promise<ConnectionRecord> {
     const reply = await this.redis.command.sendCommand<[Buffer, Buffer] | null>(['EVAL', REVOKE, '3', this.keys.conn, this.keys.revoked, this.keys.channel, id, new Date().toISOString()])
     const c = reply ? parseConnection(reply[0], reply[1]) : null
     if (!c) throw new MemoryError('not_found', `no connection "${id}"; list them with \`token list\``, { id })
     return c
   }
 
-  async list(memoryId?: string): Promise<Connection[]> {
+  async list(memoryId?: string): Promise<ConnectionRecord[]> {
     const [conns, revoked] = await Promise.all([
       this.redis.command.sendCommand<Buffer[]>(['HGETALL', this.keys.conn]),
       this.redis.command.sendCommand<Buffer[]>(['HGETALL', this.keys.revoked]),
     ])
     const revokedAt = new Map<string, Buffer>()
     for (let i = 0; i + 1 < revoked.length; i += 2) revokedAt.set(revoked[i]!.toString(), revoked[i + 1]!)
-    const out: Connection[] = []
+    const out: ConnectionRecord[] = []
     for (let i = 0; i + 1 < conns.length; i += 2) {
       const c = parseConnection(conns[i + 1]!, revokedAt.get(conns[i]!.toString()) ?? null)
       if (c && (memoryId === undefined || c.memoryId === memoryId)) out.push(c)

@@ -11,7 +11,7 @@ import { docs, setPersistence, setupWSConnection, type WSSharedDoc } from '@y/we
 import { WebSocketServer, type WebSocket } from 'ws'
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
-import type { Connection, Tier } from '../core/types'
+import type { ConnectionRecord, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { FileRoomStore, ROOM_NAME } from './file-room-store'
 import type { AccessSource, TokenAdmin } from './access-source'
@@ -31,7 +31,7 @@ import { readVisibility, visibilityMap, visibleTo, type SharedVisibility } from 
  * `shared`: a connection the memory holds in its own document (the memory's owner made it), not a server token.
  * `member`: an organization member's credential, for a memory visible to that organization (always `read`).
  */
-export type AuthResult = { ok: true; connection: Connection; shared?: boolean; member?: { orgId: string } } | { ok: false; code: number; reason: string }
+export type AuthResult = { ok: true; connection: ConnectionRecord; shared?: boolean; member?: { orgId: string } } | { ok: false; code: number; reason: string }
 
 /** Decides who a socket is. The default checks the token registry in the data directory. */
 export type Authorize = (token: string | null, room: string) => AuthResult | Promise<AuthResult>
@@ -75,8 +75,8 @@ export interface SyncServer {
   /** The token file of the data directory; with `redis`, these throw: use `access`. */
   tokens: {
     add(input: { memoryId: string; tier?: Tier; agent: string }): NewToken
-    revoke(id: string): Connection
-    list(memoryId?: string): Connection[]
+    revoke(id: string): ConnectionRecord
+    list(memoryId?: string): ConnectionRecord[]
   }
   /** The tokens this server checks, wherever they live (the token file, or Redis). */
   access: TokenAdmin
@@ -285,7 +285,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     if (member.removedAt !== null) return { ok: false, code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
     // a private memory and one that does not exist get the same answer
     if (!visibleTo(visibility, org.id)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory is not visible to your organization' }
-    const connection: Connection = { id: member.id, memoryId: room, agent: member.name, tier: 'read', tokenHash: member.credentialHash, createdAt: member.addedAt, revokedAt: null }
+    const connection: ConnectionRecord = { id: member.id, memoryId: room, agent: member.name, tier: 'read', tokenHash: member.credentialHash, createdAt: member.addedAt, revokedAt: null }
     return { ok: true, connection, member: { orgId: org.id } }
   }
 
@@ -345,7 +345,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const closeSocketsOf = (connectionId: string, code: number, reason: string) => {
     for (const ws of sockets.get(connectionId) ?? []) ws.close(code, reason)
   }
-  function onRevoked(c: Connection, socketsKey = c.id) {
+  function onRevoked(c: ConnectionRecord, socketsKey = c.id) {
     log('info', 'connection_revoked', { connection: c.id, agent: c.agent, room: c.memoryId })
     closeSocketsOf(socketsKey, CLOSE.revoked, 'this connection token was revoked')
   }

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { isTier } from '../core/access'
 import { MemoryError } from '../core/errors'
-import type { Connection, Tier } from '../core/types'
+import type { ConnectionRecord, Tier } from '../core/types'
 import { ROOM_NAME } from './file-room-store'
 import { fileStamp, withFileLock, writeJsonAtomic } from './json-file'
 
@@ -19,7 +19,7 @@ const TOKEN_PREFIX = 'cairn_'
 export interface NewToken {
   /** Shown once; only its hash is kept. */
   token: string
-  connection: Connection
+  connection: ConnectionRecord
 }
 
 export function hashToken(token: string): string {
@@ -32,7 +32,7 @@ export function sameHash(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-function isConnection(value: unknown): value is Connection {
+function isConnection(value: unknown): value is ConnectionRecord {
   if (typeof value !== 'object' || value === null) return false
   const c = value as Record<string, unknown>
   return typeof c.id === 'string' && typeof c.memoryId === 'string' && typeof c.agent === 'string' && isTier(c.tier) &&
@@ -41,10 +41,10 @@ function isConnection(value: unknown): value is Connection {
 }
 
 export class TokenRegistry {
-  private connections: Connection[] = []
+  private connections: ConnectionRecord[] = []
   /** The file's identity when last read, so `reloadIfChanged` costs a stat when nothing changed. */
   private seen = ''
-  private readonly revokeListeners = new Set<(connection: Connection) => void>()
+  private readonly revokeListeners = new Set<(connection: ConnectionRecord) => void>()
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true })
@@ -55,7 +55,7 @@ export class TokenRegistry {
     return fileStamp(this.file)
   }
 
-  private readFile(): Connection[] {
+  private readFile(): ConnectionRecord[] {
     this.seen = this.stamp()
     let text: string
     try {
@@ -111,7 +111,7 @@ export class TokenRegistry {
   }
 
   /** Revokes a connection by id; its open sockets are closed by whoever listens (the server). */
-  revoke(id: string): Connection {
+  revoke(id: string): ConnectionRecord {
     const { c, changed } = this.locked(() => {
       const c = this.connections.find((x) => x.id === id)
       if (!c) throw new MemoryError('not_found', `no connection "${id}"; list them with \`token list\``, { id })
@@ -124,15 +124,15 @@ export class TokenRegistry {
     return { ...c }
   }
 
-  list(memoryId?: string): Connection[] {
+  list(memoryId?: string): ConnectionRecord[] {
     return this.connections.filter((c) => memoryId === undefined || c.memoryId === memoryId).map((c) => ({ ...c }))
   }
 
   /** The connection a token belongs to (revoked ones included, so callers can say why), or null. */
-  verify(token: string): Connection | null {
+  verify(token: string): ConnectionRecord | null {
     if (typeof token !== 'string' || token.length === 0 || token.length > 200) return null
     const hash = hashToken(token)
-    let found: Connection | null = null
+    let found: ConnectionRecord | null = null
     // No early exit: every entry is compared, so timing does not depend on which one matched.
     for (const c of this.connections) {
       if (sameHash(c.tokenHash, hash)) found = c
@@ -144,12 +144,12 @@ export class TokenRegistry {
     return this.connections.find((c) => c.id === id)?.revokedAt != null
   }
 
-  onRevoked(listener: (connection: Connection) => void): () => void {
+  onRevoked(listener: (connection: ConnectionRecord) => void): () => void {
     this.revokeListeners.add(listener)
     return () => this.revokeListeners.delete(listener)
   }
 
-  private emitRevoked(c: Connection): void {
+  private emitRevoked(c: ConnectionRecord): void {
     for (const l of this.revokeListeners) l({ ...c })
   }
 }
@@ -164,7 +164,7 @@ export function newConnection(input: { memoryId: string; tier?: Tier; agent: str
   const agent = typeof input.agent === 'string' ? input.agent.trim() : ''
   if (!agent || agent.length > 200) throw new MemoryError('invalid_request', 'agent must be a name of 1-200 characters')
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
-  const connection: Connection = {
+  const connection: ConnectionRecord = {
     id: `conn_${randomBytes(6).toString('hex')}`,
     memoryId: input.memoryId,
     agent,

@@ -1,7 +1,8 @@
 // IndexedDB layout (Dexie). One database lists the memories; each memory has its own database,
 // so deleting or migrating a memory never touches another.
 import Dexie, { type Table } from 'dexie'
-import type { Alias, AppendixFile, Connection, Entity, MemoryInfo, MergeProposal, Observation, Relationship } from '../core/types'
+import type { IndexedDBFactory } from './indexeddb-factory'
+import type { Alias, AppendixFile, ConnectionRecord, Entity, MemoryInfo, MergeProposal, Observation, Relationship } from '../core/types'
 
 /** An entity row as stored: its backing notes are rows of `entityNotes`, not a list in the row. */
 export type StoredEntity = Omit<Entity, 'observations'>
@@ -14,10 +15,7 @@ export interface BackingRow {
   slug: string
 }
 
-export interface IndexedDBFactory {
-  indexedDB?: IDBFactory
-  IDBKeyRange?: typeof IDBKeyRange
-}
+export type { IndexedDBFactory } from './indexeddb-factory'
 
 export interface FileBytes {
   path: string
@@ -56,7 +54,7 @@ export interface JournalRow {
 
 export class MemoryDB extends Dexie {
   meta!: Table<MetaRow, string>
-  connections!: Table<Connection, string>
+  connections!: Table<ConnectionRecord, string>
   observations!: Table<Observation, string>
   entities!: Table<StoredEntity, string>
   relationships!: Table<StoredRelationship, string>

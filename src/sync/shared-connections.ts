@@ -4,12 +4,12 @@
 // same tiers, and a revoke written anywhere reaches everyone that holds the memory.
 import * as Y from 'yjs'
 import { isTier } from '../core/access'
-import type { Connection } from '../core/types'
+import type { ConnectionRecord } from '../core/types'
 import { ROOTS } from './layout'
 import type { Checked } from './validate'
 
 /** A connection as the document holds it: the memory is the document's. */
-export type SharedConnection = Omit<Connection, 'memoryId'>
+export type SharedConnection = Omit<ConnectionRecord, 'memoryId'>
 
 /** Ids the library makes (`conn-` and letters or digits), apart from the sync server's `conn_` tokens. */
 export const SHARED_CONNECTION_ID = /^conn-[a-z0-9]{1,64}$/
@@ -75,6 +75,6 @@ export function shareConnections(doc: Y.Doc, connections: Iterable<SharedConnect
   return writes.length
 }
 
-export function toShared(c: SharedConnection | Connection): SharedConnection {
+export function toShared(c: SharedConnection | ConnectionRecord): SharedConnection {
   return { id: c.id, agent: c.agent, tier: c.tier, tokenHash: c.tokenHash, createdAt: c.createdAt, revokedAt: c.revokedAt }
 }

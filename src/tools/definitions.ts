@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { LIMITS } from '../core/contract'
 import { OPERATION_TIER, type Operation } from '../core/access'
-import type { ConnectionHandle } from '../engine/connection'
+import type { Connection } from '../engine/connection'
 import type { Tier } from '../core/types'
 import { decodeData, encodeData } from './file-data'
 import * as s from './schemas'
@@ -14,7 +14,7 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   operation: Operation
   description: string
   schema: S
-  run(conn: ConnectionHandle, args: z.output<S>): Promise<unknown>
+  run(conn: Connection, args: z.output<S>): Promise<unknown>
 }
 
 function tool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition {

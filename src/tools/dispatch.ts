@@ -3,7 +3,7 @@
 import type { z } from 'zod'
 import { LIMITS } from '../core/contract'
 import { isMemoryError, type ErrorCode } from '../core/errors'
-import type { ConnectionHandle } from '../engine/connection'
+import type { Connection } from '../engine/connection'
 import { findTool, TOOLS } from './definitions'
 import { onlyContractIssues } from './schemas'
 
@@ -41,7 +41,7 @@ function plain(value: unknown): unknown {
   return value === undefined ? null : JSON.parse(JSON.stringify(value, (_k, v: unknown) => (v instanceof Uint8Array ? Array.from(v) : v)))
 }
 
-export async function dispatchTool(conn: ConnectionHandle, name: unknown, args: unknown): Promise<ToolOutcome> {
+export async function dispatchTool(conn: Connection, name: unknown, args: unknown): Promise<ToolOutcome> {
   try {
     const def = typeof name === 'string' ? findTool(name) : undefined
     if (!def) {

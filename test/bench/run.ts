@@ -117,6 +117,13 @@ async function main(): Promise<void> {
   results.rederive = rederive
   console.log('\nRe-derivation after a merge (100 observations from a peer, applied through the sync document, onto a memory already holding N)')
   console.table(rederive)
+  const aliasAccept = await optional('alias accept', async () => {
+    const { benchAliasAccept } = await import('./alias-accept')
+    return benchAliasAccept(quick ? [1_000] : [1_000, 10_000])
+  })
+  results.aliasAccept = aliasAccept
+  console.log('\nAccepting a merge onto a memory holding N observations (the variant named by 20 notes; median of 9 accepts, fake-indexeddb)')
+  console.table(aliasAccept)
   const browser = await optional('browser engine', async () => {
     const { benchBrowserEngine } = await import('./browser-engine')
     return benchBrowserEngine(quick ? [1_000] : [1_000, 10_000, 100_000])

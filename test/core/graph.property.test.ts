@@ -85,7 +85,7 @@ describe('incremental derivation', () => {
           }
           const fresh = Graph.derive(obs.values(), aliases)
           expect(graphFingerprint(g)).toBe(graphFingerprint(fresh))
-          for (const k of fresh.entities.keys()) expect(g.edgesOf(k)).toEqual(fresh.edgesOf(k))
+          expect(reads(g)).toEqual(reads(fresh))
         })
         // invariants: degrees count live edges; no self-loops; edges only between live entities
         for (const e of g.entities.values()) {
@@ -131,13 +131,19 @@ describe('incremental derivation', () => {
             }
           }
           const before = graphFingerprint(g)
+          const readsBefore = reads(g)
           const previewed = g.previewChanges({ put, deleted, ...(nextAliases ? { aliases: nextAliases } : {}) })
+          // until it is applied, every read answers as before: entities, edges by end, notes, aliases
           expect(graphFingerprint(g)).toBe(before)
+          expect(reads(g)).toEqual(readsBefore)
           if (!dropped) {
             g.applyPreviewedChanges(previewed)
             for (const o of put) obs.set(o.slug, o)
             for (const slug of deleted) obs.delete(slug)
             if (nextAliases) aliases = nextAliases
+          } else {
+            g.discardPreviewedChanges(previewed)
+            expect(reads(g)).toEqual(readsBefore)
           }
           const fresh = Graph.derive(obs.values(), aliases)
           expect(graphFingerprint(g)).toBe(graphFingerprint(fresh))
@@ -159,3 +165,13 @@ describe('incremental derivation', () => {
     expect(g.entities.get('a')!.degree).toBe(0)
   })
 })
+
+/** What readers of a graph can see, in a comparable form. */
+function reads(g: Graph): unknown {
+  const slugs = [...g.allObservations()].map((o) => o.slug).sort()
+  return {
+    observations: slugs.map((slug) => [slug, g.getObservation(slug)!.title, g.entitiesOf(slug).sort()]),
+    aliases: [...g.aliasMap()].sort(),
+    edges: [...g.entities.keys()].sort().map((k) => [k, g.edgesOf(k).map((r) => r.key)]),
+  }
+}

@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { chromium } from 'playwright-core'
@@ -56,6 +56,30 @@ await memory.close()
     // "computer programmer" shares no word with the description: only the vectors can find Ada
     expect(result).toEqual({ embedder: 'cairn-glove-100d@1', vector: 0.4, top: 'Ada Lovelace' })
   }, 60_000)
+
+  it('declares a public entry that names no database class, no engine and no graph', () => {
+    const types = join(s.project, 'node_modules/cairn-memory/lib/types')
+    // every declaration file the public entry reaches, following relative imports
+    const reached = new Set<string>()
+    const visit = (file: string): void => {
+      if (reached.has(file) || !existsSync(file)) return
+      reached.add(file)
+      for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+        visit(join(dirname(file), spec!.replace(/\.js$/, '.d.ts')))
+      }
+    }
+    visit(join(types, 'src/index.d.ts'))
+    expect(reached.size).toBeGreaterThan(10)
+    const named = [...reached].flatMap((file) => {
+      const text = readFileSync(file, 'utf8')
+      return ['Dexie', 'MemoryDB', 'MemoryEngine', 'GraphView', 'class Graph', 'engineOf'].filter((w) => text.includes(w)).map((w) => `${file.slice(types.length + 1)}: ${w}`)
+    })
+    expect(named).toEqual([])
+    // the owner-level methods the package's own exports use are left out of the published Memory
+    const memory = readFileSync(join(types, 'src/engine/memory-handle.d.ts'), 'utf8')
+    expect(memory).toContain('connect(opts')
+    expect(memory).not.toMatch(/\b(committed|importSnapshot|mergeChange|storedAliases)\b/)
+  })
 
   it('serves MCP from `npx <tarball> mcp` in another directory: JSON-RPC only on stdout, durable across restarts', async () => {
     const cwd = join(s.root, 'elsewhere')

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import type { WebSocket } from 'ws'
 import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
-import type { Connection, Tier } from '../../src/core/types'
+import type { ConnectionRecord, Tier } from '../../src/core/types'
 import { DEFAULT_BUDGET, GatedSocket, newBudgetWindow } from '../../src/server/gated-socket'
 import { createMemoryDoc, putObservation } from '../../src/sync/memory-doc'
 import { MESSAGE_REFUSAL, readRefusal } from '../../src/sync/refusal'
@@ -32,7 +32,7 @@ function syncFrame(step: number, update: Uint8Array): Buffer {
 
 function gate(tier: Tier, room: Y.Doc) {
   const ws = new FakeSocket()
-  const connection: Connection = { id: 'conn_t', memoryId: 'm', agent: 'a', tier, tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null }
+  const connection: ConnectionRecord = { id: 'conn_t', memoryId: 'm', agent: 'a', tier, tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null }
   const g = new GatedSocket(ws as unknown as WebSocket, { connection, room: 'm', log: () => {}, roomDoc: () => room, isRevoked: () => false, onRevokedUpdate: () => {},
     ownerOf: () => undefined, bindClients: async () => undefined, persist: null, budget: DEFAULT_BUDGET, window: newBudgetWindow(DEFAULT_BUDGET), onClose: () => {},
   })

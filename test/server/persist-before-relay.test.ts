@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import * as Y from 'yjs'
-import type { Connection } from '../../src/core/types'
+import type { ConnectionRecord } from '../../src/core/types'
 import { silentLog } from '../../src/server/log'
 import type { RoomStore } from '../../src/server/room-store'
 import { startSyncServer, type Authorize, type SyncServer } from '../../src/server/sync-server'
@@ -37,7 +37,7 @@ class GatedStore implements RoomStore {
   async close() {}
 }
 
-const writer: Connection = { id: 'conn_w', memoryId: 'mem-p', agent: 'w', tier: 'read_write', tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null }
+const writer: ConnectionRecord = { id: 'conn_w', memoryId: 'mem-p', agent: 'w', tier: 'read_write', tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null }
 const authorize: Authorize = async (token) => (token === 'tok' ? { ok: true, connection: writer } : { ok: false, code: CLOSE.unauthorized, reason: 'unknown token' })
 
 const cleanups: Array<() => Promise<void> | void> = []

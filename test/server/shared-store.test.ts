@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import * as Y from 'yjs'
-import type { Connection } from '../../src/core/types'
+import type { ConnectionRecord } from '../../src/core/types'
 import { silentLog } from '../../src/server/log'
 import type { RoomStore } from '../../src/server/room-store'
 import { startSyncServer, type Authorize, type SyncServer } from '../../src/server/sync-server'
@@ -45,7 +45,7 @@ class SharedStore {
   }
 }
 
-const grants: Record<string, Connection> = {
+const grants: Record<string, ConnectionRecord> = {
   'tok-full': { id: 'conn_full', memoryId: 'mem-1', agent: 'a', tier: 'full', tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null },
   'tok-read': { id: 'conn_read', memoryId: 'mem-1', agent: 'r', tier: 'read', tokenHash: '0'.repeat(64), createdAt: '', revokedAt: null },
 }

@@ -5,7 +5,7 @@ import * as Comlink from 'comlink'
 import * as Y from 'yjs'
 import { Graph, graphFingerprint } from '../../../src/core/graph'
 import type { ObservationInput, ObservationPatch } from '../../../src/core/types'
-import type { ConnectionHandle, StoreFileInput } from '../../../src/engine/connection'
+import type { Connection, StoreFileInput } from '../../../src/engine/connection'
 import type { MemorySync, SyncOptions } from '../../../src/sync/memory-sync'
 import { Memory } from '../../../src/engine/memory-handle'
 import { installErrorTransfer } from '../../../src/engine/wire'
@@ -16,10 +16,10 @@ import { canonical, type StoredState } from './state'
 import { engineOf } from '../../../src/internals'
 
 let memory: Memory | undefined
-let conn: ConnectionHandle | undefined
+let conn: Connection | undefined
 let sync: MemorySync | undefined
 
-function connection(): ConnectionHandle {
+function connection(): Connection {
   if (!conn) throw new Error('no memory is open in this worker')
   return conn
 }
