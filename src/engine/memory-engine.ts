@@ -17,7 +17,7 @@ import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { saveCommit, VERSION_KEY } from '../store/commit'
-import { packOpenState } from '../store/open-state'
+import { packIndex, packOpenState } from '../store/open-state'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { storeFileRecord, validateFileInput } from './files'
@@ -38,13 +38,6 @@ const NOTE_CANDIDATES = 300
  * and takes the graph as it is instead of deriving it.
  */
 export const GRAPH_SNAPSHOT_KEY = 'derivedGraph'
-
-/** A saved index snapshot; `saveId` ties it to the open state saved in the same write. */
-export interface SavedIndex<T> {
-  version: number
-  saveId?: string
-  snapshot: T
-}
 
 /** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
 const SNAPSHOT_DELAY_MS = 2_000
@@ -449,8 +442,8 @@ export class MemoryEngine implements SyncPort {
     await stored(() =>
       db.transaction('rw', db.meta, async () => {
         await db.meta.bulkPut([
-          { key: INDEX_SNAPSHOT_KEY, value: { version, ...(saveId ? { saveId } : {}), snapshot } satisfies SavedIndex<unknown> },
-          { key: NOTE_INDEX_SNAPSHOT_KEY, value: { version, ...(saveId ? { saveId } : {}), snapshot: notes } satisfies SavedIndex<unknown> },
+          { key: INDEX_SNAPSHOT_KEY, value: packIndex(version, saveId, snapshot) },
+          { key: NOTE_INDEX_SNAPSHOT_KEY, value: packIndex(version, saveId, notes) },
         ])
         // without a state of this save, an older one must not stand for it
         if (state) await db.meta.put({ key: GRAPH_SNAPSHOT_KEY, value: state })

@@ -10,8 +10,8 @@ import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
-import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY, type SavedIndex } from './memory-engine'
-import { unpackOpenState } from '../store/open-state'
+import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory-engine'
+import { unpackIndex, unpackOpenState, type SavedIndex } from '../store/open-state'
 import { ConnectionHandle } from './connection'
 import { engineBehind, registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
@@ -163,10 +163,10 @@ export class Memory {
     // Index snapshots saved in the same write as the open state hold exactly its graph and
     // notes: nothing to bring up to date. Any other (older, or saved by another tab) is checked
     // document by document, and only changed texts are indexed again.
-    const savedWith = (row: SavedIndex<unknown> | undefined) => state?.saveId !== undefined && state.observations !== undefined && row?.saveId === state.saveId && row.version === version
+    const savedWith = (row: SavedIndex | undefined) => state?.saveId !== undefined && state.observations !== undefined && row?.saveId === state.saveId && row.version === version
     const snap = read.entityIndex
     // an unreadable snapshot costs a rebuild, never the memory
-    const restored = snap ? await restoreEntityIndex(snap.snapshot as never, indexOptions(info, embedder)).catch(() => undefined) : undefined
+    const restored = snap ? await Promise.resolve().then(() => restoreEntityIndex(unpackIndex(snap) as never, indexOptions(info, embedder))).catch(() => undefined) : undefined
     clock.step('entity index')
     let index: EntityIndex
     if (restored && savedWith(snap)) {
@@ -331,8 +331,8 @@ function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Par
 }
 
 /** The saved note index brought up to the observations, or a new one when there is none or it is unreadable. */
-async function openNoteIndex(saved: SavedIndex<unknown> | undefined, observations: Observation[], opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock): Promise<NoteIndex> {
-  const restored = saved ? await restoreNoteIndex(saved.snapshot as never, opts).catch(() => undefined) : undefined
+async function openNoteIndex(saved: SavedIndex | undefined, observations: Observation[], opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock): Promise<NoteIndex> {
+  const restored = saved ? await Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, opts)).catch(() => undefined) : undefined
   clock.step('note index')
   if (restored && current) return restored
   const notes = restored ?? (await createNoteIndex(opts))
@@ -349,8 +349,8 @@ interface OpenRead {
   version: number
   rulesMatch: boolean
   graphRow: unknown
-  entityIndex: SavedIndex<unknown> | undefined
-  noteIndex: SavedIndex<unknown> | undefined
+  entityIndex: SavedIndex | undefined
+  noteIndex: SavedIndex | undefined
   aliases: Alias[]
   proposals: MergeProposal[]
   files: AppendixFile[]
@@ -369,8 +369,8 @@ function readForOpen(db: MemoryDB): Promise<OpenRead> {
         version: typeof versionRow?.value === 'number' ? versionRow.value : 0,
         rulesMatch: rulesRow?.value === DERIVATION_RULES,
         graphRow: graphRow?.value,
-        entityIndex: entityIndex?.value as SavedIndex<unknown> | undefined,
-        noteIndex: noteIndex?.value as SavedIndex<unknown> | undefined,
+        entityIndex: entityIndex?.value as SavedIndex | undefined,
+        noteIndex: noteIndex?.value as SavedIndex | undefined,
         aliases, proposals, files, connections,
       }
     })

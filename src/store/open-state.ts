@@ -81,3 +81,43 @@ export function unpackOpenState(saved: unknown, version: number, rules: string):
     return undefined
   }
 }
+
+/**
+ * A saved index snapshot. `saveId` ties it to the open state saved in the same write; `packed`
+ * holds the snapshot's arrays of objects and strings as JSON (left out of `snapshot`), for the
+ * reason above. A row without `packed` (saved before) is read as it is.
+ */
+export interface SavedIndex {
+  version: number
+  saveId?: string
+  snapshot: unknown
+  packed?: Record<string, string>
+}
+
+/** Arrays of the snapshots that hold thousands of small objects or strings. */
+const PACKED_FIELDS = ['docs', 'words']
+
+export function packIndex(version: number, saveId: string | undefined, snapshot: object): SavedIndex {
+  const rest: Record<string, unknown> = { ...snapshot }
+  const packed: Record<string, string> = {}
+  for (const field of PACKED_FIELDS) {
+    if (!Array.isArray(rest[field])) continue
+    try {
+      packed[field] = JSON.stringify(rest[field])
+      delete rest[field]
+    } catch (err) {
+      // too large for one string: saved as it is
+      if (!(err instanceof RangeError)) throw err
+    }
+  }
+  return { version, ...(saveId ? { saveId } : {}), snapshot: rest, packed }
+}
+
+/** The snapshot as the index restores it; an unreadable packed field fails the restore, which then rebuilds. */
+export function unpackIndex(saved: SavedIndex): unknown {
+  const packed = saved.packed
+  if (!packed || typeof packed !== 'object' || typeof saved.snapshot !== 'object' || saved.snapshot === null) return saved.snapshot
+  const snapshot: Record<string, unknown> = { ...(saved.snapshot as Record<string, unknown>) }
+  for (const [field, json] of Object.entries(packed)) snapshot[field] = typeof json === 'string' ? JSON.parse(json) : undefined
+  return snapshot
+}

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { Graph } from '../../src/core/graph'
 import type { Observation } from '../../src/core/types'
-import { OPEN_STATE_FORMAT, packOpenState, unpackOpenState } from '../../src/store/open-state'
+import { OPEN_STATE_FORMAT, packIndex, packOpenState, unpackIndex, unpackOpenState } from '../../src/store/open-state'
 
 const note = (slug: string, names: string[]): Observation => ({
   slug, title: slug, content: `about ${names.join(' and ')}`, category: 'fact', tags: ['t'], observedAt: '2026-01-01T00:00:00.000Z', confidence: 1, source: '',
@@ -41,5 +41,17 @@ describe('open state', () => {
     const state = unpackOpenState(old, 7, 'rules@1')
     expect(state?.observations).toBeUndefined()
     expect(state?.entities).toEqual(old.entities)
+  })
+
+  it('saves an index snapshot with its arrays of objects as JSON and gives the same snapshot back', () => {
+    const snapshot = { format: 'x@1', docs: [{ slug: 'a', text: 'one' }, { slug: 'b', text: 'two' }], words: ['one', 'two'], vectors: new Int8Array([1, -2, 3]) }
+    const saved = structuredClone(packIndex(3, 'save-1', snapshot))
+    expect(saved).toMatchObject({ version: 3, saveId: 'save-1' })
+    expect(saved.snapshot).not.toHaveProperty('docs')
+    expect(typeof saved.packed?.docs).toBe('string')
+    expect(unpackIndex(saved)).toEqual(snapshot)
+    // a row saved before packing reads as it is
+    expect(unpackIndex({ version: 3, snapshot })).toBe(snapshot)
+    expect(() => unpackIndex({ ...saved, packed: { docs: '[{' } })).toThrow()
   })
 })

@@ -8,7 +8,7 @@ import { validateObservationInput } from '../../../src/core/contract'
 import type { Observation, ObservationInput } from '../../../src/core/types'
 import { Graph } from '../../../src/core/graph'
 import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY } from '../../../src/engine/memory-engine'
-import { unpackOpenState } from '../../../src/store/open-state'
+import { unpackIndex, unpackOpenState, type SavedIndex } from '../../../src/store/open-state'
 import { DERIVATION_RULES } from '../../../src/core/graph'
 import { Memory } from '../../../src/engine/memory-handle'
 import { MemoryDB } from '../../../src/store/db'
@@ -105,16 +105,17 @@ async function openPhases(id: string, model: Embedder | undefined): Promise<Open
     const d0 = performance.now()
     Graph.derive(observations, aliasMap)
     const deriveMs = performance.now() - d0
-    const snap = saved?.value as { version: number; snapshot: IndexSnapshot } | undefined
+    const savedIndex = saved?.value as SavedIndex | undefined
     const x0 = performance.now()
-    if (snap) await restoreEntityIndex(snap.snapshot, model ? { embedder: model } : {})
+    const snap = savedIndex ? (unpackIndex(savedIndex) as IndexSnapshot) : undefined
+    if (snap) await restoreEntityIndex(snap, model ? { embedder: model } : {})
     const restoreIndexMs = performance.now() - x0
-    const notes = (savedNotes?.value as { snapshot?: NoteIndexSnapshot } | undefined)?.snapshot
     const n0 = performance.now()
+    const notes = savedNotes?.value ? (unpackIndex(savedNotes.value as SavedIndex) as NoteIndexSnapshot) : undefined
     if (notes) await restoreNoteIndex(notes, model ? { embedder: model } : {})
     const restoreNotesMs = performance.now() - n0
-    const vectors = [snap?.snapshot.vectors, notes?.vectors].filter((v): v is NonNullable<typeof v> => ArrayBuffer.isView(v))
-    return { readMs, fromRowsMs, deriveMs, restoreIndexMs, restoreNotesMs, snapshotCurrent: snap?.version === versionRow?.value, readParts: await readParts(db), vectors }
+    const vectors = [snap?.vectors, notes?.vectors].filter((v): v is NonNullable<typeof v> => ArrayBuffer.isView(v))
+    return { readMs, fromRowsMs, deriveMs, restoreIndexMs, restoreNotesMs, snapshotCurrent: savedIndex?.version === versionRow?.value, readParts: await readParts(db), vectors }
   } finally {
     db.close()
   }
