@@ -50,7 +50,7 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
     (name, deps) => (name === 'cairn' ? new RegistryDB(deps) : name.startsWith(MEMORY_DB_PREFIX) ? new MemoryDB(name.slice(MEMORY_DB_PREFIX.length), deps) : undefined),
     {
       ...options,
-      // The engine only writes these rows (every open re-derives the graph from the observations),
+      // The engine only writes these rows (open takes the graph from the saved state, or derives it),
       // and an entity named in thousands of notes would log its whole row at each of them.
       skipTables: (db, table) => db.startsWith(MEMORY_DB_PREFIX) && (table === 'entities' || table === 'relationships'),
       // The search index snapshots and the saved graph (megabytes at 10k entities, saved seconds
