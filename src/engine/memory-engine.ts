@@ -17,6 +17,7 @@ import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { saveCommit, VERSION_KEY, type GraphCommit } from '../store/commit'
+import { packIndex, packOpenState } from '../store/open-state'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { validateFileInput, type FileInput } from './files'
@@ -32,19 +33,12 @@ export const NOTE_INDEX_SNAPSHOT_KEY = 'noteIndex'
 /** Notes the note index offers a recall: enough to reach past the entities' own cap. */
 const NOTE_CANDIDATES = 300
 /**
- * The derived entities and relationships (with their backing) as one value, saved with the index
- * snapshot: open reads this one row instead of deriving, or of reading every row and pair.
+ * The observations and the derived graph, packed as a few strings (see store/open-state) and
+ * saved with the index snapshots: open reads this one row instead of every observation row,
+ * and takes the graph as it is instead of deriving it.
  */
 export const GRAPH_SNAPSHOT_KEY = 'derivedGraph'
 
-export interface GraphSnapshot {
-  /** The memory's commit version the graph was saved at. */
-  version: number
-  /** The derivation rules it was derived under. */
-  rules: string
-  entities: Entity[]
-  relationships: Relationship[]
-}
 /** Quiet time after the last write before the index is saved, so a closed tab rarely re-embeds. */
 const SNAPSHOT_DELAY_MS = 2_000
 
@@ -65,6 +59,10 @@ export class MemoryEngine implements SyncPort {
   /** Stamps this engine's journal rows; unique across engines and reopenings. */
   private readonly journalSession = randomId(10)
   private journalSeq = 0
+  /** How long each step of the open that made this engine took (ms); empty for a new memory. */
+  openSteps: Record<string, number> = {}
+  /** Set when indexing a commit failed: snapshots saved since then must not claim to match the graph. */
+  private indexBehind = false
 
   constructor(
     readonly info: MemoryInfo,
@@ -453,13 +451,20 @@ export class MemoryEngine implements SyncPort {
     const version = this.version
     if (version === this.savedVersion) return
     const [snapshot, notes] = await Promise.all([this.index.snapshot(), this.notes.snapshot()])
-    const graph: GraphSnapshot = { version, rules: DERIVATION_RULES, entities: [...this.graph.entities.values()], relationships: [...this.graph.relationships.values()] }
+    // a snapshot that may miss a commit is saved without the id that lets open trust it whole
+    const saveId = this.indexBehind ? undefined : randomId(12)
+    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, this.graph.allObservations(), this.graph.entities.values(), this.graph.relationships.values())
+    const db = this.db
     await stored(() =>
-      this.db.meta.bulkPut([
-        { key: INDEX_SNAPSHOT_KEY, value: { version, snapshot } },
-        { key: NOTE_INDEX_SNAPSHOT_KEY, value: { version, snapshot: notes } },
-        { key: GRAPH_SNAPSHOT_KEY, value: graph },
-      ]),
+      db.transaction('rw', db.meta, async () => {
+        await db.meta.bulkPut([
+          { key: INDEX_SNAPSHOT_KEY, value: packIndex(version, saveId, snapshot) },
+          { key: NOTE_INDEX_SNAPSHOT_KEY, value: packIndex(version, saveId, notes) },
+        ])
+        // without a state of this save, an older one must not stand for it
+        if (state) await db.meta.put({ key: GRAPH_SNAPSHOT_KEY, value: state })
+        else await db.meta.delete(GRAPH_SNAPSHOT_KEY)
+      }),
     )
     this.savedVersion = version
   }
@@ -590,6 +595,16 @@ export class MemoryEngine implements SyncPort {
   }
 
   private async reindex(delta: GraphDelta, notes?: { put: Observation[]; deleted: string[] }): Promise<void> {
+    try {
+      await this.reindexNow(delta, notes)
+    } catch (err) {
+      // the commit stands; the indexes miss it until an open brings them up to the graph
+      this.indexBehind = true
+      throw err
+    }
+  }
+
+  private async reindexNow(delta: GraphDelta, notes?: { put: Observation[]; deleted: string[] }): Promise<void> {
     if (notes?.deleted.length) await this.notes.remove(notes.deleted)
     if (notes?.put.length) await this.notes.upsert(notes.put.map(noteDoc))
     for (const k of delta.removedEntities) this.variants.remove(k)

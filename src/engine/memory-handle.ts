@@ -11,7 +11,8 @@ import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
-import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY, type GraphSnapshot } from './memory-engine'
+import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory-engine'
+import { unpackIndex, unpackOpenState, type SavedIndex } from '../store/open-state'
 import { Connection } from './connection'
 import { registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
@@ -153,30 +154,39 @@ export class Memory {
     checkRetrieval(info, opts.embedder)
     const embedder = queryOnce(opts.embedder)
     const db = new MemoryDB(id, opts)
-    const [observations, aliases, proposals, files, connections, saved, versionRow, rulesRow, graphRow, savedNotes] = await db.transaction(
-      'r', [db.observations, db.aliases, db.proposals, db.files, db.connections, db.meta],
-      () => Promise.all([
-        db.observations.toArray(), db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
-        db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(DERIVATION_KEY), db.meta.get(GRAPH_SNAPSHOT_KEY), db.meta.get(NOTE_INDEX_SNAPSHOT_KEY),
-      ]),
-    )
-    const version = typeof versionRow?.value === 'number' ? versionRow.value : 0
-    const aliasMap = new Map(aliases.map((a) => [a.variant, a.canonical]))
-    const rulesMatch = rulesRow?.value === DERIVATION_RULES
-    // Observations are the truth. A graph saved at the stored version under this build's rules
-    // is their derivation, so it is read as it is; otherwise (rules changed, or commits after
-    // the save) the graph is derived, and rows of other rules are rewritten.
-    const snapshot = graphRow?.value as GraphSnapshot | undefined
-    const current = rulesMatch && snapshot?.version === version && snapshot.rules === DERIVATION_RULES && Array.isArray(snapshot.entities) && Array.isArray(snapshot.relationships)
-    const graph = current ? Graph.fromRows(observations, aliasMap, snapshot.entities, snapshot.relationships) : Graph.derive(observations, aliasMap)
-    if (!rulesMatch) await repairDerived(db, graph)
-    let index: EntityIndex
-    const snap = saved?.value as { version: number; snapshot: unknown } | undefined
+    const clock = stepClock()
+    // Observations are the truth. The state saved with the index at the stored version, under
+    // this build's rules, is the observations and their derivation: read as it is, it spares
+    // reading every observation row and deriving. Otherwise (rules changed, or commits after the
+    // save) the rows are read and the graph derived, and rows of other rules are rewritten.
+    let read = await readForOpen(db)
+    let state = read.rulesMatch ? unpackOpenState(read.graphRow, read.version, DERIVATION_RULES) : undefined
+    let observations = state?.observations
+    if (!observations) {
+      // the rows, with what must agree with them read again in their transaction
+      const rows = await readObservations(db)
+      read = { ...read, ...rows }
+      state = read.rulesMatch ? unpackOpenState(read.graphRow, read.version, DERIVATION_RULES) : undefined
+      observations = rows.observations
+    }
+    const { version, proposals, files, connections } = read
+    const aliasMap = new Map(read.aliases.map((a) => [a.variant, a.canonical]))
+    clock.step('read')
+    const graph = state ? Graph.fromRows(observations, aliasMap, state.entities, state.relationships) : Graph.derive(observations, aliasMap)
+    if (!read.rulesMatch) await repairDerived(db, graph)
+    clock.step(state ? 'graph' : 'derive')
+    // Index snapshots saved in the same write as the open state hold exactly its graph and
+    // notes: nothing to bring up to date. Any other (older, or saved by another tab) is checked
+    // document by document, and only changed texts are indexed again.
+    const savedWith = (row: SavedIndex | undefined) => state?.saveId !== undefined && state.observations !== undefined && row?.saveId === state.saveId && row.version === version
+    const snap = read.entityIndex
     // an unreadable snapshot costs a rebuild, never the memory
-    const restored = snap ? await restoreEntityIndex(snap.snapshot as never, indexOptions(info, embedder)).catch(() => undefined) : undefined
-    if (restored) {
-      // The snapshot may predate the last commits (the page closed before saving it, or another
-      // tab saved it): bring it up to the graph. Only entities whose text changed are re-embedded.
+    const restored = snap ? await Promise.resolve().then(() => restoreEntityIndex(unpackIndex(snap) as never, indexOptions(info, embedder))).catch(() => undefined) : undefined
+    clock.step('entity index')
+    let index: EntityIndex
+    if (restored && savedWith(snap)) {
+      index = restored
+    } else if (restored) {
       const gone = restored.keys().filter((key) => !graph.entities.has(key))
       if (gone.length) await restored.remove(gone)
       await restored.upsert([...graph.entities.values()].map(entityDoc))
@@ -185,9 +195,11 @@ export class Memory {
       index = await createEntityIndex(indexOptions(info, embedder))
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }
-    const notes = await openNoteIndex(savedNotes?.value as { snapshot: unknown } | undefined, observations, noteIndexOptions(info, embedder))
+    clock.step('entity catch-up')
+    const notes = await openNoteIndex(read.noteIndex, observations, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock)
     const engine = new MemoryEngine(info, db, graph, index, notes, { proposals, files, version })
-    if (current) engine.fileGraphInBackground()
+    engine.openSteps = clock.steps
+    if (state) engine.fileGraphInBackground()
     return new Memory(engine, new Map(connections.map((c) => [c.id, c])))
   }
 
@@ -416,15 +428,78 @@ function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Par
 }
 
 /** The saved note index brought up to the observations, or a new one when there is none or it is unreadable. */
-async function openNoteIndex(saved: { snapshot: unknown } | undefined, observations: Observation[], opts: Parameters<typeof createNoteIndex>[0]): Promise<NoteIndex> {
-  const restored = saved ? await restoreNoteIndex(saved.snapshot as never, opts).catch(() => undefined) : undefined
+async function openNoteIndex(saved: SavedIndex | undefined, observations: Observation[], opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock): Promise<NoteIndex> {
+  const restored = saved ? await Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, opts)).catch(() => undefined) : undefined
+  clock.step('note index')
+  if (restored && current) return restored
   const notes = restored ?? (await createNoteIndex(opts))
   const live = new Set(observations.map((o) => o.slug))
   const gone = notes.keys().filter((slug) => !live.has(slug))
   if (gone.length) await notes.remove(gone)
   // only notes whose text changed since the snapshot are embedded again
   await notes.upsert(observations.map(noteDoc))
+  clock.step('note catch-up')
   return notes
+}
+
+interface OpenRead {
+  version: number
+  rulesMatch: boolean
+  graphRow: unknown
+  entityIndex: SavedIndex | undefined
+  noteIndex: SavedIndex | undefined
+  aliases: Alias[]
+  proposals: MergeProposal[]
+  files: AppendixFile[]
+  connections: ConnectionRecord[]
+}
+
+/** What open reads, in one transaction, but for the observation rows. */
+function readForOpen(db: MemoryDB): Promise<OpenRead> {
+  return db.transaction('r', [db.aliases, db.proposals, db.files, db.connections, db.meta], async () => {
+      const [aliases, proposals, files, connections, meta] = await Promise.all([
+        db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
+        db.meta.bulkGet([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY]),
+      ])
+      const [entityIndex, noteIndex, versionRow, rulesRow, graphRow] = meta
+      return {
+        version: typeof versionRow?.value === 'number' ? versionRow.value : 0,
+        rulesMatch: rulesRow?.value === DERIVATION_RULES,
+        graphRow: graphRow?.value,
+        entityIndex: entityIndex?.value as SavedIndex | undefined,
+        noteIndex: noteIndex?.value as SavedIndex | undefined,
+        aliases, proposals, files, connections,
+      }
+    })
+}
+
+/** The observation rows, with the aliases, version and saved state they go with. */
+function readObservations(db: MemoryDB): Promise<Pick<OpenRead, 'version' | 'rulesMatch' | 'graphRow' | 'aliases'> & { observations: Observation[] }> {
+  return db.transaction('r', [db.observations, db.aliases, db.meta], async () => {
+    const [observations, aliases, meta] = await Promise.all([db.observations.toArray(), db.aliases.toArray(), db.meta.bulkGet([VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY])])
+    const [versionRow, rulesRow, graphRow] = meta
+    return { observations, aliases, version: typeof versionRow?.value === 'number' ? versionRow.value : 0, rulesMatch: rulesRow?.value === DERIVATION_RULES, graphRow: graphRow?.value }
+  })
+}
+
+interface StepClock {
+  /** Milliseconds per step, in order. */
+  readonly steps: Record<string, number>
+  step(name: string): void
+}
+
+/** Times the steps of an open, for the benchmarks (and anyone asking why an open was slow). */
+function stepClock(): StepClock {
+  let last = performance.now()
+  const steps: Record<string, number> = {}
+  return {
+    steps,
+    step(name) {
+      const now = performance.now()
+      steps[name] = (steps[name] ?? 0) + (now - last)
+      last = now
+    },
+  }
 }
 
 function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void {

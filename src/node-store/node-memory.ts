@@ -51,8 +51,8 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
     (name, deps) => (name === 'cairn' ? new RegistryDB(deps) : name.startsWith(MEMORY_DB_PREFIX) ? new MemoryDB(name.slice(MEMORY_DB_PREFIX.length), deps) : undefined),
     {
       ...options,
-      // The engine only writes the derived rows and their backing (every open re-derives the graph
-      // from the observations, or reads the saved graph), so logging them would only cost time.
+      // The engine only writes the derived rows and their backing (open takes the graph from the
+      // saved state, or derives it), so logging them would only cost time.
       skipTables: (db, table) => db.startsWith(MEMORY_DB_PREFIX) && DERIVED_TABLES.has(table),
       // The search index snapshots and the saved graph (megabytes at 10k entities, saved seconds
       // after each burst of writes) are kept at close and compaction; after a crash, open brings

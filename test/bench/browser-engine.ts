@@ -2,7 +2,7 @@
 // app's Vite config, serves it on 127.0.0.1 and drives headless Debian Chromium. Inside module
 // workers, on real IndexedDB and (for hybrid) the shipped cairn-glove-100d model on
 // onnxruntime-web, it fills a memory, saves the index, and times in a fresh worker a cold open
-// and recall. Alone: `npx tsx test/bench/browser-engine.ts [sizes...]`.
+// and recall. Alone: `npx tsx test/bench/browser-engine.ts [sizes...] [--hybrid]`.
 // CAIRN_BENCH_DIST=<dir> reuses a build of this page instead of building again.
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -54,6 +54,10 @@ export interface BrowserEngineRow {
   openRestoreNotesMs: number
   /** False would mean open rebuilt the index instead of restoring the saved one. */
   snapshotCurrent: boolean
+  /** Each part of the read alone (ms, median of the cold runs): which table or saved value costs what. */
+  openReadParts: string
+  /** The steps of the timed open, from inside it (ms, median of the cold runs). */
+  openSteps: string
   /** Over the recalls after the first, of all cold runs. */
   recallP50Ms: number
   recallP95Ms: number
@@ -71,7 +75,7 @@ export interface BrowserEngineRow {
 }
 
 interface Filled { id: string; token: string; entities: number; relationships: number; loadMs: number; saveIndexMs: number }
-interface Timings { modelLoadMs: number; openMs: number; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean }; writeMs: number[]; floor: { vectorBytes: number; scanMs: number } }
+interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number> }; writeMs: number[]; floor: { vectorBytes: number; scanMs: number } }
 
 /** Two words of some entity's description, as a person would half-remember it (as in engine.ts). */
 function queriesFor(n: number): string[] {
@@ -151,6 +155,8 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean): Pro
       openRestoreIndexMs: Math.round(median((t) => t.phases.restoreIndexMs)),
       openRestoreNotesMs: Math.round(median((t) => t.phases.restoreNotesMs)),
       snapshotCurrent: runs.every((t) => t.phases.snapshotCurrent),
+      openSteps: Object.keys(runs[0]!.openSteps ?? {}).map((k) => `${k} ${Math.round(median((t) => t.openSteps?.[k] ?? 0))}`).join(', '),
+      openReadParts: Object.keys(runs[0]!.phases.readParts ?? {}).map((k) => `${k} ${Math.round(median((t) => t.phases.readParts?.[k] ?? 0))}`).join(', '),
       recallP50Ms: percentile(recallMs, 50),
       recallP95Ms: percentile(recallMs, 95),
       hitsPerRecall: round(hits / Math.max(1, recallMs.length)),
@@ -166,7 +172,7 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean): Pro
 }
 
 /** Hybrid rows for each size, then a BM25-only row for comparison at the largest size up to 10k (a 100k fill costs minutes). */
-export async function benchBrowserEngine(sizes: number[]): Promise<BrowserEngineRow[]> {
+export async function benchBrowserEngine(sizes: number[], opts: { bm25?: boolean } = {}): Promise<BrowserEngineRow[]> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`the browser benchmark needs Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`)
   const { dir, cleanup } = await buildPage()
   const userDataDir = await mkdtemp(join(tmpdir(), 'cairn-bench-profile-'))
@@ -184,7 +190,7 @@ export async function benchBrowserEngine(sizes: number[]): Promise<BrowserEngine
     const add = (row: BrowserEngineRow) => (rows.push(row), console.error(`browser engine: ${JSON.stringify(row)}`))
     for (const n of sizes) add(await measure(context, n, true))
     const largest = Math.max(...sizes.filter((n) => n <= 10_000))
-    if (Number.isFinite(largest)) add(await measure(context, largest, false))
+    if (opts.bm25 !== false && Number.isFinite(largest)) add(await measure(context, largest, false))
     if (errors.length) throw new Error(`the benchmark page reported errors: ${errors.join('; ')}`)
     return rows
   } finally {
@@ -197,7 +203,8 @@ export async function benchBrowserEngine(sizes: number[]): Promise<BrowserEngine
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0)
-  const rows = await benchBrowserEngine(sizes.length ? sizes : [1_000, 10_000])
+  // --hybrid leaves out the BM25 comparison row
+  const rows = await benchBrowserEngine(sizes.length ? sizes : [1_000, 10_000], { bm25: !process.argv.includes('--hybrid') })
   console.log('\nEngine in headless Chromium (module worker, real IndexedDB, cairn-glove-100d on onnxruntime-web wasm)')
   console.table(rows)
   console.log(JSON.stringify(rows, null, 2))

@@ -3,7 +3,7 @@ import { IDBKeyRange } from 'fake-indexeddb'
 import { MAX_FILE_BYTES, openMemory } from '../../src/index'
 import { graphFingerprint, Graph } from '../../src/core/graph'
 import { MemoryDB } from '../../src/store/db'
-import { ada, engine, fixture, society } from './fixture'
+import { ada, engine, fixture, society, type Fixture } from './fixture'
 import { engineOf } from '../../src/internals'
 
 describe('appendix files', () => {
@@ -84,5 +84,50 @@ describe('reopen', () => {
   it('unknown memory ids are not_found', async () => {
     const f = await fixture()
     await expect(openMemory('nope', { indexedDB: f.factory, IDBKeyRange })).rejects.toMatchObject({ code: 'not_found' })
+  })
+})
+
+describe('open from the saved state', () => {
+  const stepsOf = (m: Awaited<ReturnType<Fixture['reopen']>>) => Object.keys(engineOf(m).openSteps)
+
+  it('takes the observations and graph saved with the index, and trusts the index saved with them', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'a', content: 'c', entities: [ada, engine], relationships: [{ source: ada.name, type: 'worked_on', target: engine.name }] })
+    const expected = graphFingerprint(engineOf(f.memory).committedGraph)
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const steps = stepsOf(reopened)
+    expect(steps).toContain('graph')
+    expect(steps).not.toContain('derive')
+    // saved in one write with the state: no document-by-document check
+    expect(steps).not.toContain('note catch-up')
+    expect(graphFingerprint(engineOf(reopened).committedGraph)).toBe(expected)
+    expect(engineOf(reopened).getObservation((await (await reopened.connect({ agent: 'x' })).recall({ query: 'mathematician' })).observations[0]!.slug).content).toBe('c')
+    await reopened.close()
+  })
+
+  it('derives from the rows when commits came after the save, and when the saved state is unreadable', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'a', content: 'c', entities: [ada] })
+    await f.memory.close()
+    const first = await f.reopen()
+    const c1 = await first.connect({ agent: 'w', tier: 'full' })
+    await c1.write({ title: 'b', content: 'c', entities: [society] })
+    const expected = graphFingerprint(engineOf(first).committedGraph)
+    // closed without saving, as a tab that goes away at once
+    engineOf(first).close()
+    const behind = await f.reopen()
+    expect(stepsOf(behind)).toContain('derive')
+    expect(stepsOf(behind)).toContain('note catch-up')
+    expect(graphFingerprint(engineOf(behind).committedGraph)).toBe(expected)
+    expect((await (await behind.connect({ agent: 'x' })).recall({ query: 'learned society london' })).entities[0]?.name).toBe('Royal Society')
+    await behind.close()
+    const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+    const state = (await db.meta.get('derivedGraph'))!.value as Record<string, unknown>
+    await db.meta.put({ key: 'derivedGraph', value: { ...state, observations: '[{"slug": ' } })
+    db.close()
+    const again = await f.reopen()
+    expect(stepsOf(again)).toContain('derive')
+    expect(graphFingerprint(engineOf(again).committedGraph)).toBe(expected)
   })
 })

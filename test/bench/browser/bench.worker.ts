@@ -7,7 +7,9 @@ import * as Comlink from 'comlink'
 import { validateObservationInput } from '../../../src/core/contract'
 import type { Observation, ObservationInput } from '../../../src/core/types'
 import { Graph } from '../../../src/core/graph'
-import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, type GraphSnapshot } from '../../../src/engine/memory-engine'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY } from '../../../src/engine/memory-engine'
+import { unpackIndex, unpackOpenState, type SavedIndex } from '../../../src/store/open-state'
+import { DERIVATION_RULES } from '../../../src/core/graph'
 import { Memory } from '../../../src/engine/memory-handle'
 import { MemoryDB } from '../../../src/store/db'
 import { restoreEntityIndex, type IndexSnapshot } from '../../../src/search/entity-index'
@@ -30,6 +32,8 @@ export interface RecallTimings {
   modelLoadMs: number
   /** `Memory.open`: read IndexedDB, take the saved graph, restore the index snapshot. */
   openMs: number
+  /** The steps of that open, timed inside it (see MemoryEngine.openSteps). */
+  openSteps: Record<string, number>
   /** The first recall after opening, which warms lazy structures. */
   firstRecallMs: number
   /** Each further recall, in order. */
@@ -47,7 +51,7 @@ export interface RecallTimings {
 }
 
 export interface OpenPhases {
-  /** Observations, aliases and meta (with the saved graph), in one transaction. */
+  /** Aliases and meta (with the saved observations and graph), in one transaction, and unpacking the saved state. */
   readMs: number
   /** The graph from the saved one, as open builds it when it is current and of this build's rules. */
   fromRowsMs: number
@@ -58,6 +62,27 @@ export interface OpenPhases {
   restoreNotesMs: number
   /** Whether the saved snapshot matched the stored version (otherwise open rebuilds the index). */
   snapshotCurrent: boolean
+  /** The read of each table or saved value alone, one transaction each, in ms. */
+  readParts: Record<string, number>
+}
+
+/** Times each read of an open alone, so the read's total can be split by what it reads. */
+async function readParts(db: MemoryDB): Promise<Record<string, number>> {
+  const parts: Record<string, () => Promise<unknown>> = {
+    observationRows: () => db.observations.toArray(),
+    aliases: () => db.aliases.toArray(),
+    connections: () => db.connections.toArray(),
+    entityIndex: () => db.meta.get(INDEX_SNAPSHOT_KEY),
+    noteIndex: () => db.meta.get(NOTE_INDEX_SNAPSHOT_KEY),
+    graph: () => db.meta.get(GRAPH_SNAPSHOT_KEY),
+  }
+  const out: Record<string, number> = {}
+  for (const [name, read] of Object.entries(parts)) {
+    const t = performance.now()
+    await db.transaction('r', [db.observations, db.aliases, db.connections, db.meta], read)
+    out[name] = Math.round(performance.now() - t)
+  }
+  return out
 }
 
 /** Re-runs the reads, the graph build and the index restore of `Memory.open`, each timed alone, and a derive for comparison. */
@@ -65,10 +90,13 @@ async function openPhases(id: string, model: Embedder | undefined): Promise<Open
   const db = new MemoryDB(id, {})
   try {
     const r0 = performance.now()
-    const [observations, aliases, saved, versionRow, graphRow, savedNotes] = await db.transaction('r', [db.observations, db.aliases, db.meta], () =>
-      Promise.all([db.observations.toArray(), db.aliases.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(GRAPH_SNAPSHOT_KEY), db.meta.get(NOTE_INDEX_SNAPSHOT_KEY)]),
+    // as open reads: the saved state when it is current, else the observation rows
+    const [aliases, saved, versionRow, graphRow, savedNotes] = await db.transaction('r', [db.aliases, db.meta], () =>
+      Promise.all([db.aliases.toArray(), db.meta.get(INDEX_SNAPSHOT_KEY), db.meta.get(VERSION_KEY), db.meta.get(GRAPH_SNAPSHOT_KEY), db.meta.get(NOTE_INDEX_SNAPSHOT_KEY)]),
     )
-    const rows = graphRow?.value as GraphSnapshot
+    const rows = unpackOpenState(graphRow?.value, versionRow?.value as number, DERIVATION_RULES)
+    if (!rows) throw new Error('the saved open state is not current: open would read the rows and derive')
+    const observations = rows.observations ?? (await db.observations.toArray())
     const readMs = performance.now() - r0
     const aliasMap = new Map(aliases.map((a) => [a.variant, a.canonical]))
     const g0 = performance.now()
@@ -77,16 +105,17 @@ async function openPhases(id: string, model: Embedder | undefined): Promise<Open
     const d0 = performance.now()
     Graph.derive(observations, aliasMap)
     const deriveMs = performance.now() - d0
-    const snap = saved?.value as { version: number; snapshot: IndexSnapshot } | undefined
+    const savedIndex = saved?.value as SavedIndex | undefined
     const x0 = performance.now()
-    if (snap) await restoreEntityIndex(snap.snapshot, model ? { embedder: model } : {})
+    const snap = savedIndex ? (unpackIndex(savedIndex) as IndexSnapshot) : undefined
+    if (snap) await restoreEntityIndex(snap, model ? { embedder: model } : {})
     const restoreIndexMs = performance.now() - x0
-    const notes = (savedNotes?.value as { snapshot?: NoteIndexSnapshot } | undefined)?.snapshot
     const n0 = performance.now()
+    const notes = savedNotes?.value ? (unpackIndex(savedNotes.value as SavedIndex) as NoteIndexSnapshot) : undefined
     if (notes) await restoreNoteIndex(notes, model ? { embedder: model } : {})
     const restoreNotesMs = performance.now() - n0
-    const vectors = [snap?.snapshot.vectors, notes?.vectors].filter((v): v is NonNullable<typeof v> => ArrayBuffer.isView(v))
-    return { readMs, fromRowsMs, deriveMs, restoreIndexMs, restoreNotesMs, snapshotCurrent: snap?.version === versionRow?.value, vectors }
+    const vectors = [snap?.vectors, notes?.vectors].filter((v): v is NonNullable<typeof v> => ArrayBuffer.isView(v))
+    return { readMs, fromRowsMs, deriveMs, restoreIndexMs, restoreNotesMs, snapshotCurrent: savedIndex?.version === versionRow?.value, readParts: await readParts(db), vectors }
   } finally {
     db.close()
   }
@@ -157,6 +186,7 @@ const api = {
     const o0 = performance.now()
     const memory = await Memory.open(id, model ? { embedder: model } : {})
     const openMs = performance.now() - o0
+    const openSteps = { ...engineOf(memory).openSteps }
     try {
       const conn = await memory.connectWithToken(token)
       const [first, ...rest] = queries
@@ -180,7 +210,7 @@ const api = {
       const embedderId = memory.info.retrieval.embedder
       await memory.close()
       const { vectors, ...phases } = await openPhases(id, model)
-      return { modelLoadMs, openMs, firstRecallMs, recallMs, hits, embedder: embedderId, phases, writeMs, floor: scanFloor(vectors) }
+      return { modelLoadMs, openMs, openSteps, firstRecallMs, recallMs, hits, embedder: embedderId, phases, writeMs, floor: scanFloor(vectors) }
     } catch (err) {
       await memory.close()
       throw err
