@@ -127,5 +127,13 @@ describe('organizations in the browser', () => {
     await expect.poll(() => owner.getByTestId('visibility-panel').getByRole('alert').textContent(), { timeout: 10_000 }).toContain('invalid_request')
     expect(await owner.getByTestId('visibility-current').textContent()).toContain('Private')
     expect(server.orgs.memories(org.id)).toEqual([])
+
+    // and organization-visible again: the member lists it once more
+    await owner.getByLabel('Organization id').fill(org.id)
+    await owner.getByRole('button', { name: 'Change visibility' }).click()
+    await expect.poll(() => owner.getByTestId('visibility-current').textContent(), { timeout: 10_000 }).toContain(org.id)
+    await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
+    await stays.getByRole('button', { name: 'Show its memories' }).click()
+    await stays.getByRole('button', { name: 'Open Clinic handbook read-only' }).waitFor()
   })
 })
