@@ -81,6 +81,11 @@ export async function memoryInfo(memoryId: string): Promise<MemoryInfo> {
 /** Memories this device reads as an organization member: the app's own connection to them is `read`. */
 const memberKey = (memoryId: string): string => `cairn.member.${memoryId}`
 
+/** Whether this device holds the memory as an organization member (read-only) rather than as its owner. */
+export function isMemberCopy(memoryId: string): boolean {
+  return localStorage.getItem(memberKey(memoryId)) !== null
+}
+
 /** Reattaches with the stored token, or creates the connection on first open. */
 export function connection(memoryId: string): Promise<AppConnection> {
   let conn = connections.get(memoryId)
@@ -303,6 +308,17 @@ export async function noteCount(memoryId: string): Promise<number> {
 
 export async function renameMemory(memoryId: string, name: string): Promise<MemoryInfo> {
   return (await engine().openMemory(memoryId)).rename(name)
+}
+
+/**
+ * Makes a memory this device owns organization-visible or private again; the sync server cuts
+ * members off as it applies the change. A member's copy is refused here, before it reaches the
+ * engine: its visibility belongs to the owner, and the server would refuse it anyway.
+ */
+export async function setMemoryVisibility(memoryId: string, visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
+  if (isMemberCopy(memoryId)) throw new Error('This memory is read here as an organization member: only its owner changes who may read it.')
+  const id = orgId?.trim()
+  return (await engine().openMemory(memoryId)).setVisibility(visibility, visibility === 'organization' ? id : undefined)
 }
 
 /** Deletes this device's copy of a memory, with the app's token and sync settings for it. */

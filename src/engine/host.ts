@@ -2,7 +2,7 @@
 import * as Comlink from 'comlink'
 import type { Connection } from './connection'
 import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './memory-handle'
-import type { MemoryInfo, Tier } from '../core/types'
+import type { MemoryInfo, Tier, Visibility } from '../core/types'
 import type { Embedder } from '../search/embedder'
 import { installErrorTransfer } from './wire'
 import type { SyncView } from '../sync/memory-sync'
@@ -74,6 +74,10 @@ export class HostedMemory {
   }
   async rename(name: string): Promise<MemoryInfo> {
     return renameMemory(this.memory, name)
+  }
+  /** The owner's act: organization-visible for `orgId`'s members, or private again (see Memory.setVisibility). */
+  async setVisibility(visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
+    return this.memory.setVisibility(visibility, orgId)
   }
   async close(): Promise<void> {
     await this.memory.close()

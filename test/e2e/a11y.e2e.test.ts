@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { capture, recall } from './ui'
+import { capture, openMemoryMenu, recall } from './ui'
 
 const PHONE = { width: 390, height: 844 }
 
@@ -119,8 +119,13 @@ describe('Cairn app on a phone, with a screen reader’s checks and the keyboard
     await page.locator('canvas').first().waitFor()
     await check('graph')
     await harness.screenshot(page, 'phone-graph')
-    expect(findings).toEqual({ recall: [], entity: [], consolidate: [], files: [], connections: [], notes: [], capture: [], graph: [] })
-    expect(widths).toEqual({ recall: 0, entity: 0, consolidate: 0, files: 0, connections: 0, notes: 0, capture: 0, graph: 0 })
+    // the memory menu open, with sync, visibility and export
+    await openMemoryMenu(page)
+    await page.getByRole('button', { name: 'Change visibility' }).waitFor()
+    await check('menu')
+    await harness.screenshot(page, 'phone-memory-menu')
+    expect(findings).toEqual({ recall: [], entity: [], consolidate: [], files: [], connections: [], notes: [], capture: [], graph: [], menu: [] })
+    expect(widths).toEqual({ recall: 0, entity: 0, consolidate: 0, files: 0, connections: 0, notes: 0, capture: 0, graph: 0, menu: 0 })
   })
 
   it('logs no page errors', () => {

@@ -1,7 +1,8 @@
 // Organizations as people use them: the owner's profile makes an organization-visible memory
 // and syncs it; two other browser profiles (fresh user-data-dirs) join the organization with
 // their member credentials, see its memories, and read one read-only. Removing one member cuts
-// that member off while the other reads on.
+// that member off while the other reads on; the owner then makes the memory private from the
+// app, which cuts the remaining member off and takes it out of the organization's listing.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
-import { capture, connectToServer, recall } from './ui'
+import { capture, connectToServer, openMemoryMenu, recall } from './ui'
 
 async function recallUntil(page: Page, query: string, name: string): Promise<void> {
   await expect.poll(() => recall(page, query), { timeout: 15_000, interval: 300 }).toContain(name)
@@ -37,7 +38,7 @@ describe('organizations in the browser', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('two members list and read an organization memory read-only; a removed member is cut off', async () => {
+  it('two members list and read an organization memory read-only; a removed member is cut off, the rest once the owner makes it private', async () => {
     const org = server.orgs.create('Acme clinic')
     const first = server.orgs.addMember(org.id, { kind: 'device', name: 'laptop' })
     const second = server.orgs.addMember(org.id, { kind: 'device', name: 'tablet' })
@@ -94,5 +95,45 @@ describe('organizations in the browser', () => {
     await expect.poll(() => removed.getByRole('alert').first().textContent(), { timeout: 10_000 }).toContain('removed')
     await capture(owner, 'Rota', 'Amara and Tomas swap on Friday.', [{ name: 'Friday rota', type: 'event', description: 'Swap of shifts at the clinic' }])
     await recallUntil(stays, 'swap shifts', 'Friday rota')
+
+    // a member's copy offers no visibility control: who may read it is the owner's choice
+    await openMemoryMenu(stays)
+    await stays.getByTestId('sync-panel').waitFor()
+    expect(await stays.getByTestId('visibility-panel').count()).toBe(0)
+    expect(await stays.getByTestId('sync-indicator').getAttribute('data-state')).toBe('online')
+
+    // the owner makes the memory private from its menu
+    await openMemoryMenu(owner)
+    expect(await owner.getByTestId('visibility-current').textContent()).toContain(org.id)
+    expect(await owner.getByLabel('Organization id').inputValue()).toBe(org.id)
+    await owner.getByLabel('Visibility').selectOption('private')
+    expect(await owner.getByLabel('Organization id').count()).toBe(0)
+    await owner.getByRole('button', { name: 'Change visibility' }).click()
+    await expect.poll(() => owner.getByTestId('visibility-result').textContent(), { timeout: 10_000 }).toContain('Private')
+    await harness.screenshot(owner, 'organization-made-private')
+    await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([])
+    // the member still reading is cut off at once, and the memory leaves the member's listing
+    await expect.poll(() => stays.getByTestId('sync-indicator').getAttribute('data-state'), { timeout: 10_000 }).toBe('denied')
+    expect(await stays.getByTestId('sync-panel').getByRole('alert').textContent()).toContain('no longer visible to your organization')
+    await stays.goto('/')
+    await joinOrganization(stays, server.url, first.credential)
+    await stays.getByText('No memory is shared with this organization yet.').waitFor()
+    expect(await stays.getByRole('list', { name: 'Organization memories' }).count()).toBe(0)
+
+    // an organization id that is not one is refused with the engine's message, and nothing changes
+    await owner.getByLabel('Visibility').selectOption('organization')
+    await owner.getByLabel('Organization id').fill('not an id!')
+    await owner.getByRole('button', { name: 'Change visibility' }).click()
+    await expect.poll(() => owner.getByTestId('visibility-panel').getByRole('alert').textContent(), { timeout: 10_000 }).toContain('invalid_request')
+    expect(await owner.getByTestId('visibility-current').textContent()).toContain('Private')
+    expect(server.orgs.memories(org.id)).toEqual([])
+
+    // and organization-visible again: the member lists it once more
+    await owner.getByLabel('Organization id').fill(org.id)
+    await owner.getByRole('button', { name: 'Change visibility' }).click()
+    await expect.poll(() => owner.getByTestId('visibility-current').textContent(), { timeout: 10_000 }).toContain(org.id)
+    await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
+    await stays.getByRole('button', { name: 'Show its memories' }).click()
+    await stays.getByRole('button', { name: 'Open Clinic handbook read-only' }).waitFor()
   })
 })
