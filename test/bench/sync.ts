@@ -31,7 +31,7 @@ function benchObservation(device: string, i: number): Observation {
   return {
     slug: `note-${device}-${i}`,
     title: `Meeting note ${i} from ${device}`,
-    content: `${people[0]} met ${people[1]} about Project ${i % 50}. `.repeat(6),
+    content: `${people[0]} met ${people[1]} about Project ${i % 50}. `.repeat(6).trim(),
     category: 'meeting',
     tags: ['bench', `week-${i % 52}`],
     observedAt: at,

@@ -19,7 +19,7 @@ export interface UpdateCheckRow {
   speedup: number
 }
 
-const obs = (i: number) => observation(`obs-${i}`, { content: `Notes about item ${i}. `.repeat(12), entities: [{ name: `Entity ${i}`, type: 'thing', description: `described by note ${i}`, queries: [] }] })
+const obs = (i: number) => observation(`obs-${i}`, { content: `Notes about item ${i}. `.repeat(12).trim(), entities: [{ name: `Entity ${i}`, type: 'thing', description: `described by note ${i}`, queries: [] }] })
 
 export function benchUpdateCheck(sizes: number[], rounds = 40): UpdateCheckRow[] {
   const rows: UpdateCheckRow[] = []
