@@ -14,30 +14,9 @@ import { startSyncServer } from '../../src/server/sync-server'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
 import { CLOSE } from '../../src/sync/close-codes'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
-import { percentile } from './stats'
+import { cutRow, deniedCode, type CutRow } from './access-cut'
 
-export interface OrgCutRow {
-  path: string
-  rounds: number
-  p50Ms: number
-  p95Ms: number
-  maxMs: number
-  /** Every live socket was closed with the expected code and a new socket with the credential refused. */
-  allRefused: boolean
-}
-
-function denied(client: SyncClient): Promise<number> {
-  return new Promise((resolve) => {
-    const stop = client.on('status', (s) => {
-      if (s.state === 'denied') {
-        stop()
-        resolve(s.closed?.code ?? 0)
-      }
-    })
-  })
-}
-
-export async function benchOrgAccess(rounds: number): Promise<OrgCutRow[]> {
+export async function benchOrgAccess(rounds: number): Promise<CutRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-org-bench-'))
   const server = await startSyncServer({ dataDir, port: 0, log: () => undefined })
   const org = server.orgs.create('bench org')
@@ -63,7 +42,7 @@ export async function benchOrgAccess(rounds: number): Promise<OrgCutRow[]> {
   try {
     const ownerToken = server.tokens.add({ memoryId: owner.info.id, tier: 'full', agent: 'owner device' }).token
     await (await owner.sync({ serverUrl: server.url, token: ownerToken, WebSocketPolyfill: WebSocket, crossTab: false })).client!.whenSynced(10_000)
-    const rows: OrgCutRow[] = []
+    const rows: CutRow[] = []
     const paths = ['remove member (server)', 'remove member (orgs.json by another process)', 'make private (owner device)'] as const
     for (const path of paths) {
       const times: number[] = []
@@ -74,7 +53,7 @@ export async function benchOrgAccess(rounds: number): Promise<OrgCutRow[]> {
         const { credential, member } = server.orgs.addMember(org.id, { kind: 'agent', name: `agent ${i}` })
         if (path === 'make private (owner device)') await owner.setVisibility('organization', org.id)
         const live = await openSynced(credential)
-        const closing = denied(live)
+        const closing = deniedCode(live)
         const t = performance.now()
         if (path === 'remove member (server)') server.orgs.removeMember(org.id, member.id)
         else if (path === 'remove member (orgs.json by another process)') cli.removeMember(org.id, member.id)
@@ -82,11 +61,10 @@ export async function benchOrgAccess(rounds: number): Promise<OrgCutRow[]> {
         const code = await closing
         times.push(performance.now() - t)
         const again = open(credential)
-        const refused = await denied(again)
+        const refused = await deniedCode(again)
         allRefused &&= code === expected && refused === refusedWith
       }
-      const r = (x: number) => Math.round(x * 10) / 10
-      rows.push({ path, rounds, p50Ms: r(percentile(times, 50)), p95Ms: r(percentile(times, 95)), maxMs: r(Math.max(...times)), allRefused })
+      rows.push(cutRow(path, times, allRefused))
     }
     return rows
   } finally {

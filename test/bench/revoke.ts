@@ -12,30 +12,9 @@ import { startSyncServer } from '../../src/server/sync-server'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
 import { CLOSE } from '../../src/sync/close-codes'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
-import { percentile } from './stats'
+import { cutRow, deniedCode, type CutRow } from './access-cut'
 
-export interface RevokeRow {
-  path: string
-  rounds: number
-  p50Ms: number
-  p95Ms: number
-  maxMs: number
-  /** Every revoked socket was closed with 4410 and a new socket with the token refused. */
-  allRefused: boolean
-}
-
-function closed(client: SyncClient): Promise<number> {
-  return new Promise((resolve) => {
-    const stop = client.on('status', (s) => {
-      if (s.state === 'denied') {
-        stop()
-        resolve(s.closed?.code ?? 0)
-      }
-    })
-  })
-}
-
-export async function benchRevoke(rounds: number): Promise<RevokeRow[]> {
+export async function benchRevoke(rounds: number): Promise<CutRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-revoke-bench-'))
   const server = await startSyncServer({ dataDir, port: 0, log: () => undefined })
   const owner = await createMemory({ name: 'revoke bench', indexedDB: new IDBFactory(), IDBKeyRange })
@@ -49,7 +28,7 @@ export async function benchRevoke(rounds: number): Promise<RevokeRow[]> {
   try {
     const ownerToken = server.tokens.add({ memoryId: owner.info.id, tier: 'full', agent: 'owner device' }).token
     await (await owner.sync({ serverUrl: server.url, token: ownerToken, WebSocketPolyfill: WebSocket, crossTab: false })).client!.whenSynced(10_000)
-    const rows: RevokeRow[] = []
+    const rows: CutRow[] = []
     for (const path of ['owner device (memory connection)', 'server token file (CLI)'] as const) {
       const times: number[] = []
       let allRefused = true
@@ -75,18 +54,17 @@ export async function benchRevoke(rounds: number): Promise<RevokeRow[]> {
           revoke = async () => server.tokens.revoke(made.connection.id)
         }
         const live = await open(token)
-        const closing = closed(live)
+        const closing = deniedCode(live)
         const t = performance.now()
         await revoke()
         const code = await closing
         times.push(performance.now() - t)
         const again = connectMemoryDoc({ serverUrl: server.url, memoryId: owner.info.id, token, doc: createMemoryDoc(), WebSocketPolyfill: WebSocket, crossTab: false })
         clients.push(again)
-        const refused = await closed(again)
+        const refused = await deniedCode(again)
         allRefused &&= code === CLOSE.revoked && refused === CLOSE.revoked
       }
-      const r = (x: number) => Math.round(x * 10) / 10
-      rows.push({ path, rounds, p50Ms: r(percentile(times, 50)), p95Ms: r(percentile(times, 95)), maxMs: r(Math.max(...times)), allRefused })
+      rows.push(cutRow(path, times, allRefused))
     }
     return rows
   } finally {
