@@ -14,4 +14,13 @@ export class Serial {
   async idle(): Promise<void> {
     await this.tail
   }
+
+  /** Resolves once the queue is empty, tasks queued while waiting included. */
+  async drained(): Promise<void> {
+    let seen: Promise<unknown>
+    do {
+      seen = this.tail
+      await seen
+    } while (seen !== this.tail)
+  }
 }

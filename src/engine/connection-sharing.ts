@@ -3,6 +3,7 @@
 // revoked come into this memory's own list. So a token made on one device works on every
 // device, on the sync server and in an MCP replica, and a revoke anywhere holds everywhere.
 import type * as Y from 'yjs'
+import { Serial } from '../core/serial'
 import type { ConnectionRecord } from '../core/types'
 import { readSharedConnections, shareConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
 
@@ -26,7 +27,7 @@ export interface SharingHost {
 }
 
 export function shareConnectionsThrough(doc: Y.Doc, host: SharingHost): ConnectionSharing {
-  let chain: Promise<void> = Promise.resolve()
+  const steps = new Serial()
   const takeInFrom = (found: Iterable<SharedConnection>) => {
     const known = new Map([...host.known()].map((c) => [c.id, c]))
     const fresh: ConnectionRecord[] = []
@@ -35,7 +36,7 @@ export function shareConnectionsThrough(doc: Y.Doc, host: SharingHost): Connecti
       if (!mine || (c.revokedAt !== null && mine.revokedAt === null)) fresh.push({ ...c, memoryId: host.memoryId })
     }
     // a storage failure leaves them out until the next bind reads the document again
-    if (fresh.length) chain = chain.then(() => host.takeIn(fresh)).catch(() => undefined)
+    if (fresh.length) void steps.run(() => host.takeIn(fresh)).catch(() => undefined)
   }
   const shareable = (list: Iterable<ConnectionRecord>) => [...list].filter((c) => !c.localOnly)
 
@@ -51,13 +52,7 @@ export function shareConnectionsThrough(doc: Y.Doc, host: SharingHost): Connecti
   map.observe(observer)
   return {
     share: (list) => void shareConnections(doc, shareable(list), SHARING_ORIGIN),
-    settled: async () => {
-      let seen: Promise<void>
-      do {
-        seen = chain
-        await seen
-      } while (seen !== chain)
-    },
+    settled: () => steps.drained(),
     stop: () => map.unobserve(observer),
   }
 }

@@ -4,6 +4,7 @@
 // private (`setVisibility`), or creating it organization-visible; a device that joined a
 // memory never writes it, so a member or a read_write device is never refused for it.
 import type * as Y from 'yjs'
+import { Serial } from '../core/serial'
 import type { MemoryInfo, Visibility } from '../core/types'
 import { readVisibility, visibilityMap, writeVisibility } from '../sync/visibility'
 
@@ -28,10 +29,10 @@ export interface VisibilitySharing {
 }
 
 export function shareVisibilityThrough(doc: Y.Doc, host: VisibilityHost): VisibilitySharing {
-  let chain: Promise<void> = Promise.resolve()
+  const steps = new Serial()
   const later = (step: () => Promise<void>) => {
     // a storage failure leaves the old info until the next bind reads the document again
-    chain = chain.then(step).catch(() => undefined)
+    void steps.run(step).catch(() => undefined)
   }
   const write = (v: { visibility: Visibility; orgId: string | null } = host.info()) => {
     writeVisibility(doc, { visibility: v.visibility, orgId: v.visibility === 'organization' ? v.orgId : null, name: host.info().name }, SHARING_ORIGIN)
@@ -56,13 +57,7 @@ export function shareVisibilityThrough(doc: Y.Doc, host: VisibilityHost): Visibi
   map.observe(observer)
   return {
     share: (v) => write(v),
-    settled: async () => {
-      let seen: Promise<void>
-      do {
-        seen = chain
-        await seen
-      } while (seen !== chain)
-    },
+    settled: () => steps.drained(),
     stop: () => map.unobserve(observer),
   }
 }
