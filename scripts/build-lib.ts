@@ -6,12 +6,15 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, w
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
 import { build, type BuildOptions } from 'esbuild'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
 // What the package depends on stays an import; what only Node code needs (the MCP SDK, ws, the
 // sync server, fake-indexeddb) and onnxruntime-web's JS are bundled, so a browser project installs neither.
+/** Model files the package keeps gzipped. */
+const PACKED_MODEL_FILE = /\.(onnx|vocab\.txt)$/
 const external = Object.keys(pkg.dependencies).flatMap((name) => [name, `${name}/*`])
 
 const common: BuildOptions = {
@@ -72,14 +75,22 @@ for (const file of walk(join(root, 'lib/types'))) {
 
 // Package assets: the default model and the one onnxruntime-web runtime the wasm backend loads.
 const ortDist = dirname(createRequire(import.meta.url).resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm'))
-copyAll(join(root, 'public/models'), join(root, 'assets/models'), () => true)
-copyAll(ortDist, join(root, 'assets/ort'), (name) => name === 'ort-wasm-simd-threaded.mjs' || name === 'ort-wasm-simd-threaded.wasm')
+// the large files are kept gzipped (a third smaller in every install); `cairn-memory/vite`,
+// `cairn assets` and the Node loaders expand them (src/package/assets.ts)
+copyAll(join(root, 'public/models'), join(root, 'assets/models'), (name) => !PACKED_MODEL_FILE.test(name))
+for (const name of readdirSync(join(root, 'public/models'))) if (PACKED_MODEL_FILE.test(name)) gzipInto(join(root, 'public/models', name), join(root, 'assets/models', `${name}.gz`))
+copyAll(ortDist, join(root, 'assets/ort'), (name) => name === 'ort-wasm-simd-threaded.mjs')
+// the wasm too (14 MB -> 3.7 MB)
+gzipInto(join(ortDist, 'ort-wasm-simd-threaded.wasm'), join(root, 'assets/ort/ort-wasm-simd-threaded.wasm.gz'))
 const ortPkg = JSON.parse(readFileSync(join(ortDist, '../package.json'), 'utf8')) as { version: string; license: string }
-writeFileSync(join(root, 'assets/ort/NOTICE.md'), `ort-wasm-simd-threaded.{mjs,wasm} are from onnxruntime-web ${ortPkg.version} (${ortPkg.license} license, Copyright (c) Microsoft Corporation), https://github.com/microsoft/onnxruntime\n`)
+writeFileSync(join(root, 'assets/ort/NOTICE.md'), `ort-wasm-simd-threaded.mjs and ort-wasm-simd-threaded.wasm (kept here gzipped) are from onnxruntime-web ${ortPkg.version} (${ortPkg.license} license, Copyright (c) Microsoft Corporation), https://github.com/microsoft/onnxruntime\n`)
 
 const size = walk(join(root, 'lib')).reduce((sum, f) => sum + statSync(f).size, 0)
 console.log(`lib/: ${(size / 1024).toFixed(0)} kB in ${walk(join(root, 'lib')).length} files; assets/ copied`)
 
+function gzipInto(from: string, to: string): void {
+  writeFileSync(to, gzipSync(readFileSync(from), { level: 9 }))
+}
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]))
 }

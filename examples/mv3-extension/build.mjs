@@ -3,7 +3,7 @@
 //   node examples/mv3-extension/build.mjs [--tarball cairn-memory-x.y.z.tgz] [--out DIR]
 // Without --tarball it packs the repository first (`npm pack`, which builds lib/). The tarball
 // and esbuild are installed into a scratch project; src/memory.js is bundled against that
-// install, and the package's model and onnxruntime runtime are copied beside it. Load DIR
+// install, and `cairn assets` writes the package's model and onnxruntime runtime beside it. Load DIR
 // (default examples/mv3-extension/dist) with "Load unpacked" in chrome://extensions.
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -47,9 +47,8 @@ try {
     logLevel: 'warning',
   })
   for (const file of ['manifest.json', 'memory.html']) cpSync(join(here, file), join(out, file))
-  const assets = join(project, 'node_modules/cairn-memory/assets')
-  cpSync(join(assets, 'models'), join(out, 'models'), { recursive: true })
-  cpSync(join(assets, 'ort'), join(out, 'ort'), { recursive: true })
+  // the model and the runtime, as a page loads them (the package keeps the wasm gzipped)
+  execFileSync(join(project, 'node_modules/.bin/cairn'), ['assets', out], { stdio: ['ignore', 'ignore', 'inherit'] })
   console.log(`built ${out}`)
 } finally {
   rmSync(scratch, { recursive: true, force: true })

@@ -1,6 +1,8 @@
 // The `cairn` command: one binary for the MCP server, the sync server and its tokens, and
 // moving memories in and out (the official MCP memory server's file, backups, Markdown, JSON).
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
 import { isMemoryError } from '../core/errors'
 import { isUsageError, MCP_USAGE, runMcpCommand } from '../mcp/command'
 import { PACKAGE_ROOT } from '../package-root'
@@ -16,6 +18,7 @@ const USAGE = `usage: cairn <command> [options]
   connection add, list or revoke the connections of a memory kept in a folder
   import    read an MCP memory server file (memory.jsonl) or a Cairn backup into a memory
   export    write a memory as a Markdown (Obsidian) vault or as JSON
+  assets    write the default model and the onnxruntime runtime a browser loads into a folder
 
 cairn <command> --help describes each.`
 
@@ -27,6 +30,23 @@ const SERVE_USAGE = `usage: cairn serve [--host 127.0.0.1] [--port 1234] [--data
        cairn org add-member --org <org id> (--agent <name> | --device <name>) [--data DIR]
        cairn org remove-member --org <org id> --member <member id> [--data DIR]
        cairn org list [--data DIR]`
+
+const ASSETS_USAGE = `usage: cairn assets <dir>
+
+Writes models/ (the default embedding model) and ort/ (the onnxruntime wasm runtime) into <dir>,
+ready to serve: a browser page loads them from \${BASE_URL}models/ and \${BASE_URL}ort/ by default
+(or pass their URLs to createDefaultEmbedder({ baseUrl }) and configureOrt({ wasmPaths })).
+With Vite, the cairn-memory/vite plugin does this for you.`
+
+async function runAssets(args: string[]): Promise<void> {
+  if (args.includes('--help') || args.includes('-h')) return void process.stdout.write(`${ASSETS_USAGE}\n`)
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true })
+  if (positionals.length !== 1) throw new UsageError('assets takes one folder', ASSETS_USAGE)
+  const { writeServedAssets } = await import('../package/assets')
+  const dir = resolve(positionals[0]!)
+  const written = await writeServedAssets(dir)
+  process.stdout.write(`wrote ${written.length} files into ${dir}: ${written.join(', ')}\n`)
+}
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
@@ -47,6 +67,8 @@ async function main(argv: string[]): Promise<void> {
       return runImport(rest)
     case 'export':
       return runExport(rest)
+    case 'assets':
+      return runAssets(rest)
     case undefined:
     case '-h':
     case '--help':

@@ -1,27 +1,14 @@
 // `cairn-memory/vite`: a Vite plugin that serves the default model and the onnxruntime wasm
-// runtime at `${base}models/` and `${base}ort/` in dev and copies them into the build, which is
+// runtime at `${base}models/` and `${base}ort/` in dev and writes them into the build, which is
 // where the library looks for them in a browser by default.
-import { createReadStream, existsSync } from 'node:fs'
-import { cp } from 'node:fs/promises'
-import { join, resolve, sep } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resolve, sep } from 'node:path'
 import type { Plugin } from 'vite'
-import { ASSET_DIRS, PACKAGE_ROOT } from '../package-root'
-
-const SERVED = { models: 'models/', ort: 'ort/' } as const
+import { assetDir, openServed, SERVED_AS, writeServedAssets, type AssetKind } from './assets'
 
 const TYPES: Record<string, string> = { '.wasm': 'application/wasm', '.mjs': 'text/javascript', '.json': 'application/json', '.onnx': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8', '.md': 'text/markdown; charset=utf-8' }
 
-function assetDir(kind: keyof typeof ASSET_DIRS): string {
-  const dirs = ASSET_DIRS[kind].map((d) => fileURLToPath(new URL(d, PACKAGE_ROOT)))
-  const found = dirs.find((d) => existsSync(d))
-  if (!found) throw new Error(`cairn-memory: ${kind} files are missing (looked in ${dirs.join(', ')}); reinstall the package`)
-  return found
-}
-
 export function cairnAssets(): Plugin {
   let outDir = 'dist'
-  const dirs = () => (Object.keys(SERVED) as Array<keyof typeof SERVED>).map((kind) => ({ prefix: SERVED[kind], dir: assetDir(kind) }))
   return {
     name: 'cairn-memory:assets',
     config() {
@@ -32,7 +19,7 @@ export function cairnAssets(): Plugin {
       outDir = resolve(config.root, config.build.outDir)
     },
     configureServer(server) {
-      const served = dirs()
+      const served = (Object.keys(SERVED_AS) as AssetKind[]).map((kind) => ({ prefix: SERVED_AS[kind], dir: assetDir(kind) }))
       server.middlewares.use((req, res, next) => {
         const path = decodeURIComponent(req.url?.split('?')[0] ?? '')
         for (const { prefix, dir } of served) {
@@ -40,18 +27,19 @@ export function cairnAssets(): Plugin {
           if (!path.startsWith(at)) continue
           const file = resolve(dir, path.slice(at.length))
           // a missing file is a 404, never the SPA fallback (onnxruntime would call index.html a corrupt model)
-          if (!file.startsWith(dir.endsWith(sep) ? dir : dir + sep) || !existsSync(file)) {
+          const stream = file.startsWith(dir.endsWith(sep) ? dir : dir + sep) ? openServed(dir, file.slice(dir.length).replace(/^[\\/]+/, '')) : null
+          if (!stream) {
             res.statusCode = 404
             return res.end('Not found')
           }
           res.setHeader('Content-Type', TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream')
-          return void createReadStream(file).pipe(res)
+          return void stream.pipe(res)
         }
         next()
       })
     },
     async writeBundle() {
-      await Promise.all(dirs().map(({ prefix, dir }) => cp(dir, join(outDir, prefix), { recursive: true })))
+      await writeServedAssets(outDir)
     },
   }
 }

@@ -30,7 +30,9 @@ export async function createDefaultEmbedder(options: DefaultEmbedderOptions = {}
   const dirs = options.baseUrl ? [options.baseUrl] : ASSET_DIRS.models.map((d) => fileURLToPath(new URL(d, PACKAGE_ROOT)))
   const dir = dirs.find((d) => existsSync(join(d, STATIC_MANIFEST_FILE)))
   if (!dir) throw new MemoryError('model_failed', `The default model was not found in ${dirs.join(' or ')}; reinstall the package or pass baseUrl.`, { dirs })
-  const read = (file: string): Uint8Array => new Uint8Array(readFileSync(join(dir, file)))
+  // the installed package keeps the large files gzipped (see scripts/build-lib.ts)
+  const read = (file: string): Uint8Array =>
+    new Uint8Array(existsSync(join(dir, file)) ? readFileSync(join(dir, file)) : process.getBuiltinModule('node:zlib').gunzipSync(readFileSync(join(dir, `${file}.gz`))))
   const manifest = JSON.parse(new TextDecoder().decode(read(STATIC_MANIFEST_FILE))) as { model?: { file?: string }; vocabulary?: { file?: string } }
   if (typeof manifest.model?.file !== 'string' || typeof manifest.vocabulary?.file !== 'string') {
     throw new MemoryError('model_failed', `${join(dir, STATIC_MANIFEST_FILE)} names no model or vocabulary file.`, {})

@@ -23,6 +23,8 @@ export function configureOrt(next: OrtSettings): void {
   applied = false
 }
 
+const RUNTIME_WASM = 'ort-wasm-simd-threaded.wasm'
+
 function defaultWasmPaths(): string {
   if (isNode) {
     // Under Node the runtime loads its wasm from the package directory on disk; the
@@ -41,6 +43,15 @@ function defaultWasmPaths(): string {
   return `${base}ort/`
 }
 
+/** Under Node, the runtime's wasm when `dir` holds it only gzipped; otherwise undefined. */
+function packedWasm(dir: string): Uint8Array | undefined {
+  const { existsSync, readFileSync } = process.getBuiltinModule('node:fs')
+  const { join } = process.getBuiltinModule('node:path')
+  const plain = join(dir, RUNTIME_WASM)
+  if (existsSync(plain) || !existsSync(`${plain}.gz`)) return undefined
+  return new Uint8Array(process.getBuiltinModule('node:zlib').gunzipSync(readFileSync(`${plain}.gz`)))
+}
+
 function defaultThreads(): number {
   if (isNode) return 1
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true
@@ -50,7 +61,13 @@ function defaultThreads(): number {
 /** The configured runtime; every embedder goes through this. */
 export function getOrt(): typeof ort {
   if (!applied) {
-    ort.env.wasm.wasmPaths = settings.wasmPaths ?? defaultWasmPaths()
+    const paths = settings.wasmPaths ?? defaultWasmPaths()
+    ort.env.wasm.wasmPaths = paths
+    if (isNode && typeof paths === 'string') {
+      // the installed package keeps the wasm gzipped: hand the runtime its bytes expanded
+      const packed = packedWasm(paths)
+      if (packed) ort.env.wasm.wasmBinary = packed
+    }
     ort.env.wasm.numThreads = settings.numThreads ?? defaultThreads()
     ort.env.logLevel = 'error'
     applied = true

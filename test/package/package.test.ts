@@ -57,6 +57,20 @@ await memory.close()
     expect(result).toEqual({ embedder: 'cairn-glove-100d@1', vector: 0.4, top: 'Ada Lovelace' })
   }, 60_000)
 
+  it('keeps the runtime and model gzipped, and `cairn assets` writes them out as a page loads them', () => {
+    const shipped = join(s.project, 'node_modules/cairn-memory/assets')
+    expect(readdirSync(join(shipped, 'ort')).sort()).toEqual(['NOTICE.md', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm.gz'])
+    expect(readdirSync(join(shipped, 'models')).sort()).toEqual(['NOTICE.md', 'cairn-glove-100d.json', 'cairn-glove-100d.onnx.gz', 'cairn-glove-100d.vocab.txt.gz'])
+    const dir = join(s.root, 'static')
+    expect(cairn(['assets', dir])).toContain('ort/ort-wasm-simd-threaded.wasm')
+    expect(readdirSync(join(dir, 'ort')).sort()).toEqual(['NOTICE.md', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'])
+    expect(readdirSync(join(dir, 'models')).sort()).toEqual(['NOTICE.md', 'cairn-glove-100d.json', 'cairn-glove-100d.onnx', 'cairn-glove-100d.vocab.txt'])
+    const runtime = createRequire(join(repo, 'package.json')).resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm')
+    expect(readFileSync(join(dir, 'ort/ort-wasm-simd-threaded.wasm')).equals(readFileSync(runtime))).toBe(true)
+    expect(readFileSync(join(dir, 'models/cairn-glove-100d.onnx')).equals(readFileSync(join(repo, 'public/models/cairn-glove-100d.onnx')))).toBe(true)
+    expect(() => cairn(['assets'])).toThrow(/assets takes one folder/)
+  })
+
   it('declares a public entry that names no database class, no engine and no graph', () => {
     const types = join(s.project, 'node_modules/cairn-memory/lib/types')
     // every declaration file the public entry reaches, following relative imports
@@ -272,6 +286,29 @@ try {
     } finally {
       await browser.close()
       server.kill()
+    }
+    // the dev server serves the same files, expanded from the package's gzipped copies
+    const dev = spawn(join(app, 'node_modules/.bin/vite'), ['--host', '127.0.0.1', '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'ignore'] })
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = ''
+        dev.stdout.on('data', (c: Buffer) => {
+          text += c.toString().replace(/\u001b\[[0-9;]*m/g, '')
+          const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(text)
+          if (m) resolve(m[0])
+        })
+        dev.once('exit', () => reject(new Error(`vite exited: ${text}`)))
+      })
+      const wasm = await fetch(`${url}ort/ort-wasm-simd-threaded.wasm`)
+      expect(wasm.headers.get('content-type')).toBe('application/wasm')
+      expect(Buffer.from(await wasm.arrayBuffer()).equals(readFileSync(join(app, 'dist/ort/ort-wasm-simd-threaded.wasm')))).toBe(true)
+      const vocab = await fetch(`${url}models/cairn-glove-100d.vocab.txt`)
+      expect(await vocab.text()).toBe(readFileSync(join(repo, 'public/models/cairn-glove-100d.vocab.txt'), 'utf8'))
+      // a path out of the folder is refused, never served from beside it
+      expect((await fetch(`${url}models/..%2fpackage.json`)).status).toBe(404)
+      expect((await fetch(`${url}ort/missing.wasm`)).status).toBe(404)
+    } finally {
+      dev.kill()
     }
   }, 180_000)
 })
