@@ -1,6 +1,6 @@
 // What installing and running Cairn as a package costs: the tarball, a browser project's
 // node_modules, MCP writes on the durable Node store as it grows, a restart, and importing an
-// MCP memory server file. Goals (issue 14): tarball < 10 MB, install < 30 MB, write p50 < 5 ms
+// MCP memory server file. Goals: tarball < 10 MB, install < 30 MB, write p50 < 5 ms
 // and p95 < 20 ms at 10k, restart at 10k < 1 s, a 10k-entity import < 10 s.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
