@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
 import { createNoteIndex, FLOAT_NOTE_INDEX_FORMAT, restoreNoteIndex, type FloatNoteIndexSnapshot, type NoteDoc } from '../../src/search/note-index'
+import { POSTINGS_FORMAT } from '../../src/search/postings-index'
 import { defaultEmbedder } from '../support/default-embedder'
 
 const notes: NoteDoc[] = [
@@ -43,8 +44,10 @@ describe('note index', () => {
     let calls = 0
     const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
     const snapshot = structuredClone(await index.snapshot())
-    // the saved BM25 index holds no sort lists (copies of every note's text)
-    expect(JSON.parse(snapshot.text).sorting).toEqual({ enabled: false })
+    // the saved BM25 index is typed arrays and a term table: no second copy of any note's text
+    expect(snapshot.text.format).toBe(POSTINGS_FORMAT)
+    expect(snapshot.text.fields.text!.docs).toBeInstanceOf(Int32Array)
+    expect(snapshot.text.fields.text!.terms).not.toContain('bake sale')
     const restored = await restoreNoteIndex(snapshot, { embedder: counting })
     expect(calls).toBe(0)
     expect(restored.keys().sort()).toEqual(['cake', 'karate', 'possessive', 'trip'])
@@ -68,7 +71,7 @@ describe('note index', () => {
       return out
     }
     const { scales: _, wordScales: __, ...rest } = snap
-    const legacy: FloatNoteIndexSnapshot = { ...rest, format: FLOAT_NOTE_INDEX_FORMAT, vectors: await flat(snap.docs.map((n) => n.text)), wordVectors: await flat(snap.words) }
+    const legacy: FloatNoteIndexSnapshot = { ...rest, format: FLOAT_NOTE_INDEX_FORMAT, text: '{}', vectors: await flat(snap.docs.map((n) => n.text)), wordVectors: await flat(snap.words) }
     let calls = 0
     const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
     const restored = await restoreNoteIndex(structuredClone(legacy), { embedder: counting })
