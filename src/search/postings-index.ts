@@ -206,6 +206,8 @@ export interface PostingsIndexStore {
   fields: Record<string, FieldPostings>
 }
 
+/** Distinct words whose normalized form the tokenizer remembers, at most. */
+const TOKEN_CACHE_LIMIT = 200_000
 /** Share of the documents above which a word counts as common (its BM25 idf is then under 0.11). */
 const COMMON_SHARE = 0.9
 
@@ -307,7 +309,10 @@ export const postingsIndex = {
   create: (_orama: AnyOrama, shared: InternalDocumentIDStore, schema: Record<string, unknown>) => createStore(shared, schema),
   insert(_impl: unknown, store: PostingsIndexStore, prop: string, _id: unknown, internalId: number, value: unknown, _type: unknown, language: string | undefined, tokenizer: Tokenizer, docsCount: number) {
     if (typeof value !== 'string') unsupported('a value that is not a string')
-    store.fields[prop]!.insert(internalId, tokenizer.tokenize(value, language, prop, false), docsCount)
+    // Orama's insert skips the tokenizer's cache of normalized words; stemming every word again
+    // was most of an insertion. The cache holds one entry per distinct word, cleared when large.
+    if (tokenizer.normalizationCache.size > TOKEN_CACHE_LIMIT) tokenizer.normalizationCache.clear()
+    store.fields[prop]!.insert(internalId, tokenizer.tokenize(value, language, prop, true), docsCount)
   },
   // the document's terms are its own: the value (which the documents store no longer has) is not needed
   remove(_impl: unknown, store: PostingsIndexStore, prop: string, _id: unknown, internalId: number, _value: unknown, _type: unknown, _language: unknown, _tokenizer: unknown, docsCount: number) {

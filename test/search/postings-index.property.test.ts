@@ -34,7 +34,7 @@ function opArb(fields: number): fc.Arbitrary<Op> {
   )
 }
 
-const tokenizer = { language: 'english', stemming: true, stopWords: [...ENGLISH_STOP_WORDS] } as const
+const tokenizer = { language: 'english' as const, stemming: true, stopWords: [...ENGLISH_STOP_WORDS] }
 
 function schemaOf(s: Schema): Record<string, 'string'> {
   return Object.fromEntries(s.fields.map((f) => [f, 'string' as const]))
