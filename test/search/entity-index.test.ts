@@ -225,6 +225,20 @@ describe('entity index with vectors', () => {
     expect(isMemoryError(broken) && broken.code).toBe('storage_failed')
   })
 
+  it('a snapshot of Orama\'s radix index as JSON (the format before postings) restores to the same answers, and saves as postings', async () => {
+    const embedder = countingEmbedder()
+    const index = await createEntityIndex({ embedder })
+    await index.upsert(PEOPLE)
+    const snap = await index.snapshot()
+    const calls = embedder.calls
+    const restored = await restoreEntityIndex(structuredClone({ ...snap, format: JSON_INDEX_SNAPSHOT_FORMAT, text: '{"saved":"by Orama"}' }), { embedder })
+    expect(embedder.calls).toBe(calls)
+    for (const q of ['automobile', 'who wrote the first program', 'cat', 'clinic doctor', 'first']) {
+      for (const mode of ['bm25', 'hybrid'] as const) expect(await restored.search(q, 10, mode)).toEqual(await index.search(q, 10, mode))
+    }
+    expect((await restored.snapshot()).format).toBe(snap.format)
+  })
+
   it('a snapshot of float vectors (the format before int8) restores to the same answers without embedding', async () => {
     const embedder = countingEmbedder()
     const index = await createEntityIndex({ embedder })
