@@ -4,7 +4,7 @@
 // field length, matching-document counts), so scores equal those of Orama's own index.
 //
 // It saves to typed arrays (compressed sparse rows) and restores without rebuilding: the saved
-// postings stay frozen, a term gets a mutable set only when a change first touches it, and the
+// postings stay frozen, a term gets mutable postings only when a change first touches it, and the
 // terms of a saved document are looked up only when that document is first removed. The
 // documents store keeps which documents are present, not their texts: the caller has those.
 
@@ -35,8 +35,33 @@ export interface SavedPostings {
   fields: Record<string, SavedField>
 }
 
-/** A term's documents: a live set once changed, else a slice of the frozen postings. */
+/** A term's documents: a live list or set once changed, else a slice of the frozen postings. */
 type Postings = Set<number> | Int32Array
+
+/**
+ * Postings that have only grown since the load: a growable array, far lighter than a set for
+ * an import's thousands of insertions. A removal turns them into a set.
+ */
+class GrowingPostings {
+  ids: Int32Array
+  size: number
+  constructor(from: Int32Array) {
+    this.ids = new Int32Array(Math.max(4, from.length * 2))
+    this.ids.set(from)
+    this.size = from.length
+  }
+  add(id: number): void {
+    if (this.size === this.ids.length) {
+      const grown = new Int32Array(this.size * 2)
+      grown.set(this.ids)
+      this.ids = grown
+    }
+    this.ids[this.size++] = id
+  }
+  view(): Int32Array {
+    return this.ids.subarray(0, this.size)
+  }
+}
 
 class FieldPostings {
   average: number | undefined = undefined
@@ -44,7 +69,7 @@ class FieldPostings {
   /** The loaded lengths belong to the snapshot: copied before the first write. */
   private lengthsBorrowed = false
   /** Terms changed since the load (every term, in an index never loaded). */
-  readonly live = new Map<string, Set<number>>()
+  readonly live = new Map<string, Set<number> | GrowingPostings>()
   /** The terms of each document inserted since the load, for its removal. */
   readonly docTerms = new Map<number, string[]>()
   // the loaded part, never written
@@ -60,7 +85,7 @@ class FieldPostings {
 
   postings(term: string): Postings | undefined {
     const live = this.live.get(term)
-    if (live) return live
+    if (live) return live instanceof GrowingPostings ? live.view() : live
     const t = this.frozenTermId(term)
     return t < 0 ? undefined : this.frozenDocs.subarray(this.frozenStarts[t]!, this.frozenStarts[t + 1]!)
   }
@@ -75,6 +100,7 @@ class FieldPostings {
       this.lengthsBorrowed = false
     }
     this.lengths[id] = tokens.length
+    // tokens are distinct and a document is removed before it is inserted again: no duplicates
     for (const token of tokens) this.mutable(token).add(id)
     this.docTerms.set(id, tokens)
   }
@@ -93,7 +119,7 @@ class FieldPostings {
       this.frozenGone![id] = 1
       terms = this.frozenTermsOf(id)
     }
-    for (const term of terms ?? []) this.mutable(term).delete(id)
+    for (const term of terms ?? []) this.removable(term).delete(id)
   }
 
   /** The saved form, documents renumbered: `rowOf(id)` is the saved number (from 1) or 0 for none. */
@@ -165,13 +191,21 @@ class FieldPostings {
     return -1
   }
 
-  private mutable(term: string): Set<number> {
-    let set = this.live.get(term)
-    if (!set) {
+  private mutable(term: string): Set<number> | GrowingPostings {
+    let live = this.live.get(term)
+    if (!live) {
       const t = this.frozenTermId(term)
-      set = t < 0 ? new Set() : new Set(this.frozenDocs.subarray(this.frozenStarts[t]!, this.frozenStarts[t + 1]!))
-      this.live.set(term, set)
+      live = new GrowingPostings(t < 0 ? new Int32Array(0) : this.frozenDocs.subarray(this.frozenStarts[t]!, this.frozenStarts[t + 1]!))
+      this.live.set(term, live)
     }
+    return live
+  }
+
+  private removable(term: string): Set<number> {
+    const live = this.mutable(term)
+    if (live instanceof Set) return live
+    const set = new Set(live.view())
+    this.live.set(term, set)
     return set
   }
 
