@@ -316,7 +316,8 @@ export function savePostings(store: PostingsIndexStore, ids: ArrayLike<number>):
 /** Whether `saved` looks like postings of these fields (its arrays are checked on load). */
 export function isSavedPostings(saved: unknown, properties: readonly string[]): saved is SavedPostings {
   const s = saved as SavedPostings | null
-  return s?.format === POSTINGS_FORMAT && Number.isInteger(s.documents) && s.documents >= 0 && typeof s.fields === 'object' && s.fields !== null && properties.every((p) => typeof s.fields[p]?.terms === 'string')
+  if (s?.format !== POSTINGS_FORMAT || !Number.isInteger(s.documents) || s.documents < 0 || typeof s.fields !== 'object' || s.fields === null) return false
+  return Object.keys(s.fields).length === properties.length && properties.every((p) => typeof s.fields[p]?.terms === 'string')
 }
 
 function loadStore(sharedInternalDocumentStore: InternalDocumentIDStore, raw: unknown): PostingsIndexStore {
