@@ -101,7 +101,8 @@ const SCORE_STEP = 1e9
 
 type TextDb = ReturnType<typeof createTextDb>
 interface TextRow { id: string; name: string; description: string; queries: string }
-interface Entry { doc: EntityDoc; text: string }
+/** `text` is `textOf(doc)`, taken when first compared: a restore need not build it for every entity. */
+interface Entry { doc: EntityDoc; text?: string }
 
 function createTextDb(stemming: boolean) {
   return create({
@@ -163,7 +164,7 @@ class OramaEntityIndex implements EntityIndex {
     const latest = new Map<string, EntityDoc>()
     for (const doc of docs) latest.set(checkDoc(doc).key, copyDoc(doc))
     return this.exclusive(async () => {
-      const changed = [...latest.values()].filter((doc) => this.entries[this.slotOf.get(doc.key) ?? -1]?.text !== textOf(doc))
+      const changed = [...latest.values()].filter((doc) => this.indexedText(doc.key) !== textOf(doc))
       const vectors = await this.embedDocs(changed)
       // apply synchronously after the only await, so a search never sees half an upsert
       const removed = changed.map((d) => d.key).filter((key) => this.slotOf.has(key))
@@ -243,7 +244,7 @@ class OramaEntityIndex implements EntityIndex {
     snapshot.docs.forEach((raw, slot) => {
       const doc = copyDoc(checkDoc(raw))
       if (this.slotOf.has(doc.key)) throw corrupt(`key "${doc.key}" appears twice`)
-      this.entries.push({ doc, text: textOf(doc) })
+      this.entries.push({ doc })
       this.slotOf.set(doc.key, slot)
     })
     this.vectors?.load({ rowCounts: snapshot.rowCounts, data: snapshot.vectors, scales: snapshot.scales })
@@ -258,6 +259,11 @@ class OramaEntityIndex implements EntityIndex {
     // Orama's radix index of an older format, another analysis or unreadable postings are rebuilt from the documents: no embedding needed
     this.db = createTextDb(this.stemming)
     insertMultiple(this.db, this.entries.map((e) => textRow(e.doc)))
+  }
+
+  private indexedText(key: string): string | undefined {
+    const entry = this.entries[this.slotOf.get(key) ?? -1]
+    return entry ? (entry.text ??= textOf(entry.doc)) : undefined
   }
 
   /** BM25 hits, best first and ties by key, normalized so the best is 1. */
