@@ -3,13 +3,13 @@
 // and its query vectors). Vectors live in a flat array of our own (see vector-rows.ts): Orama
 // holds one vector per document, and an entity has one per text.
 
-import { count, create, insertMultiple, load as oramaLoad, removeMultiple, save as oramaSave, search as oramaSearch } from '@orama/orama'
+import { count, create, insertMultiple, removeMultiple, search as oramaSearch } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { normalizedTop, topK, type Scored } from './top-k'
 import { quantizeRows, VectorRows } from './vector-rows'
 import { ENGLISH_STOP_WORDS } from './stop-words'
-import { wholeWordIndex } from './whole-word-index'
+import { isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 
 export interface EntityDoc {
   key: string
@@ -50,7 +50,9 @@ export interface EntityIndex {
   snapshot(): Promise<IndexSnapshot>
 }
 
-export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@2'
+export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@3'
+/** The format whose BM25 index was Orama's radix index saved as JSON: restored, its BM25 part rebuilt from the documents. */
+export const JSON_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@2'
 /** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
 export const FLOAT_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@1'
 /** Tokenizer, stop words and fields of the BM25 index; a saved index of another analysis is rebuilt. */
@@ -64,8 +66,8 @@ export interface IndexSnapshot {
   stemming: boolean
   analysis: typeof TEXT_ANALYSIS
   docs: EntityDoc[]
-  /** Orama's saved BM25 index as JSON: a string clones and parses faster than its object tree. */
-  text: string
+  /** The BM25 postings, documents numbered from 1 in `docs` order. */
+  text: SavedPostings
   /** Vectors per document, in `docs` order. */
   rowCounts: Uint16Array
   /** All rows, `dimensions` int8 values each, in `docs` order. */
@@ -74,9 +76,16 @@ export interface IndexSnapshot {
   scales: Float32Array
 }
 
+/** A snapshot with Orama's radix index as JSON: everything but its BM25 part is restored as it is. */
+export interface JsonIndexSnapshot extends Omit<IndexSnapshot, 'format' | 'text'> {
+  format: typeof JSON_INDEX_SNAPSHOT_FORMAT
+  text: string
+}
+
 /** A snapshot saved before vectors were int8: float rows, no scales. */
-export interface FloatIndexSnapshot extends Omit<IndexSnapshot, 'format' | 'vectors' | 'scales'> {
+export interface FloatIndexSnapshot extends Omit<IndexSnapshot, 'format' | 'text' | 'vectors' | 'scales'> {
   format: typeof FLOAT_INDEX_SNAPSHOT_FORMAT
+  text: string
   vectors: Float32Array
 }
 
@@ -92,7 +101,8 @@ const SCORE_STEP = 1e9
 
 type TextDb = ReturnType<typeof createTextDb>
 interface TextRow { id: string; name: string; description: string; queries: string }
-interface Entry { doc: EntityDoc; text: string }
+/** `text` is `textOf(doc)`, taken when first compared: a restore need not build it for every entity. */
+interface Entry { doc: EntityDoc; text?: string }
 
 function createTextDb(stemming: boolean) {
   return create({
@@ -100,7 +110,7 @@ function createTextDb(stemming: boolean) {
     schema: { name: 'string', description: 'string', queries: 'string' } as const,
     // nothing is sorted by a field: Orama's sort lists would copy every text into the saved index
     sort: { enabled: false },
-    components: { tokenizer: { language: 'english', stemming, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex },
+    components: { tokenizer: { language: 'english', stemming, stopWords: [...ENGLISH_STOP_WORDS] }, index: postingsIndex, documentsStore: presenceDocumentsStore(TEXT_PROPERTIES) },
   })
 }
 
@@ -109,7 +119,7 @@ export async function createEntityIndex(opts: EntityIndexOptions = {}): Promise<
 }
 
 /** Rebuilds an index from `snapshot` without embedding anything. */
-export async function restoreEntityIndex(saved: IndexSnapshot | FloatIndexSnapshot, opts: EntityIndexOptions = {}): Promise<EntityIndex> {
+export async function restoreEntityIndex(saved: IndexSnapshot | JsonIndexSnapshot | FloatIndexSnapshot, opts: EntityIndexOptions = {}): Promise<EntityIndex> {
   const snapshot = checkSnapshot(saved)
   const embedder = opts.embedder
   if (snapshot.embedder !== null && embedder && (embedder.id !== snapshot.embedder || embedder.dimensions !== snapshot.dimensions)) {
@@ -154,7 +164,7 @@ class OramaEntityIndex implements EntityIndex {
     const latest = new Map<string, EntityDoc>()
     for (const doc of docs) latest.set(checkDoc(doc).key, copyDoc(doc))
     return this.exclusive(async () => {
-      const changed = [...latest.values()].filter((doc) => this.entries[this.slotOf.get(doc.key) ?? -1]?.text !== textOf(doc))
+      const changed = [...latest.values()].filter((doc) => this.indexedText(doc.key) !== textOf(doc))
       const vectors = await this.embedDocs(changed)
       // apply synchronously after the only await, so a search never sees half an upsert
       const removed = changed.map((d) => d.key).filter((key) => this.slotOf.has(key))
@@ -225,30 +235,35 @@ class OramaEntityIndex implements EntityIndex {
     const docs = this.entries.map((e) => copyDoc(e.doc))
     const dims = this.embedder?.dimensions ?? 0
     const rows = this.vectors?.export(docs.length) ?? { rowCounts: new Uint16Array(docs.length), data: new Int8Array(0), scales: new Float32Array(0) }
-    const text = JSON.stringify(oramaSave(this.db))
+    const text = saveRows(this.db, this.keys())
     return { format: INDEX_SNAPSHOT_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, stemming: this.stemming, analysis: TEXT_ANALYSIS, docs, text, rowCounts: rows.rowCounts, vectors: rows.data, scales: rows.scales }
   }
 
   /** Fills an empty index from a checked snapshot; Orama's saved state when it is of this analysis. */
-  load(snapshot: IndexSnapshot): void {
+  load(snapshot: IndexSnapshot | JsonIndexSnapshot): void {
     snapshot.docs.forEach((raw, slot) => {
       const doc = copyDoc(checkDoc(raw))
       if (this.slotOf.has(doc.key)) throw corrupt(`key "${doc.key}" appears twice`)
-      this.entries.push({ doc, text: textOf(doc) })
+      this.entries.push({ doc })
       this.slotOf.set(doc.key, slot)
     })
     this.vectors?.load({ rowCounts: snapshot.rowCounts, data: snapshot.vectors, scales: snapshot.scales })
-    if (snapshot.analysis === TEXT_ANALYSIS && typeof snapshot.text === 'string') {
+    if (snapshot.analysis === TEXT_ANALYSIS && isSavedPostings(snapshot.text, TEXT_PROPERTIES)) {
       try {
-        oramaLoad(this.db, JSON.parse(snapshot.text))
+        loadRows(this.db, snapshot.text, this.keys())
         if (count(this.db) === this.entries.length) return
       } catch {
         // fall through to a rebuild
       }
     }
-    // a text index of another version (or unreadable) is rebuilt from the documents: no embedding needed
+    // Orama's radix index of an older format, another analysis or unreadable postings are rebuilt from the documents: no embedding needed
     this.db = createTextDb(this.stemming)
     insertMultiple(this.db, this.entries.map((e) => textRow(e.doc)))
+  }
+
+  private indexedText(key: string): string | undefined {
+    const entry = this.entries[this.slotOf.get(key) ?? -1]
+    return entry ? (entry.text ??= textOf(entry.doc)) : undefined
   }
 
   /** BM25 hits, best first and ties by key, normalized so the best is 1. */
@@ -320,13 +335,13 @@ function normalizeWeights(weights: { text: number; vector: number } | undefined)
 }
 
 /** A readable snapshot in the current format: a float one is quantized as an upsert would. */
-function checkSnapshot(saved: IndexSnapshot | FloatIndexSnapshot): IndexSnapshot {
-  let s: IndexSnapshot
+function checkSnapshot(saved: IndexSnapshot | JsonIndexSnapshot | FloatIndexSnapshot): IndexSnapshot | JsonIndexSnapshot {
+  let s: IndexSnapshot | JsonIndexSnapshot
   if (saved?.format === FLOAT_INDEX_SNAPSHOT_FORMAT) {
     if (!(saved.vectors instanceof Float32Array) || !(saved.dimensions >= 0)) throw corrupt('missing vectors')
     const { data, scales } = quantizeRows(saved.vectors, saved.dimensions)
-    s = { ...saved, format: INDEX_SNAPSHOT_FORMAT, vectors: data, scales }
-  } else if (saved?.format === INDEX_SNAPSHOT_FORMAT) {
+    s = { ...saved, format: JSON_INDEX_SNAPSHOT_FORMAT, vectors: data, scales }
+  } else if (saved?.format === INDEX_SNAPSHOT_FORMAT || saved?.format === JSON_INDEX_SNAPSHOT_FORMAT) {
     s = saved
   } else {
     throw corrupt(`unknown format ${String((saved as { format?: unknown } | null)?.format)}`)

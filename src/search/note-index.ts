@@ -3,13 +3,13 @@
 // note's vector to the query's and a soft word match, in which every query word counts by its
 // closest word in the note, so "martial arts" finds a note about karate.
 
-import { count, create, insertMultiple, load as oramaLoad, removeMultiple, save as oramaSave, search as oramaSearch } from '@orama/orama'
+import { count, create, insertMultiple, removeMultiple, search as oramaSearch } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { compareRanked, normalizedTop, topK, type Scored } from './top-k'
 import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
-import { wholeWordIndex } from './whole-word-index'
+import { isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 import { wordTokens } from './word-tokens'
 
 export interface NoteDoc {
@@ -39,7 +39,9 @@ export interface NoteIndex {
   snapshot(): Promise<NoteIndexSnapshot>
 }
 
-export const NOTE_INDEX_FORMAT = 'cairn-note-index@2'
+export const NOTE_INDEX_FORMAT = 'cairn-note-index@3'
+/** The format whose BM25 index was Orama's radix index saved as JSON: restored, its BM25 part rebuilt from the notes. */
+export const JSON_NOTE_INDEX_FORMAT = 'cairn-note-index@2'
 /** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
 export const FLOAT_NOTE_INDEX_FORMAT = 'cairn-note-index@1'
 /** Tokenizer, stop words and fields of the notes' BM25 index; another analysis is rebuilt. */
@@ -51,8 +53,8 @@ export interface NoteIndexSnapshot {
   dimensions: number
   analysis: typeof NOTE_TEXT_ANALYSIS
   docs: NoteDoc[]
-  /** Orama's saved BM25 index as JSON. */
-  text: string
+  /** The BM25 postings, notes numbered from 1 in `docs` order. */
+  text: SavedPostings
   /** One int8 vector per note, in `docs` order (empty without an embedder), and its scale. */
   vectors: Int8Array
   scales: Float32Array
@@ -65,9 +67,16 @@ export interface NoteIndexSnapshot {
   noteWordCounts: Uint16Array
 }
 
+/** A snapshot with Orama's radix index as JSON: everything but its BM25 part is restored as it is. */
+export interface JsonNoteIndexSnapshot extends Omit<NoteIndexSnapshot, 'format' | 'text'> {
+  format: typeof JSON_NOTE_INDEX_FORMAT
+  text: string
+}
+
 /** A snapshot saved before vectors were int8: float vectors, no scales. */
-export interface FloatNoteIndexSnapshot extends Omit<NoteIndexSnapshot, 'format' | 'vectors' | 'scales' | 'wordVectors' | 'wordScales'> {
+export interface FloatNoteIndexSnapshot extends Omit<NoteIndexSnapshot, 'format' | 'text' | 'vectors' | 'scales' | 'wordVectors' | 'wordScales'> {
   format: typeof FLOAT_NOTE_INDEX_FORMAT
+  text: string
   vectors: Float32Array
   wordVectors: Float32Array
 }
@@ -106,7 +115,7 @@ function createTextDb() {
     schema: { text: 'string' } as const,
     // nothing is sorted by a field: Orama's sort lists would copy every text into the saved index
     sort: { enabled: false },
-    components: { tokenizer: { language: 'english', stemming: true, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex },
+    components: { tokenizer: { language: 'english', stemming: true, stopWords: [...ENGLISH_STOP_WORDS] }, index: postingsIndex, documentsStore: presenceDocumentsStore(['text']) },
   })
 }
 
@@ -115,7 +124,7 @@ export async function createNoteIndex(opts: { embedder?: Embedder } = {}): Promi
 }
 
 /** Rebuilds a note index from `snapshot` without embedding anything. */
-export async function restoreNoteIndex(saved: NoteIndexSnapshot | FloatNoteIndexSnapshot, opts: { embedder?: Embedder } = {}): Promise<NoteIndex> {
+export async function restoreNoteIndex(saved: NoteIndexSnapshot | JsonNoteIndexSnapshot | FloatNoteIndexSnapshot, opts: { embedder?: Embedder } = {}): Promise<NoteIndex> {
   const snapshot = checkSnapshot(saved)
   const embedder = opts.embedder
   if ((snapshot.embedder ?? null) !== (embedder?.id ?? null) || (embedder && embedder.dimensions !== snapshot.dimensions)) {
@@ -262,14 +271,14 @@ class HybridNoteIndex implements NoteIndex {
     const rows = this.vectors?.export(this.entries.length)
     return {
       format: NOTE_INDEX_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, analysis: NOTE_TEXT_ANALYSIS,
-      docs: this.entries.map((e) => ({ ...e.doc })), text: JSON.stringify(oramaSave(this.db)),
+      docs: this.entries.map((e) => ({ ...e.doc })), text: saveRows(this.db, this.keys()),
       vectors: rows?.data ?? new Int8Array(0), scales: rows?.scales ?? new Float32Array(0),
       words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims), wordScales: this.wordScale.slice(0, this.wordList.length),
       noteWords: concatRows(this.entries.map((e) => e.words)), noteWordCounts: Uint16Array.from(this.entries, (e) => e.words.length),
     }
   }
 
-  load(snapshot: NoteIndexSnapshot): void {
+  load(snapshot: NoteIndexSnapshot | JsonNoteIndexSnapshot): void {
     if (this.embedder) this.loadWords(snapshot)
     let at = 0
     snapshot.docs.forEach((raw, slot) => {
@@ -281,14 +290,15 @@ class HybridNoteIndex implements NoteIndex {
       this.slotOf.set(doc.slug, slot)
     })
     this.vectors?.load({ rowCounts: new Uint16Array(snapshot.docs.length).fill(1), data: snapshot.vectors, scales: snapshot.scales })
-    if (snapshot.analysis === NOTE_TEXT_ANALYSIS) {
+    if (snapshot.analysis === NOTE_TEXT_ANALYSIS && isSavedPostings(snapshot.text, ['text'])) {
       try {
-        oramaLoad(this.db, JSON.parse(snapshot.text))
+        loadRows(this.db, snapshot.text, this.keys())
         if (count(this.db) === this.entries.length) return
       } catch {
         // fall through to a rebuild
       }
     }
+    // Orama's radix index of an older format (or unreadable postings) is rebuilt from the notes
     this.db = createTextDb()
     insertMultiple(this.db, this.entries.map((e) => ({ id: e.doc.slug, text: bm25Text(e.doc.text) })))
   }
@@ -342,7 +352,7 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   /** Takes the word table of a checked snapshot into an empty index as it is. */
-  private loadWords(snapshot: NoteIndexSnapshot): void {
+  private loadWords(snapshot: NoteIndexSnapshot | JsonNoteIndexSnapshot): void {
     const n = snapshot.words.length
     this.reserveWords(n)
     this.wordData.set(snapshot.wordVectors)
@@ -407,14 +417,14 @@ function checkDoc(doc: NoteDoc): NoteDoc {
 }
 
 /** A readable snapshot in the current format: a float one is quantized as an upsert would. */
-function checkSnapshot(saved: NoteIndexSnapshot | FloatNoteIndexSnapshot): NoteIndexSnapshot {
-  let s: NoteIndexSnapshot
+function checkSnapshot(saved: NoteIndexSnapshot | JsonNoteIndexSnapshot | FloatNoteIndexSnapshot): NoteIndexSnapshot | JsonNoteIndexSnapshot {
+  let s: NoteIndexSnapshot | JsonNoteIndexSnapshot
   if (saved?.format === FLOAT_NOTE_INDEX_FORMAT) {
     if (!(saved.vectors instanceof Float32Array) || !(saved.wordVectors instanceof Float32Array) || !(saved.dimensions >= 0)) throw corrupt('missing notes or vectors')
     const notes = quantizeRows(saved.vectors, saved.dimensions)
     const words = quantizeRows(saved.wordVectors, saved.dimensions)
-    s = { ...saved, format: NOTE_INDEX_FORMAT, vectors: notes.data, scales: notes.scales, wordVectors: words.data, wordScales: words.scales }
-  } else if (saved?.format === NOTE_INDEX_FORMAT) {
+    s = { ...saved, format: JSON_NOTE_INDEX_FORMAT, vectors: notes.data, scales: notes.scales, wordVectors: words.data, wordScales: words.scales }
+  } else if (saved?.format === NOTE_INDEX_FORMAT || saved?.format === JSON_NOTE_INDEX_FORMAT) {
     s = saved
   } else {
     throw corrupt(`unknown format ${String((saved as { format?: unknown } | null)?.format)}`)

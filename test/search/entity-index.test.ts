@@ -3,7 +3,7 @@ import { isMemoryError } from '../../src/core/errors'
 import type { Embedder } from '../../src/search/embedder'
 import { quantizeQuery } from '../../src/search/int8-dots'
 import { quantizeInto } from '../../src/search/vector-rows'
-import { createEntityIndex, DEFAULT_WEIGHTS, FLOAT_INDEX_SNAPSHOT_FORMAT, restoreEntityIndex, type EntityDoc, type EntityIndex, type SearchMode } from '../../src/search/entity-index'
+import { createEntityIndex, DEFAULT_WEIGHTS, FLOAT_INDEX_SNAPSHOT_FORMAT, JSON_INDEX_SNAPSHOT_FORMAT, restoreEntityIndex, type EntityDoc, type EntityIndex, type SearchMode } from '../../src/search/entity-index'
 
 // A small real embedder: words go through a tiny thesaurus to a canonical form, then hashed
 // character trigrams of the canonical words make a 256-d bag, L2-normalized. Synonyms in the
@@ -218,11 +218,25 @@ describe('entity index with vectors', () => {
     await index.upsert(PEOPLE)
     const snap = await index.snapshot()
     const calls = embedder.calls
-    const restored = await restoreEntityIndex({ ...snap, analysis: 'older' as never, text: '' }, { embedder })
+    const restored = await restoreEntityIndex({ ...snap, format: JSON_INDEX_SNAPSHOT_FORMAT, analysis: 'older' as never, text: '' }, { embedder })
     expect(embedder.calls).toBe(calls)
     expect(await restored.search('compiler first', 10, 'bm25')).toEqual(await index.search('compiler first', 10, 'bm25'))
     const broken = await restoreEntityIndex({ ...snap, format: 'other' as never }, { embedder }).catch((e: unknown) => e)
     expect(isMemoryError(broken) && broken.code).toBe('storage_failed')
+  })
+
+  it('a snapshot of Orama\'s radix index as JSON (the format before postings) restores to the same answers, and saves as postings', async () => {
+    const embedder = countingEmbedder()
+    const index = await createEntityIndex({ embedder })
+    await index.upsert(PEOPLE)
+    const snap = await index.snapshot()
+    const calls = embedder.calls
+    const restored = await restoreEntityIndex(structuredClone({ ...snap, format: JSON_INDEX_SNAPSHOT_FORMAT, text: '{"saved":"by Orama"}' }), { embedder })
+    expect(embedder.calls).toBe(calls)
+    for (const q of ['automobile', 'who wrote the first program', 'cat', 'clinic doctor', 'first']) {
+      for (const mode of ['bm25', 'hybrid'] as const) expect(await restored.search(q, 10, mode)).toEqual(await index.search(q, 10, mode))
+    }
+    expect((await restored.snapshot()).format).toBe(snap.format)
   })
 
   it('a snapshot of float vectors (the format before int8) restores to the same answers without embedding', async () => {
@@ -238,14 +252,14 @@ describe('entity index with vectors', () => {
     floats.forEach((v, i) => vectors.set(v, i * DIMS))
     const { scales: _, ...rest } = snap
     const calls = embedder.calls
-    const restored = await restoreEntityIndex({ ...rest, format: FLOAT_INDEX_SNAPSHOT_FORMAT, vectors }, { embedder })
+    const restored = await restoreEntityIndex({ ...rest, format: FLOAT_INDEX_SNAPSHOT_FORMAT, text: '{}', vectors }, { embedder })
     expect(embedder.calls).toBe(calls)
     for (const q of ['automobile', 'who wrote the first program', 'cat', 'clinic doctor']) {
       for (const mode of ['vector', 'hybrid'] as const) expect(await restored.search(q, 10, mode)).toEqual(await index.search(q, 10, mode))
     }
     // and is saved again in the current format
     expect((await restored.snapshot()).format).toBe(snap.format)
-    const short = await restoreEntityIndex({ ...rest, format: FLOAT_INDEX_SNAPSHOT_FORMAT, vectors: vectors.subarray(DIMS) }, { embedder }).catch((e: unknown) => e)
+    const short = await restoreEntityIndex({ ...rest, format: FLOAT_INDEX_SNAPSHOT_FORMAT, text: '{}', vectors: vectors.subarray(DIMS) }, { embedder }).catch((e: unknown) => e)
     expect(isMemoryError(short) && short.code).toBe('storage_failed')
   })
 

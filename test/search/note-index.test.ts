@@ -2,7 +2,11 @@
 // restores exactly what was indexed without embedding anything.
 import { describe, expect, it } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
-import { createNoteIndex, FLOAT_NOTE_INDEX_FORMAT, restoreNoteIndex, type FloatNoteIndexSnapshot, type NoteDoc } from '../../src/search/note-index'
+import { create, insertMultiple, save as oramaSave } from '@orama/orama'
+import { createNoteIndex, FLOAT_NOTE_INDEX_FORMAT, JSON_NOTE_INDEX_FORMAT, NOTE_INDEX_FORMAT, restoreNoteIndex, type FloatNoteIndexSnapshot, type JsonNoteIndexSnapshot, type NoteDoc } from '../../src/search/note-index'
+import { ENGLISH_STOP_WORDS } from '../../src/search/stop-words'
+import { wholeWordIndex } from '../support/whole-word-radix-index'
+import { POSTINGS_FORMAT } from '../../src/search/postings-index'
 import { defaultEmbedder } from '../support/default-embedder'
 
 const notes: NoteDoc[] = [
@@ -43,8 +47,10 @@ describe('note index', () => {
     let calls = 0
     const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
     const snapshot = structuredClone(await index.snapshot())
-    // the saved BM25 index holds no sort lists (copies of every note's text)
-    expect(JSON.parse(snapshot.text).sorting).toEqual({ enabled: false })
+    // the saved BM25 index is typed arrays and a term table: no second copy of any note's text
+    expect(snapshot.text.format).toBe(POSTINGS_FORMAT)
+    expect(snapshot.text.fields.text!.docs).toBeInstanceOf(Int32Array)
+    expect(snapshot.text.fields.text!.terms).not.toContain('bake sale')
     const restored = await restoreNoteIndex(snapshot, { embedder: counting })
     expect(calls).toBe(0)
     expect(restored.keys().sort()).toEqual(['cake', 'karate', 'possessive', 'trip'])
@@ -54,6 +60,25 @@ describe('note index', () => {
     const broken = await restoreNoteIndex({ ...snapshot, noteWordCounts: new Uint16Array(1) }, { embedder }).catch((e: unknown) => e)
     expect(isMemoryError(broken) && broken.code).toBe('storage_failed')
   }, 30_000)
+
+  it('a snapshot of Orama\'s radix index as JSON (the format before postings) restores to the same answers, and saves as postings', async () => {
+    const index = await createNoteIndex()
+    await index.upsert(notes)
+    await index.remove(['budget'])
+    const snap = await index.snapshot()
+    const radix = create({ schema: { text: 'string' } as const, sort: { enabled: false }, components: { tokenizer: { language: 'english', stemming: true, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex } })
+    insertMultiple(radix, snap.docs.map((d) => ({ id: d.slug, text: d.text })))
+    const legacy: JsonNoteIndexSnapshot = { ...snap, format: JSON_NOTE_INDEX_FORMAT, text: JSON.stringify(oramaSave(radix)) }
+    const restored = await restoreNoteIndex(structuredClone(legacy))
+    const queries = ['karate', 'Menabrea', 'John', 'Spain trip', 'brownies']
+    for (const q of queries) expect(await restored.search(q, 5)).toEqual(await index.search(q, 5))
+    expect((await restored.snapshot()).format).toBe(NOTE_INDEX_FORMAT)
+    // postings that do not hold together are rebuilt from the notes, not trusted
+    const field = snap.text.fields.text!
+    const damaged = { ...snap, text: { ...snap.text, fields: { text: { ...field, docs: field.docs.map(() => 99) } } } }
+    const rebuilt = await restoreNoteIndex(structuredClone(damaged))
+    for (const q of queries) expect(await rebuilt.search(q, 5)).toEqual(await index.search(q, 5))
+  })
 
   it('a snapshot of float vectors (the format before int8) restores to the same answers without embedding', async () => {
     const embedder = await defaultEmbedder()
@@ -68,7 +93,7 @@ describe('note index', () => {
       return out
     }
     const { scales: _, wordScales: __, ...rest } = snap
-    const legacy: FloatNoteIndexSnapshot = { ...rest, format: FLOAT_NOTE_INDEX_FORMAT, vectors: await flat(snap.docs.map((n) => n.text)), wordVectors: await flat(snap.words) }
+    const legacy: FloatNoteIndexSnapshot = { ...rest, format: FLOAT_NOTE_INDEX_FORMAT, text: '{}', vectors: await flat(snap.docs.map((n) => n.text)), wordVectors: await flat(snap.words) }
     let calls = 0
     const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
     const restored = await restoreNoteIndex(structuredClone(legacy), { embedder: counting })

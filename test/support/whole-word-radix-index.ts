@@ -1,3 +1,6 @@
+// The whole-word index the search indexes used before their postings index (src/search/
+// postings-index.ts), kept as the reference its scores are checked against.
+//
 // An Orama index component whose full-text search matches whole words only. Orama's default
 // treats each query word as a prefix and gathers the matching postings with a de-duplicating
 // list scan that is quadratic in their length: a query with "the" or "of" took 100-700 ms at
