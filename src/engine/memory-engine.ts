@@ -292,8 +292,8 @@ export class MemoryEngine implements SyncPort {
         }),
       )
       for (const p of proposals) this.proposals.set(p.id, p)
-      for (const o of fresh) this.graph.apply(o.slug, o)
-      const delta = this.graph.setAliases(next.aliasMap())
+      // derived once, above: the live graph takes it over rather than applying each note again
+      const removed = this.graph.replaceWith(next)
       this.version++
       const now = this.clock()
       this.emit({
@@ -303,7 +303,7 @@ export class MemoryEngine implements SyncPort {
         journal,
       })
       // every entity may have gained backers; the index skips those whose text did not change
-      await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
+      await this.reindex({ ...emptyDelta(), ...removed, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
       return fresh.length
     })
   }
@@ -483,7 +483,7 @@ export class MemoryEngine implements SyncPort {
     const [snapshot, notes] = await Promise.all([this.index.snapshot(), this.notes.snapshot()])
     // a snapshot that may miss a commit is saved without the id that lets open trust it whole
     const saveId = this.indexBehind ? undefined : randomId(12)
-    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, this.graph.allObservations(), this.graph.entities.values(), this.graph.relationships.values())
+    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, this.graph.observationTexts(), this.graph.entities.values(), this.graph.relationships.values())
     const db = this.db
     await stored(() =>
       db.transaction('rw', db.meta, async () => {
