@@ -4,6 +4,7 @@
 // An entity lives while some observation describes it. An edge lives while some observation
 // states it and both of its ends live; otherwise it waits, dormant, in its observations.
 import { legacyNameKey, normalizeName, normalizeType, relationshipKey, words } from './normalize'
+import { NoteShelf } from './note-shelf'
 import type { Entity, Observation, RecalledRelationship, Relationship } from './types'
 
 export type AliasMap = ReadonlyMap<string, string>
@@ -114,8 +115,8 @@ export interface GraphView {
 }
 
 export class Graph implements GraphView {
-  private readonly entityMap = new Map<string, Entity>()
-  private readonly relationshipMap = new Map<string, Relationship>()
+  private entityMap = new Map<string, Entity>()
+  private relationshipMap = new Map<string, Relationship>()
 
   /** The live entities by key: read-only, changed only by the graph's own methods. */
   get entities(): ReadonlyMap<string, Entity> {
@@ -126,25 +127,25 @@ export class Graph implements GraphView {
   get relationships(): ReadonlyMap<string, Relationship> {
     return this.relationshipMap
   }
-  private readonly observations = new Map<string, Observation>()
+  private observations = new NoteShelf()
   private aliases: AliasMap = new Map()
-  private readonly contributions = new Map<string, Contribution>()
-  private readonly entityBackers = new Map<string, Backers>()
+  private contributions = new Map<string, Contribution>()
+  private entityBackers = new Map<string, Backers>()
   /** entity key -> what decides its row among its backers (see `summaryOf`) */
-  private readonly summaries = new Map<string, Summary>()
-  private readonly edgeBackers = new Map<string, Backers>()
+  private summaries = new Map<string, Summary>()
+  private edgeBackers = new Map<string, Backers>()
   /** entity key -> keys of every stated edge touching it, live or dormant */
-  private readonly edgesByEnd = new Map<string, Set<string>>()
+  private edgesByEnd = new Map<string, Set<string>>()
   /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
-  private readonly authored = new Map<string, Set<string>>()
+  private authored = new Map<string, Set<string>>()
   /** While previewing: what each entity, edge, summary and observation was before it first changed. */
   private previewed: PreviewLog | null = null
 
   /**
    * Observations not yet filed into the indexes a change needs (which notes back what, by
-   * end, by authored name), from `unfiledAt` on. Only a graph made by `fromRows` has any.
+   * end, by authored name), by slug, from `unfiledAt` on. Only a graph made by `fromRows` has any.
    */
-  private unfiled: Observation[] = []
+  private unfiled: string[] = []
   private unfiledAt = 0
 
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
@@ -165,10 +166,11 @@ export class Graph implements GraphView {
    * at once, and files its observations into the indexes that changes need either a slice at a
    * time (`fileSome`) or all at once before the first change.
    */
-  static fromRows(observations: Iterable<Observation>, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>): Graph {
+  static fromRows(observations: Iterable<Observation> | NoteShelf, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>): Graph {
     const g = new Graph()
     g.aliases = new Map(aliases)
-    for (const o of observations) g.observations.set(o.slug, o)
+    // a shelf of saved texts is taken as it is: each note is parsed when first read or filed
+    g.observations = observations instanceof NoteShelf ? observations : NoteShelf.of(observations)
     for (const e of entities) g.entityMap.set(e.key, e)
     for (const r of relationships) {
       g.relationshipMap.set(r.key, r)
@@ -176,7 +178,7 @@ export class Graph implements GraphView {
       addTo(g.edgesByEnd, r.source, r.key)
       addTo(g.edgesByEnd, r.target, r.key)
     }
-    g.unfiled = [...g.observations.values()]
+    g.unfiled = [...g.observations.keys()]
     return g
   }
 
@@ -184,7 +186,8 @@ export class Graph implements GraphView {
   fileSome(count: number): boolean {
     const ignored = touchedSet(false)
     const end = Math.min(this.unfiledAt + count, this.unfiled.length)
-    for (; this.unfiledAt < end; this.unfiledAt++) this.attach(this.unfiled[this.unfiledAt]!, ignored)
+    // every change files the rest first, so each slug still names a held note
+    for (; this.unfiledAt < end; this.unfiledAt++) this.attach(this.observations.get(this.unfiled[this.unfiledAt]!)!, ignored)
     if (this.unfiledAt < this.unfiled.length) return false
     this.unfiled = []
     this.unfiledAt = 0
@@ -201,6 +204,11 @@ export class Graph implements GraphView {
 
   allObservations(): IterableIterator<Observation> {
     return this.observations.values()
+  }
+
+  /** Each observation as JSON text, for saving: notes not read since the open give their saved text. */
+  observationTexts(): IterableIterator<[string, string]> {
+    return this.observations.texts()
   }
 
   get observationCount(): number {
@@ -398,6 +406,31 @@ export class Graph implements GraphView {
     if (this.previewed && !this.previewed.relationships.has(key)) this.previewed.relationships.set(key, this.relationshipMap.get(key))
     if (r) this.relationshipMap.set(key, r)
     else this.relationshipMap.delete(key)
+  }
+
+  /**
+   * Takes over the whole state of `next`, a graph derived at once from this one's observations
+   * and more (an import): cheaper than applying each addition again to this one. Returns what
+   * was live here and is not in `next`; everything in `next` counts as changed. `next` must not
+   * be used afterwards.
+   */
+  replaceWith(next: Graph): { removedEntities: string[]; removedRelationships: string[] } {
+    if (this.previewed || next.previewed) throw new Error('a graph cannot be replaced while a change is previewed')
+    const removedEntities = [...this.entityMap.keys()].filter((k) => !next.entityMap.has(k))
+    const removedRelationships = [...this.relationshipMap.keys()].filter((k) => !next.relationshipMap.has(k))
+    this.entityMap = next.entityMap
+    this.relationshipMap = next.relationshipMap
+    this.observations = next.observations
+    this.aliases = next.aliases
+    this.contributions = next.contributions
+    this.entityBackers = next.entityBackers
+    this.summaries = next.summaries
+    this.edgeBackers = next.edgeBackers
+    this.edgesByEnd = next.edgesByEnd
+    this.authored = next.authored
+    this.unfiled = next.unfiled
+    this.unfiledAt = next.unfiledAt
+    return { removedEntities, removedRelationships }
   }
 
   /** Replace the alias map; re-derives only observations that name a variant whose mapping changed. */

@@ -51,8 +51,15 @@ export class MemoryEngine implements SyncPort {
   private closed = false
   private snapshotTimer: ReturnType<typeof setTimeout> | undefined
   private savedVersion = -1
-  /** Kept in step with the graph so a write's possible-duplicate check is a lookup, not a scan. */
-  private readonly variants: VariantIndex
+  /**
+   * Kept in step with the graph so a write's possible-duplicate check is a lookup, not a scan.
+   * An opened memory's names are filed into it after the open (`fileInBackground`), since
+   * signing 100,000 names costs seconds; the first write that needs it files the rest.
+   */
+  private readonly variants = new VariantIndex()
+  /** Keys of entities whose names are not filed into `variants` yet, from `unnamedAt` on. */
+  private unnamed: string[]
+  private unnamedAt = 0
   /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
   private version: number
   private readonly commitListeners = new Set<(c: CommittedChange) => void>()
@@ -70,23 +77,26 @@ export class MemoryEngine implements SyncPort {
     private readonly graph: Graph,
     private readonly index: EntityIndex,
     private readonly notes: NoteIndex,
-    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number },
+    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number },
     private readonly clock: () => string = () => new Date().toISOString(),
   ) {
     this.queue = new WriteQueue(`cairn-write-${info.id}`)
     this.version = state.version
-    this.variants = new VariantIndex(graph.entities.values())
+    if (state.savedVersion !== undefined) this.savedVersion = state.savedVersion
+    this.unnamed = [...graph.entities.keys()]
     for (const p of state.proposals) this.proposals.set(p.id, p)
     for (const f of state.files) this.files.set(f.path, f)
   }
 
   /**
-   * Files a graph read from stored rows (`Graph.fromRows`) into the indexes a change needs, a
-   * slice per task, so that reads answer in between; a change arriving first files the rest.
+   * Files what an open left for later, a slice per task, so that reads answer in between: a
+   * graph read from stored rows (`Graph.fromRows`) into the indexes a change needs, then the
+   * entity names into the duplicate check. A change arriving first files the rest at once.
    */
-  fileGraphInBackground(slice = 1_000): void {
+  fileInBackground(slice = 1_000): void {
     const step = () => {
-      if (!this.closed && !this.graph.fileSome(slice)) later()
+      if (this.closed) return
+      if (!this.graph.fileSome(slice) || !this.fileNames(slice)) later()
     }
     const later = () => {
       const timer = setTimeout(step, 0)
@@ -94,6 +104,26 @@ export class MemoryEngine implements SyncPort {
       ;(timer as { unref?: () => void }).unref?.()
     }
     later()
+  }
+
+  /** Files up to `count` more entity names into the duplicate check; true once all are. */
+  private fileNames(count: number): boolean {
+    const end = Math.min(this.unnamedAt + count, this.unnamed.length)
+    for (; this.unnamedAt < end; this.unnamedAt++) {
+      // read now, not at open: a commit since then may have renamed or removed it (and filed it)
+      const e = this.graph.entities.get(this.unnamed[this.unnamedAt]!)
+      if (e) this.variants.add(e.key, e.name)
+    }
+    if (this.unnamedAt < this.unnamed.length) return false
+    this.unnamed = []
+    this.unnamedAt = 0
+    return true
+  }
+
+  /** The duplicate check with every entity name in it. */
+  private nameIndex(): VariantIndex {
+    this.fileNames(Infinity)
+    return this.variants
   }
 
   /** The committed graph, for inspection and tests; never mutate it. */
@@ -126,7 +156,7 @@ export class MemoryEngine implements SyncPort {
       const observation: Observation = { slug, ...fields, observedAt: fields.observedAt ?? now, createdBy, createdAt: now, updatedAt: now }
       const warnings = [...w, ...this.unknownFileWarnings(observation.files)]
       const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolveName(n)))
-      const possibleDuplicates = findPossibleDuplicates(newNames, this.variants)
+      const possibleDuplicates = findPossibleDuplicates(newNames, this.nameIndex())
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
     })
@@ -262,8 +292,8 @@ export class MemoryEngine implements SyncPort {
         }),
       )
       for (const p of proposals) this.proposals.set(p.id, p)
-      for (const o of fresh) this.graph.apply(o.slug, o)
-      const delta = this.graph.setAliases(next.aliasMap())
+      // derived once, above: the live graph takes it over rather than applying each note again
+      const removed = this.graph.replaceWith(next)
       this.version++
       const now = this.clock()
       this.emit({
@@ -273,7 +303,7 @@ export class MemoryEngine implements SyncPort {
         journal,
       })
       // every entity may have gained backers; the index skips those whose text did not change
-      await this.reindex({ ...delta, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
+      await this.reindex({ ...emptyDelta(), ...removed, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
       return fresh.length
     })
   }
@@ -453,7 +483,7 @@ export class MemoryEngine implements SyncPort {
     const [snapshot, notes] = await Promise.all([this.index.snapshot(), this.notes.snapshot()])
     // a snapshot that may miss a commit is saved without the id that lets open trust it whole
     const saveId = this.indexBehind ? undefined : randomId(12)
-    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, this.graph.allObservations(), this.graph.entities.values(), this.graph.relationships.values())
+    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, this.graph.observationTexts(), this.graph.entities.values(), this.graph.relationships.values())
     const db = this.db
     await stored(() =>
       db.transaction('rw', db.meta, async () => {

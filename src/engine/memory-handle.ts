@@ -13,6 +13,7 @@ import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../sear
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
 import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory-engine'
 import { unpackIndex, unpackOpenState, type SavedIndex } from '../store/open-state'
+import type { NoteShelf } from '../core/note-shelf'
 import { Connection } from './connection'
 import { registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
@@ -147,21 +148,24 @@ export class Memory {
   }
 
   static async open(id: string, opts: OpenMemoryOptions = {}): Promise<Memory> {
+    const clock = stepClock()
     const registry = new RegistryDB(opts)
     const info = await registry.memories.get(id)
     registry.close()
     if (!info) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
     checkRetrieval(info, opts.embedder)
     const embedder = queryOnce(opts.embedder)
+    clock.step('registry')
     const db = new MemoryDB(id, opts)
-    const clock = stepClock()
+    await db.open()
+    clock.step('database')
     // Observations are the truth. The state saved with the index at the stored version, under
     // this build's rules, is the observations and their derivation: read as it is, it spares
     // reading every observation row and deriving. Otherwise (rules changed, or commits after the
     // save) the rows are read and the graph derived, and rows of other rules are rewritten.
     let read = await readForOpen(db)
     let state = read.rulesMatch ? unpackOpenState(read.graphRow, read.version, DERIVATION_RULES) : undefined
-    let observations = state?.observations
+    let observations: Iterable<Observation> | NoteShelf | undefined = state?.observations
     if (!observations) {
       // the rows, with what must agree with them read again in their transaction
       const rows = await readObservations(db)
@@ -184,7 +188,8 @@ export class Memory {
     const restored = snap ? await Promise.resolve().then(() => restoreEntityIndex(unpackIndex(snap) as never, indexOptions(info, embedder))).catch(() => undefined) : undefined
     clock.step('entity index')
     let index: EntityIndex
-    if (restored && savedWith(snap)) {
+    const indexCurrent = restored !== undefined && savedWith(snap)
+    if (restored && indexCurrent) {
       index = restored
     } else if (restored) {
       const gone = restored.keys().filter((key) => !graph.entities.has(key))
@@ -196,11 +201,14 @@ export class Memory {
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }
     clock.step('entity catch-up')
-    const notes = await openNoteIndex(read.noteIndex, observations, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock)
-    const engine = new MemoryEngine(info, db, graph, index, notes, { proposals, files, version })
+    const notes = await openNoteIndex(read.noteIndex, graph, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock)
+    // both indexes and the state as saved together: closing right away has nothing to save again
+    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, ...(indexCurrent && notes.current ? { savedVersion: version } : {}) })
+    const memory = new Memory(engine, new Map(connections.map((c) => [c.id, c])))
+    clock.step('engine')
     engine.openSteps = clock.steps
-    if (state) engine.fileGraphInBackground()
-    return new Memory(engine, new Map(connections.map((c) => [c.id, c])))
+    engine.fileInBackground()
+    return memory
   }
 
   /**
@@ -427,19 +435,21 @@ function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Par
   return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder } : {}
 }
 
-/** The saved note index brought up to the observations, or a new one when there is none or it is unreadable. */
-async function openNoteIndex(saved: SavedIndex | undefined, observations: Observation[], opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock): Promise<NoteIndex> {
+/**
+ * The saved note index brought up to the observations, or a new one when there is none or it
+ * is unreadable; `current` when it was restored as saved with the open state.
+ */
+async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock): Promise<{ index: NoteIndex; current: boolean }> {
   const restored = saved ? await Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, opts)).catch(() => undefined) : undefined
   clock.step('note index')
-  if (restored && current) return restored
+  if (restored && current) return { index: restored, current: true }
   const notes = restored ?? (await createNoteIndex(opts))
-  const live = new Set(observations.map((o) => o.slug))
-  const gone = notes.keys().filter((slug) => !live.has(slug))
+  const gone = notes.keys().filter((slug) => graph.getObservation(slug) === undefined)
   if (gone.length) await notes.remove(gone)
   // only notes whose text changed since the snapshot are embedded again
-  await notes.upsert(observations.map(noteDoc))
+  await notes.upsert([...graph.allObservations()].map(noteDoc))
   clock.step('note catch-up')
-  return notes
+  return { index: notes, current: false }
 }
 
 interface OpenRead {

@@ -1,10 +1,14 @@
 // What a memory opens from when nothing changed since its last save: the observations and the
-// derived graph, each as one JSON string in one meta row. IndexedDB hands back a string as one
-// copy, where thousands of rows (or a value holding thousands of objects) are deserialized one
-// object at a time; a string and one JSON.parse cost a fraction of that.
+// derived graph, as a few strings in one meta row. IndexedDB hands back a string as one copy,
+// where thousands of rows (or a value holding thousands of objects) are deserialized one object
+// at a time; a string and one JSON.parse cost a fraction of that. The observations are not
+// parsed at all at open: each note's JSON is cut from one string and parsed when first read.
+import { joinNotes, NoteShelf } from '../core/note-shelf'
 import type { Entity, Observation, Relationship } from '../core/types'
 
-export const OPEN_STATE_FORMAT = 'cairn-open-state@1'
+export const OPEN_STATE_FORMAT = 'cairn-open-state@2'
+/** The first packed form: the observations as one JSON array, parsed whole. Still read. */
+const OPEN_STATE_FORMAT_V1 = 'cairn-open-state@1'
 
 export interface SavedOpenState {
   format: typeof OPEN_STATE_FORMAT
@@ -14,8 +18,11 @@ export interface SavedOpenState {
   rules: string
   /** Names this save; the index snapshots saved with it carry the same, so open can tell they match. */
   saveId: string
-  /** JSON of every observation. */
+  /** The JSON of every observation, one after another. */
   observations: string
+  /** JSON arrays: each observation's slug, and where its JSON ends in `observations`. */
+  slugs: string
+  ends: string
   /** JSON of the derived entities and relationships, backing notes included. */
   entities: string
   relationships: string
@@ -31,7 +38,7 @@ export interface GraphRowsSnapshot {
 
 export interface OpenState {
   /** Absent when only the graph was saved: the observations are then read from their table. */
-  observations?: Observation[]
+  observations?: NoteShelf
   saveId?: string
   entities: Entity[]
   relationships: Relationship[]
@@ -42,14 +49,17 @@ export interface OpenState {
  * that a JSON string would pass the engine's limit): open then reads the tables, as it would
  * after a crash.
  */
-export function packOpenState(saveId: string, version: number, rules: string, observations: Iterable<Observation>, entities: Iterable<Entity>, relationships: Iterable<Relationship>): SavedOpenState | undefined {
+export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>): SavedOpenState | undefined {
   try {
+    const { slugs, text, ends } = joinNotes(notes)
     return {
       format: OPEN_STATE_FORMAT,
       version,
       rules,
       saveId,
-      observations: JSON.stringify([...observations]),
+      observations: text,
+      slugs: JSON.stringify(slugs),
+      ends: JSON.stringify(ends),
       entities: JSON.stringify([...entities]),
       relationships: JSON.stringify([...relationships]),
     }
@@ -69,17 +79,40 @@ export function unpackOpenState(saved: unknown, version: number, rules: string):
   const s = saved as Partial<SavedOpenState> & Partial<GraphRowsSnapshot>
   if (s.version !== version || s.rules !== rules) return undefined
   if (s.format === undefined) return Array.isArray(s.entities) && Array.isArray(s.relationships) ? { entities: s.entities, relationships: s.relationships } : undefined
-  if (s.format !== OPEN_STATE_FORMAT || typeof s.saveId !== 'string' || typeof s.observations !== 'string' || typeof s.entities !== 'string' || typeof s.relationships !== 'string') return undefined
+  if ((s.format !== OPEN_STATE_FORMAT && s.format !== OPEN_STATE_FORMAT_V1) || typeof s.saveId !== 'string' || typeof s.observations !== 'string' || typeof s.entities !== 'string' || typeof s.relationships !== 'string') return undefined
   try {
-    const observations: unknown = JSON.parse(s.observations)
+    const observations = s.format === OPEN_STATE_FORMAT ? shelfOf(s.observations, s.slugs, s.ends) : wholeShelf(s.observations)
     const entities: unknown = JSON.parse(s.entities)
     const relationships: unknown = JSON.parse(s.relationships)
-    if (!Array.isArray(observations) || !Array.isArray(entities) || !Array.isArray(relationships)) return undefined
-    return { saveId: s.saveId, observations: observations as Observation[], entities: entities as Entity[], relationships: relationships as Relationship[] }
+    if (!observations || !Array.isArray(entities) || !Array.isArray(relationships)) return undefined
+    return { saveId: s.saveId, observations, entities: entities as Entity[], relationships: relationships as Relationship[] }
   } catch {
     // an unreadable save costs a read of the tables and a derive, never the memory
     return undefined
   }
+}
+
+/** The notes of a save, unparsed, when its slugs and ends agree with its text. */
+function shelfOf(text: string, slugsJson: unknown, endsJson: unknown): NoteShelf | undefined {
+  if (typeof slugsJson !== 'string' || typeof endsJson !== 'string') return undefined
+  const slugs: unknown = JSON.parse(slugsJson)
+  const ends: unknown = JSON.parse(endsJson)
+  if (!Array.isArray(slugs) || !Array.isArray(ends) || slugs.length !== ends.length) return undefined
+  let last = 0
+  for (let i = 0; i < ends.length; i++) {
+    const end: unknown = ends[i]
+    // each note at least `{}`: a cut that is out of order or empty means the row is not what was saved
+    if (typeof slugs[i] !== 'string' || typeof end !== 'number' || !Number.isInteger(end) || end < last + 2) return undefined
+    last = end
+  }
+  if (last !== text.length) return undefined
+  return NoteShelf.fromText(slugs as string[], text, ends as number[])
+}
+
+/** The notes of a save of the first form, one JSON array. */
+function wholeShelf(json: string): NoteShelf | undefined {
+  const observations: unknown = JSON.parse(json)
+  return Array.isArray(observations) ? NoteShelf.of(observations as Observation[]) : undefined
 }
 
 /**

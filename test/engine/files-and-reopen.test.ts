@@ -130,4 +130,37 @@ describe('open from the saved state', () => {
     expect(stepsOf(again)).toContain('derive')
     expect(graphFingerprint(engineOf(again).committedGraph)).toBe(expected)
   })
+
+  it('names every step of the open, and a write right after it still finds the possible duplicates', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'a', content: 'c', entities: [ada, engine] })
+    await f.memory.close()
+    const reopened = await f.reopen()
+    expect(stepsOf(reopened)).toEqual(expect.arrayContaining(['registry', 'database', 'read', 'graph', 'entity index', 'note index', 'engine']))
+    // written before the names were filed in the background (no task has run since the open): the write files the rest first
+    const w = await engineOf(reopened).write({ title: 'b', content: 'c', entities: [{ name: 'Dr. Ada Lovelace', type: 'person', description: 'the same person' }] }, 'w')
+    expect(w.possibleDuplicates).toEqual([expect.objectContaining({ name: 'Dr. Ada Lovelace', existing: 'Ada Lovelace' })])
+    await reopened.close()
+  })
+
+  it('closing an open that took its indexes as saved writes nothing again', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'a', content: 'c', entities: [ada] })
+    await f.memory.close()
+    const savedId = async () => {
+      const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+      const row = (await db.meta.get('derivedGraph'))?.value as { saveId?: string } | undefined
+      db.close()
+      return row?.saveId
+    }
+    const before = await savedId()
+    expect(before).toBeTypeOf('string')
+    await (await f.reopen()).close()
+    expect(await savedId()).toBe(before)
+    // a commit after the open is saved at close as before
+    const again = await f.reopen()
+    await (await again.connect({ agent: 'w' })).write({ title: 'b', content: 'c', entities: [society] })
+    await again.close()
+    expect(await savedId()).not.toBe(before)
+  })
 })

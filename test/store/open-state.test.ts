@@ -14,14 +14,15 @@ const note = (slug: string, names: string[]): Observation => ({
 describe('open state', () => {
   const observations = [note('a', ['Ada', 'Bea']), note('b', ['Bea', 'Cy'])]
   const g = Graph.derive(observations)
-  const packed = packOpenState('save-1', 7, 'rules@1', observations, g.entities.values(), g.relationships.values())!
+  const packed = packOpenState('save-1', 7, 'rules@1', g.observationTexts(), g.entities.values(), g.relationships.values())!
 
   it('packs into strings and unpacks what was packed at the same version and rules', () => {
     expect(packed.format).toBe(OPEN_STATE_FORMAT)
     expect(typeof packed.observations).toBe('string')
     const state = unpackOpenState(structuredClone(packed), 7, 'rules@1')
     expect(state?.saveId).toBe('save-1')
-    expect(state?.observations).toEqual(observations)
+    expect([...state!.observations!]).toEqual(observations)
+    expect(state?.observations?.get('b')).toEqual(observations[1])
     expect(state?.entities).toEqual([...g.entities.values()])
     expect(state?.relationships).toEqual([...g.relationships.values()])
   })
@@ -30,10 +31,26 @@ describe('open state', () => {
     expect(unpackOpenState(packed, 8, 'rules@1')).toBeUndefined()
     expect(unpackOpenState(packed, 7, 'rules@2')).toBeUndefined()
     expect(unpackOpenState({ ...packed, observations: '[{"slug":' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...packed, ends: '[3, 2]' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...packed, slugs: '["a"]' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...packed, ends: undefined }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState({ ...packed, entities: '{}' }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState({ ...packed, format: 'cairn-open-state@99' }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState(undefined, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState('text', 7, 'rules@1')).toBeUndefined()
+  })
+
+  it('reads the first packed form, the observations as one JSON array', () => {
+    const first = { ...packed, format: 'cairn-open-state@1', observations: JSON.stringify(observations), slugs: undefined, ends: undefined }
+    expect([...unpackOpenState(first, 7, 'rules@1')!.observations!]).toEqual(observations)
+  })
+
+  it('gives a note saved as text back unparsed when saved again, and a damaged one as storage_failed', () => {
+    const state = unpackOpenState(packed, 7, 'rules@1')!
+    const again = Graph.fromRows(state.observations!, new Map(), state.entities, state.relationships)
+    expect([...again.observationTexts()]).toEqual(observations.map((o) => [o.slug, JSON.stringify(o)]))
+    const text = packed.observations.replace('"slug":"b"', '"slug":"x"')
+    expect(() => unpackOpenState({ ...packed, observations: text }, 7, 'rules@1')!.observations!.get('b')).toThrow(expect.objectContaining({ code: 'storage_failed' }))
   })
 
   it('reads the older unpacked graph as the graph alone, the observations left to their table', () => {
