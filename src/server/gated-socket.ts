@@ -84,6 +84,11 @@ export interface GateContext {
    * before the room, its peers or any sync reply see it; null to let the room store it after.
    */
   persist: ((update: Uint8Array) => Promise<void>) | null
+  /**
+   * The answer to a client's state vector (its sync step 1): a sync step 2 message with what
+   * the room holds beyond it, computed off this thread; null (or absent) lets the room code answer.
+   */
+  syncReply?: (stateVector: Uint8Array) => Promise<Uint8Array | null>
   budget: Budget
   /** This connection's spending, shared by its sockets. */
   window: BudgetWindow
@@ -100,6 +105,7 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
   syncProtocol.writeUpdate(encoder, update)
   return encoding.toUint8Array(encoder)
 }
+
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
@@ -246,7 +252,7 @@ export class GatedSocket extends EventEmitter {
       const type = decoding.readVarUint(decoder)
       if (type !== MESSAGE_SYNC) return
       step = decoding.readVarUint(decoder)
-      if (step === syncProtocol.messageYjsSyncStep1) return this.forward(message)
+      if (step === syncProtocol.messageYjsSyncStep1) return this.answerStep1(message, decoding.readVarUint8Array(decoder))
       if (step !== syncProtocol.messageYjsSyncStep2 && step !== syncProtocol.messageYjsUpdate) return
       // A read connection's own changes go out as updates, and every one is refused: refusing
       // it unread costs nothing. Its sync step 2 (what it holds) is still judged, since a
@@ -268,6 +274,24 @@ export class GatedSocket extends EventEmitter {
     }
     if (step === syncProtocol.messageYjsSyncStep2) this.sawStep2 = true
     this.receiveUpdate(update)
+  }
+
+  /**
+   * A client's state vector: the room answers with what the client lacks, which for a new
+   * device is the whole room. Computed off this thread when the server can; the room's later
+   * changes reach this socket as updates already (it is one of the room's connections), and a
+   * client integrates those that arrive before this answer once it comes.
+   */
+  private answerStep1(message: Uint8Array, stateVector: Uint8Array): void {
+    const syncReply = this.ctx.syncReply
+    if (!syncReply) return this.forward(message)
+    syncReply(stateVector).then((reply) => {
+      if (reply === null) return this.forward(message)
+      if (this.ws.readyState === this.ws.OPEN) this.ws.send(reply, { binary: true })
+    }, (err: unknown) => {
+      this.ctx.log('error', 'sync_reply_failed', { room: this.ctx.room, error: (err as Error).message })
+      this.forward(message)
+    })
   }
 
   private receiveUpdate(update: Uint8Array): void {
@@ -292,7 +316,7 @@ export class GatedSocket extends EventEmitter {
       this.claims += claims.length
       const integrated = verdict.update ?? combined
       // The copy now holds this update; the room gets it once it is on disk.
-      const done = trackInFlight(room)
+      const flight = trackInFlight(room)
       // The owners first: no store (nor another server reading it) ever holds structs of a
       // client whose owner is not recorded yet. Only an update that starts a client waits for it.
       const stored = claims.length ? this.ctx.bindClients(claims).then(() => this.ctx.persist?.(integrated)) : this.ctx.persist?.(integrated)
@@ -304,14 +328,14 @@ export class GatedSocket extends EventEmitter {
       this.delivered = this.delivered.then(() => stored).then(nextTurn).then(() => {
         if (this.storeFailed) return
         // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.
-        this.forward(encodeUpdateMessage(integrated))
+        flight.arrive(() => this.forward(encodeUpdateMessage(integrated)))
       }, (err: unknown) => {
         log('error', 'update_not_stored', { room: roomName, connection: connection.id, error: (err as Error).message })
         // later updates of this socket may build on this one: none of them reaches the room
         this.storeFailed = true
         this.closed = true
         this.ctx.onClose(CLOSE.unavailable, 'the update could not be stored; try again later')
-      }).finally(done)
+      }).finally(flight.done)
       return
     }
     if (verdict.incomplete) {

@@ -20,6 +20,7 @@ import { DEFAULT_BUDGET, GatedSocket, newBudgetWindow, type Budget, type BudgetW
 import { jsonLineLog, type SyncLog } from './log'
 import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
+import { RoomThread } from './room-thread'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
 import { checkSharedConnection, readSharedConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
 import { sharedConnectionOf } from './shared-access'
@@ -130,7 +131,9 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   // Loaded only when asked for, so a single-machine server needs no Redis client.
   const redis = options.redis === undefined ? undefined : await (await import('./redis-backend')).openRedisBackend(typeof options.redis === 'string' ? { url: options.redis } : options.redis, log)
   const access: AccessSource | undefined = redis?.access
-  const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir, { log })
+  // Whole-room work (a new client's missing state, a log's merge) runs on a second thread.
+  const thread = new RoomThread(log)
+  const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir, { log, offload: thread })
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
   // Organizations live beside the token file; a deployment on Redis or its own authorize has none.
   const orgsEnabled = !redis && options.authorize === undefined
@@ -159,6 +162,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       const state = preloaded.get(room)
       preloaded.delete(room)
       if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
+      thread.open(room, doc, state ?? null)
+      doc.on('update', (update: Uint8Array) => thread.update(room, doc, update))
       storedConnections.delete(room)
       // A revoke written into the memory's own connections (by its owner, on any server) closes
       // that connection's sockets here. After the update is relayed, so the revoked replica
@@ -199,7 +204,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       })
       if (unsubscribe) unsubscribes.set(room, unsubscribe)
     },
-    unbind(room) {
+    unbind(room, doc) {
+      thread.close(room, doc)
       storedConnections.delete(room)
       unsubscribes.get(room)?.()
       unsubscribes.delete(room)
@@ -435,6 +441,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       ownerOf: (client) => owners.ownerOf(room, client),
       bindClients: (clients) => owners.bind(room, clients, connection.id),
       persist: persistFirst ? (update) => persistUpdate(room, update) : null,
+      syncReply: (stateVector) => (roomDoc ? thread.syncReply(room, roomDoc, stateVector) : Promise.resolve(null)),
       budget,
       window: windows.get(key) ?? windows.set(key, newBudgetWindow(budget)).get(key)!,
       onClose: (code, reason) => ws.close(code, reason),
@@ -555,6 +562,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     // A port in use: release the Redis connections too, or the process would not exit.
     watcher?.close()
     await store.close().catch(() => {})
+    await thread.terminate()
     await access?.close().catch(() => {})
     await redis?.close().catch(() => {})
     instances.delete(id)
@@ -600,6 +608,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       }
     }
     await store.close()
+    await thread.terminate()
     await access?.close()
     await redis?.close()
     instances.delete(id)

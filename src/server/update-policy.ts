@@ -67,7 +67,11 @@ class RoomReplica {
   builds = 0
   /** Entity key -> names the observations give it, for judging a `read_write` merge. */
   readonly names = new Map<string, Set<string>>()
-  private readonly follow = (update: Uint8Array) => Y.applyUpdate(this.doc, update)
+  /** Set while the room applies an update this copy integrated when judging it: following it would decode it again for nothing. */
+  holdsArriving = false
+  private readonly follow = (update: Uint8Array) => {
+    if (!this.holdsArriving) Y.applyUpdate(this.doc, update)
+  }
 
   constructor(private readonly room: Y.Doc) {
     this.doc = new Y.Doc({ gc: room.gc })
@@ -127,19 +131,40 @@ export function replicaBuildCount(): number {
   return replicaBuilds
 }
 
+export interface InFlight {
+  /**
+   * Runs `apply`, which applies the accepted update to the room (and nothing else), telling
+   * the copy that judged it that it holds it already. A copy rebuilt since then follows it.
+   */
+  arrive(apply: () => void): void
+  /** The update was applied to the room, or given up. */
+  done(): void
+}
+
 /**
- * Marks an accepted update as on its way to the room (`done` when it was applied there, or
- * given up): until then the copy is ahead of the room on purpose.
+ * Marks an accepted update as on its way to the room: until it is `done`, the copy is ahead of
+ * the room on purpose.
  */
-export function trackInFlight(room: Y.Doc): () => void {
+export function trackInFlight(room: Y.Doc): InFlight {
   const replica = replicas.get(room)
-  if (!replica) return () => undefined
+  if (!replica) return { arrive: (apply) => apply(), done: () => undefined }
   replica.inFlight++
-  let done = false
-  return () => {
-    if (done) return
-    done = true
-    replica.inFlight--
+  let finished = false
+  return {
+    arrive(apply) {
+      if (replicas.get(room) !== replica) return apply()
+      replica.holdsArriving = true
+      try {
+        apply()
+      } finally {
+        replica.holdsArriving = false
+      }
+    },
+    done() {
+      if (finished) return
+      finished = true
+      replica.inFlight--
+    },
   }
 }
 
