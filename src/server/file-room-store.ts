@@ -29,7 +29,7 @@ export interface FileRoomStoreOptions {
   offload?: LogWork
 }
 
-/** Checking and merging a room's records, wherever it runs. */
+/** Checking and merging a room's records, wherever it runs. Both may take over their inputs: the caller reads them no more. */
 export interface LogWork {
   decodeLog(bytes: Buffer): Promise<DecodedLog>
   merge(updates: Uint8Array[]): Promise<Uint8Array>
@@ -107,6 +107,8 @@ export class FileRoomStore implements RoomStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
       throw err
     }
+    const length = bytes.byteLength
+    // `bytes` may move to another thread: only its length is read afterwards
     const { records, skipped, goodLength } = await this.work.decodeLog(bytes)
     for (const { from, to } of skipped) this.log('error', 'room_log_record_skipped', { room, from, to, bytes: to - from })
     if (skipped.length) {
@@ -115,8 +117,8 @@ export class FileRoomStore implements RoomStore {
       await writeDurably(tmp, Buffer.concat(records.map(encodeRecord)), 'w')
       await rename(tmp, path)
       await this.syncDir()
-    } else if (goodLength < bytes.byteLength) {
-      this.log('warn', 'room_log_tail_cut', { room, bytes: bytes.byteLength - goodLength })
+    } else if (goodLength < length) {
+      this.log('warn', 'room_log_tail_cut', { room, bytes: length - goodLength })
       await truncate(path, goodLength)
     }
     return records

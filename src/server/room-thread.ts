@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads'
 import * as Y from 'yjs'
 import type { LogWork } from './file-room-store'
 import type { SyncLog } from './log'
-import { decodeRecords, syncStep2Message, type DecodedLog } from './room-log'
+import { decodeRecords, movable, syncStep2Message, type DecodedLog } from './room-log'
 import type { RoomWorkerReply, RoomWorkerRequest } from './room-worker'
 
 type Ask = RoomWorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never
@@ -71,21 +71,31 @@ export class RoomThread implements LogWork {
     }
   }
 
-  private ask<T>(message: Ask, here: () => T): Promise<T> {
+  /**
+   * Asks the thread, or computes `here` when it is gone. Buffers in `transfer` move to the
+   * thread: if it fails after they moved, the answer is an error, never one computed from
+   * emptied inputs.
+   */
+  private ask<T>(message: Ask, here: () => T, transfer: ArrayBuffer[] = []): Promise<T> {
     if (!this.worker) return Promise.resolve().then(here)
     const id = this.nextId++
+    const lengths = transfer.map((b) => b.byteLength)
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
-      if (!this.post({ ...message, id } as RoomWorkerRequest)) reject(new Error('the room thread is gone'))
-    }).catch(() => here())
+      if (!this.post({ ...message, id } as RoomWorkerRequest, transfer)) reject(new Error('the room thread is gone'))
+    }).catch((err: unknown) => {
+      if (transfer.some((b, i) => b.byteLength !== lengths[i])) throw err
+      return here()
+    })
   }
 
-  /** Starts mirroring a room's document, loaded from `state`; every later change must come through `update`. */
+  /**
+   * Starts mirroring a room's document, loaded from `state`; every later change must come
+   * through `update`. `state` is handed over: it may be unusable here afterwards.
+   */
   open(room: string, doc: Y.Doc, state: Uint8Array | null): void {
     this.rooms.set(room, doc)
-    // a copy moved, not cloned: the room's other listeners still read the original
-    const copy = state?.slice() ?? null
-    this.post({ op: 'open', room, state: copy, gc: doc.gc }, copy ? [copy.buffer] : [])
+    this.post({ op: 'open', room, state, gc: doc.gc }, state ? movable([state]) : [])
   }
 
   /** A change of `doc`; ignored once another document holds the room (an unloaded room's last updates). */
@@ -112,12 +122,14 @@ export class RoomThread implements LogWork {
     return this.ask<Uint8Array | null>({ op: 'syncReply', room, stateVector }, here)
   }
 
+  /** `bytes` are handed over: they may be unusable here afterwards. */
   decodeLog(bytes: Buffer): Promise<DecodedLog> {
-    return this.ask<DecodedLog>({ op: 'decodeLog', bytes }, () => decodeRecords(bytes))
+    return this.ask<DecodedLog>({ op: 'decodeLog', bytes }, () => decodeRecords(bytes), movable([bytes]))
   }
 
+  /** `updates` are handed over: they may be unusable here afterwards. */
   merge(updates: Uint8Array[]): Promise<Uint8Array> {
-    return this.ask<Uint8Array>({ op: 'merge', updates }, () => Y.mergeUpdates(updates))
+    return this.ask<Uint8Array>({ op: 'merge', updates }, () => Y.mergeUpdates(updates), movable(updates))
   }
 
   async terminate(): Promise<void> {

@@ -4,7 +4,7 @@
 // and it merges and checks a room log's records for the file store's load and compaction.
 import { parentPort } from 'node:worker_threads'
 import * as Y from 'yjs'
-import { decodeRecords, syncStep2Message } from './room-log'
+import { decodeRecords, movable, syncStep2Message } from './room-log'
 
 export type RoomWorkerRequest =
   | { op: 'open'; room: string; state: Uint8Array | null; gc: boolean }
@@ -24,15 +24,15 @@ function answer(request: Extract<RoomWorkerRequest, { id: number }>): { value: u
       const doc = rooms.get(request.room)
       if (!doc) throw new Error(`room "${request.room}" is not open`)
       const message = syncStep2Message(Y.encodeStateAsUpdate(doc, request.stateVector))
-      return { value: message, transfer: [message.buffer as ArrayBuffer] }
+      return { value: message, transfer: movable([message]) }
     }
     case 'merge': {
       const merged = request.updates.length === 1 ? request.updates[0]! : Y.mergeUpdates(request.updates)
-      return { value: merged, transfer: [] }
+      return { value: merged, transfer: movable([merged]) }
     }
     case 'decodeLog': {
       const log = decodeRecords(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength))
-      return { value: log, transfer: [] }
+      return { value: log, transfer: movable(log.records) }
     }
   }
 }
