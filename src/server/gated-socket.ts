@@ -16,7 +16,7 @@ import type { ConnectionRecord } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
-import { fitsOneMessage, UPDATE_LIMITS, type UpdateLimits } from '../sync/update-split'
+import { fitsOneMessage, MAX_UPDATE_BYTES, UPDATE_LIMITS, type UpdateLimits } from '../sync/update-split'
 import { checkUpdate, trackInFlight } from './update-policy'
 
 const MESSAGE_SYNC = 0
@@ -64,7 +64,7 @@ export const newBudgetWindow = (budget: Budget): BudgetWindow => ({ start: 0, re
  * A resent update costs a full decode even though it changes nothing: one this large counts
  * against the refusal budget (a client sends one such state at most per connect).
  */
-const LARGE_NOOP_BYTES = 64 * 1024
+const LARGE_NOOP_BYTES = MAX_UPDATE_BYTES / 2
 
 export interface GateContext {
   connection: ConnectionRecord
