@@ -33,11 +33,14 @@ export interface FileRoomStoreOptions {
 export interface LogWork {
   decodeLog(bytes: Buffer): Promise<DecodedLog>
   merge(updates: Uint8Array[]): Promise<Uint8Array>
+  /** The merged update as one record of the log (its checksum is the size of the room too). */
+  mergeRecord(updates: Uint8Array[]): Promise<Uint8Array>
 }
 
 const inThisThread: LogWork = {
   decodeLog: async (bytes) => decodeRecords(bytes),
   merge: async (updates) => Y.mergeUpdates(updates),
+  mergeRecord: async (updates) => encodeRecord(Y.mergeUpdates(updates)),
 }
 
 interface RoomState {
@@ -167,7 +170,7 @@ export class FileRoomStore implements RoomStore {
     if (records.length <= 1) return
     const path = this.pathOf(room)
     const tmp = `${path}.tmp`
-    await writeDurably(tmp, encodeRecord(await this.work.merge(records)), 'w')
+    await writeDurably(tmp, await this.work.mergeRecord(records), 'w')
     await rename(tmp, path)
     await this.syncDir()
     this.state(room).records = 1

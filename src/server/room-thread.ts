@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads'
 import * as Y from 'yjs'
 import type { LogWork } from './file-room-store'
 import type { SyncLog } from './log'
-import { decodeRecords, movable, syncStep2Message, type DecodedLog } from './room-log'
+import { decodeRecords, encodeRecord, movable, syncStep2Message, type DecodedLog } from './room-log'
 import type { RoomWorkerReply, RoomWorkerRequest } from './room-worker'
 
 type Ask = RoomWorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never
@@ -129,7 +129,12 @@ export class RoomThread implements LogWork {
 
   /** `updates` are handed over: they may be unusable here afterwards. */
   merge(updates: Uint8Array[]): Promise<Uint8Array> {
-    return this.ask<Uint8Array>({ op: 'merge', updates }, () => Y.mergeUpdates(updates), movable(updates))
+    return this.ask<Uint8Array>({ op: 'merge', updates, asRecord: false }, () => Y.mergeUpdates(updates), movable(updates))
+  }
+
+  /** `merge`, framed as one record of the room log. */
+  mergeRecord(updates: Uint8Array[]): Promise<Uint8Array> {
+    return this.ask<Uint8Array>({ op: 'merge', updates, asRecord: true }, () => encodeRecord(Y.mergeUpdates(updates)), movable(updates))
   }
 
   async terminate(): Promise<void> {

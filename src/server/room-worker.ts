@@ -4,14 +4,14 @@
 // and it merges and checks a room log's records for the file store's load and compaction.
 import { parentPort } from 'node:worker_threads'
 import * as Y from 'yjs'
-import { decodeRecords, movable, syncStep2Message } from './room-log'
+import { decodeRecords, encodeRecord, movable, syncStep2Message } from './room-log'
 
 export type RoomWorkerRequest =
   | { op: 'open'; room: string; state: Uint8Array | null; gc: boolean }
   | { op: 'update'; room: string; update: Uint8Array }
   | { op: 'close'; room: string }
   | { op: 'syncReply'; id: number; room: string; stateVector: Uint8Array }
-  | { op: 'merge'; id: number; updates: Uint8Array[] }
+  | { op: 'merge'; id: number; updates: Uint8Array[]; asRecord: boolean }
   | { op: 'decodeLog'; id: number; bytes: Uint8Array }
 
 export type RoomWorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string }
@@ -28,7 +28,8 @@ function answer(request: Extract<RoomWorkerRequest, { id: number }>): { value: u
     }
     case 'merge': {
       const merged = request.updates.length === 1 ? request.updates[0]! : Y.mergeUpdates(request.updates)
-      return { value: merged, transfer: movable([merged]) }
+      const value = request.asRecord ? encodeRecord(merged) : merged
+      return { value, transfer: movable([value]) }
     }
     case 'decodeLog': {
       const log = decodeRecords(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength))

@@ -79,6 +79,12 @@ describe('RoomThread', () => {
     const merged = createMemoryDoc()
     Y.applyUpdate(merged, await thread.merge(decoded.records))
     expect(readMemoryDoc(merged).observations.size).toBe(10)
+    const record = await thread.mergeRecord(updates.map((u) => u.slice()))
+    const [only, ...rest] = decodeRecords(Buffer.from(record)).records
+    expect(rest).toEqual([])
+    const fromRecord = createMemoryDoc()
+    Y.applyUpdate(fromRecord, only!)
+    expect(readMemoryDoc(fromRecord).observations.size).toBe(10)
     expect(thread.threaded).toBe(true)
   })
 
