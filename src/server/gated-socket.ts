@@ -107,6 +107,9 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
 }
 
 
+/** Messages a socket may have waiting before it is no longer read. */
+const BACKLOG = 4
+
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 export class GatedSocket extends EventEmitter {
@@ -131,7 +134,8 @@ export class GatedSocket extends EventEmitter {
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
     super()
-    ws.binaryType = 'arraybuffer'
+    // Buffers as received: an ArrayBuffer per message would copy every byte once more.
+    ws.binaryType = 'nodebuffer'
     ws.on('message', (data: ArrayBuffer | Buffer) => {
       const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       if (this.queue) this.queue.push(bytes)
@@ -180,6 +184,22 @@ export class GatedSocket extends EventEmitter {
     if (this.closed) return
     this.pending.push(message)
     if (this.pending.length === 1) setImmediate(this.drain)
+    // A socket with messages waiting is not read on: the next network reads (each frame
+    // unmasked as it is read) wait in the kernel, and no turn reads megabytes at once.
+    if (this.pending.length >= BACKLOG && !this.backlogged) {
+      if (!this.paused) this.stopReading()
+      this.backlogged = true
+    }
+  }
+
+  /** Reads on once few enough messages wait and the byte rate allows it. */
+  private readOn(): void {
+    if (this.paused || this.backlogged || this.ws.readyState !== this.ws.OPEN) return
+    if (typeof this.ws.resume === 'function') this.ws.resume()
+  }
+
+  private stopReading(): void {
+    if (typeof this.ws.pause === 'function') this.ws.pause()
   }
 
   private readonly drain = (): void => {
@@ -189,7 +209,7 @@ export class GatedSocket extends EventEmitter {
       const wait = this.overdrawnFor()
       if (wait > 0) {
         // Over its byte rate: the socket is not read, and this message waits, until the bucket refills.
-        if (!this.paused && typeof this.ws.pause === 'function') this.ws.pause()
+        if (!this.paused && !this.backlogged) this.stopReading()
         this.paused = true
         this.resumeAt = setTimeout(this.drain, wait)
         return
@@ -202,7 +222,11 @@ export class GatedSocket extends EventEmitter {
     if (this.pending.length) setImmediate(this.drain)
     else if (this.paused) {
       this.paused = false
-      if (this.ws.readyState === this.ws.OPEN) this.ws.resume()
+      this.readOn()
+    }
+    if (this.backlogged && this.pending.length <= 1) {
+      this.backlogged = false
+      this.readOn()
     }
   }
 
@@ -233,6 +257,8 @@ export class GatedSocket extends EventEmitter {
 
   /** Reading is paused while the connection is over its byte rate. */
   private paused = false
+  /** Reading is paused while BACKLOG messages wait. */
+  private backlogged = false
   private resumeAt: ReturnType<typeof setTimeout> | null = null
 
   /** Refills the connection's bucket; how long until it is no longer overdrawn (0: it is not). */
