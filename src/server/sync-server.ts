@@ -21,6 +21,7 @@ import { jsonLineLog, type SyncLog } from './log'
 import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
 import { RoomThread } from './room-thread'
+import { noteLoadedState } from './update-policy'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
 import { checkSharedConnection, readSharedConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
 import { sharedConnectionOf } from './shared-access'
@@ -162,7 +163,9 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       const state = preloaded.get(room)
       preloaded.delete(room)
       if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
-      thread.open(room, doc, state ?? null)
+      // the room's first judged update builds its copy from the same bytes, so the thread gets its own
+      if (state) noteLoadedState(doc, state)
+      thread.open(room, doc, state ? state.slice() : null)
       doc.on('update', (update: Uint8Array) => thread.update(room, doc, update))
       storedConnections.delete(room)
       // A revoke written into the memory's own connections (by its owner, on any server) closes

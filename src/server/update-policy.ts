@@ -73,9 +73,9 @@ class RoomReplica {
     if (!this.holdsArriving) Y.applyUpdate(this.doc, update)
   }
 
-  constructor(private readonly room: Y.Doc) {
+  constructor(private readonly room: Y.Doc, state: Uint8Array | undefined) {
     this.doc = new Y.Doc({ gc: room.gc })
-    Y.applyUpdate(this.doc, Y.encodeStateAsUpdate(room))
+    Y.applyUpdate(this.doc, state ?? Y.encodeStateAsUpdate(room))
     const observations = this.doc.getMap(ROOTS.observations)
     for (const value of observations.values()) this.learnNames(value)
     for (const name of ROOT_NAMES) {
@@ -111,11 +111,29 @@ class RoomReplica {
 const replicas = new WeakMap<Y.Doc, RoomReplica>()
 let replicaBuilds = 0
 
+/** The state a room was loaded from, while the room has not changed since: a copy built from it need not encode the room. */
+const loadedStates = new WeakMap<Y.Doc, Uint8Array>()
+
+/**
+ * Notes that `room` holds exactly `state` (it was just loaded from it), until its next change.
+ * Encoding a big room for its first copy takes as long as applying it.
+ */
+export function noteLoadedState(room: Y.Doc, state: Uint8Array): void {
+  loadedStates.set(room, state)
+  const forget = () => {
+    loadedStates.delete(room)
+    room.off('update', forget)
+  }
+  room.on('update', forget)
+}
+
 function replicaOf(room: Y.Doc): RoomReplica {
   const known = replicas.get(room)
   if (known?.matchesRoom()) return known
   known?.discard()
-  const fresh = new RoomReplica(room)
+  const state = loadedStates.get(room)
+  loadedStates.delete(room)
+  const fresh = new RoomReplica(room, state)
   replicaBuilds++
   replicas.set(room, fresh)
   return fresh
