@@ -106,6 +106,22 @@ const instances = new Map<string, Instance>()
 let nextInstance = 0
 const STORE_ORIGIN = Symbol('room-store')
 
+/**
+ * Applies a room's stored state before anyone is connected, without its update listeners: the
+ * room code's would encode the whole state again (for the room's size in time) to relay it to
+ * no one. Ours are attached afterwards.
+ */
+function applyLoadedState(doc: Y.Doc, state: Uint8Array): void {
+  const observers = (doc as unknown as { _observers?: unknown })._observers
+  const listeners = observers instanceof Map ? observers.get('update') : undefined
+  if (listeners) (observers as Map<string, unknown>).delete('update')
+  try {
+    Y.applyUpdate(doc, state, STORE_ORIGIN)
+  } finally {
+    if (listeners) (observers as Map<string, unknown>).set('update', listeners)
+  }
+}
+
 function splitDocName(docName: string): { instance: Instance | undefined; room: string } {
   const slash = docName.indexOf('/')
   return { instance: instances.get(docName.slice(0, slash)), room: docName.slice(slash + 1) }
@@ -162,7 +178,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     bind(room, doc) {
       const state = preloaded.get(room)
       preloaded.delete(room)
-      if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
+      if (state) applyLoadedState(doc, state)
       // the room's first judged update builds its copy from the same bytes, so the thread gets its own
       if (state) noteLoadedState(doc, state)
       thread.open(room, doc, state ? state.slice() : null)
