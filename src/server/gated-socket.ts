@@ -1,6 +1,7 @@
 // Stands between a client's WebSocket and @y/websocket-server's room handling: it looks like
 // the socket to the room code, but lets a message through only after the connection's tier
-// allows it. Sync step 1 (a state vector) passes; awareness is dropped (a memory has no
+// allows it. Sync step 1 (a state vector) is answered with what the client lacks, computed off
+// the event loop when the server can; awareness is dropped (a memory has no
 // presence to share, and relaying it let one socket fill every peer's memory); every update
 // (sync step 2 or update) is checked against the room first, put on disk, and only then
 // reaches the room and its peers. A refused one never reaches the room: the client gets a
@@ -105,7 +106,6 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
   syncProtocol.writeUpdate(encoder, update)
   return encoding.toUint8Array(encoder)
 }
-
 
 /** Messages a socket may have waiting before it is no longer read. */
 const BACKLOG = 4
