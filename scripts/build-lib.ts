@@ -47,7 +47,8 @@ await build({
 await build({
   ...common,
   platform: 'node',
-  entryPoints: { 'index.node': 'src/index.ts', node: 'src/node.ts', cli: 'src/cli/main.ts', vite: 'src/package/vite-plugin.ts' },
+  // room-worker: the sync server's second thread, started from its own file beside the bundle
+  entryPoints: { 'index.node': 'src/index.ts', node: 'src/node.ts', cli: 'src/cli/main.ts', vite: 'src/package/vite-plugin.ts', 'room-worker': 'src/server/room-worker.ts' },
   external: [...external, 'vite'],
   // @y/websocket-server imports y-leveldb (native leveldown) for a mode Cairn never enables
   alias: { 'y-leveldb': './src/package/no-leveldb.ts' },

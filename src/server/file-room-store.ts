@@ -6,22 +6,41 @@
 import { mkdirSync } from 'node:fs'
 import { open, readFile, rename, truncate, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import { crc32 } from 'node:zlib'
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
 import { jsonLineLog, type SyncLog } from './log'
+import { decodeRecords, encodeRecord, type DecodedLog } from './room-log'
 import type { RoomStore } from './room-store'
+
+export { decodeRecords, type DecodedLog } from './room-log'
 
 /** Room names are memory ids: they become file names, so only a safe alphabet is accepted. */
 export const ROOM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
-
-const HEADER_BYTES = 8
 
 export interface FileRoomStoreOptions {
   /** Compact a room's log once it holds this many records. */
   compactAfterRecords?: number
   /** Where skipped records and write failures are reported; default JSON lines on stderr. */
   log?: SyncLog
+  /**
+   * Where the work that grows with a whole room runs (checking a log's records, merging them):
+   * the sync server passes its second thread; default here, in this thread.
+   */
+  offload?: LogWork
+}
+
+/** Checking and merging a room's records, wherever it runs. Both may take over their inputs: the caller reads them no more. */
+export interface LogWork {
+  decodeLog(bytes: Buffer): Promise<DecodedLog>
+  merge(updates: Uint8Array[]): Promise<Uint8Array>
+  /** The merged update as one record of the log (its checksum is the size of the room too). */
+  mergeRecord(updates: Uint8Array[]): Promise<Uint8Array>
+}
+
+const inThisThread: LogWork = {
+  decodeLog: async (bytes) => decodeRecords(bytes),
+  merge: async (updates) => Y.mergeUpdates(updates),
+  mergeRecord: async (updates) => encodeRecord(Y.mergeUpdates(updates)),
 }
 
 interface RoomState {
@@ -32,66 +51,6 @@ interface RoomState {
   records: number
   /** Why the last batch could not be written; flushes until the next batch report it. */
   failed: Error | null
-}
-
-function encodeRecord(update: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(HEADER_BYTES + update.byteLength)
-  out.writeUInt32BE(update.byteLength, 0)
-  out.writeUInt32BE(crc32(update), 4)
-  out.set(update, HEADER_BYTES)
-  return out
-}
-
-/** A record at `offset` whose length fits, whose checksum matches and whose body is a Yjs update; else null. */
-function recordAt(bytes: Buffer, offset: number): Uint8Array | null {
-  if (offset + HEADER_BYTES > bytes.byteLength) return null
-  const length = bytes.readUInt32BE(offset)
-  const end = offset + HEADER_BYTES + length
-  // an empty body is never written (the CRC of nothing is 0, so zero bytes would pass as one)
-  if (length === 0 || end > bytes.byteLength) return null
-  const body = bytes.subarray(offset + HEADER_BYTES, end)
-  if (crc32(body) !== bytes.readUInt32BE(offset + 4)) return null
-  try {
-    Y.decodeUpdate(body)
-  } catch {
-    return null
-  }
-  return new Uint8Array(body)
-}
-
-export interface DecodedLog {
-  records: Uint8Array[]
-  /** Byte ranges that held no valid record and were skipped. */
-  skipped: Array<{ from: number; to: number }>
-  /** Where the last valid record ends: what follows is a torn tail. */
-  goodLength: number
-}
-
-/**
- * Reads every valid record. A bad stretch (a flipped byte, a zeroed block) is skipped by
- * looking for the next offset where a valid record starts, so the good records after it
- * survive; bytes after the last valid record are a torn tail.
- */
-export function decodeRecords(bytes: Buffer): DecodedLog {
-  const records: Uint8Array[] = []
-  const skipped: Array<{ from: number; to: number }> = []
-  let offset = 0
-  let goodLength = 0
-  while (offset + HEADER_BYTES <= bytes.byteLength) {
-    const record = recordAt(bytes, offset)
-    if (record) {
-      records.push(record)
-      offset += HEADER_BYTES + record.byteLength
-      goodLength = offset
-      continue
-    }
-    let next = offset + 1
-    while (next + HEADER_BYTES <= bytes.byteLength && !recordAt(bytes, next)) next++
-    if (next + HEADER_BYTES > bytes.byteLength) break
-    skipped.push({ from: offset, to: next })
-    offset = next
-  }
-  return { records, skipped, goodLength }
 }
 
 async function writeDurably(path: string, data: Uint8Array, flags: 'a' | 'w'): Promise<void> {
@@ -109,6 +68,7 @@ export class FileRoomStore implements RoomStore {
   private readonly rooms = new Map<string, RoomState>()
   private readonly compactAfter: number
   private readonly log: SyncLog
+  private readonly work: LogWork
   private closed = false
 
   constructor(dataDir: string, options: FileRoomStoreOptions = {}) {
@@ -116,6 +76,7 @@ export class FileRoomStore implements RoomStore {
     mkdirSync(this.dir, { recursive: true })
     this.compactAfter = options.compactAfterRecords ?? 500
     this.log = options.log ?? jsonLineLog
+    this.work = options.offload ?? inThisThread
   }
 
   private pathOf(room: string): string {
@@ -149,7 +110,9 @@ export class FileRoomStore implements RoomStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
       throw err
     }
-    const { records, skipped, goodLength } = decodeRecords(bytes)
+    const length = bytes.byteLength
+    // `bytes` may move to another thread: only its length is read afterwards
+    const { records, skipped, goodLength } = await this.work.decodeLog(bytes)
     for (const { from, to } of skipped) this.log('error', 'room_log_record_skipped', { room, from, to, bytes: to - from })
     if (skipped.length) {
       // Rewrite the log from its good records so the bad stretch is read (and reported) once.
@@ -157,8 +120,8 @@ export class FileRoomStore implements RoomStore {
       await writeDurably(tmp, Buffer.concat(records.map(encodeRecord)), 'w')
       await rename(tmp, path)
       await this.syncDir()
-    } else if (goodLength < bytes.byteLength) {
-      this.log('warn', 'room_log_tail_cut', { room, bytes: bytes.byteLength - goodLength })
+    } else if (goodLength < length) {
+      this.log('warn', 'room_log_tail_cut', { room, bytes: length - goodLength })
       await truncate(path, goodLength)
     }
     return records
@@ -169,7 +132,7 @@ export class FileRoomStore implements RoomStore {
       const records = await this.readLog(room)
       this.state(room).records = records.length
       if (records.length === 0) return null
-      return records.length === 1 ? records[0]! : Y.mergeUpdates(records)
+      return records.length === 1 ? records[0]! : await this.work.merge(records)
     })
   }
 
@@ -207,7 +170,7 @@ export class FileRoomStore implements RoomStore {
     if (records.length <= 1) return
     const path = this.pathOf(room)
     const tmp = `${path}.tmp`
-    await writeDurably(tmp, encodeRecord(Y.mergeUpdates(records)), 'w')
+    await writeDurably(tmp, await this.work.mergeRecord(records), 'w')
     await rename(tmp, path)
     await this.syncDir()
     this.state(room).records = 1

@@ -1,6 +1,7 @@
 // Stands between a client's WebSocket and @y/websocket-server's room handling: it looks like
 // the socket to the room code, but lets a message through only after the connection's tier
-// allows it. Sync step 1 (a state vector) passes; awareness is dropped (a memory has no
+// allows it. Sync step 1 (a state vector) is answered with what the client lacks, computed off
+// the event loop when the server can; awareness is dropped (a memory has no
 // presence to share, and relaying it let one socket fill every peer's memory); every update
 // (sync step 2 or update) is checked against the room first, put on disk, and only then
 // reaches the room and its peers. A refused one never reaches the room: the client gets a
@@ -16,7 +17,7 @@ import type { ConnectionRecord } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
-import { fitsOneMessage, UPDATE_LIMITS, type UpdateLimits } from '../sync/update-split'
+import { fitsOneMessage, MAX_UPDATE_BYTES, UPDATE_LIMITS, type UpdateLimits } from '../sync/update-split'
 import { checkUpdate, trackInFlight } from './update-policy'
 
 const MESSAGE_SYNC = 0
@@ -64,7 +65,7 @@ export const newBudgetWindow = (budget: Budget): BudgetWindow => ({ start: 0, re
  * A resent update costs a full decode even though it changes nothing: one this large counts
  * against the refusal budget (a client sends one such state at most per connect).
  */
-const LARGE_NOOP_BYTES = 64 * 1024
+const LARGE_NOOP_BYTES = MAX_UPDATE_BYTES / 2
 
 export interface GateContext {
   connection: ConnectionRecord
@@ -84,6 +85,11 @@ export interface GateContext {
    * before the room, its peers or any sync reply see it; null to let the room store it after.
    */
   persist: ((update: Uint8Array) => Promise<void>) | null
+  /**
+   * The answer to a client's state vector (its sync step 1): a sync step 2 message with what
+   * the room holds beyond it, computed off this thread; null (or absent) lets the room code answer.
+   */
+  syncReply?: (stateVector: Uint8Array) => Promise<Uint8Array | null>
   budget: Budget
   /** This connection's spending, shared by its sockets. */
   window: BudgetWindow
@@ -100,6 +106,9 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
   syncProtocol.writeUpdate(encoder, update)
   return encoding.toUint8Array(encoder)
 }
+
+/** Messages a socket may have waiting before it is no longer read. */
+const BACKLOG = 4
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
@@ -125,7 +134,8 @@ export class GatedSocket extends EventEmitter {
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
     super()
-    ws.binaryType = 'arraybuffer'
+    // Buffers as received: an ArrayBuffer per message would copy every byte once more.
+    ws.binaryType = 'nodebuffer'
     ws.on('message', (data: ArrayBuffer | Buffer) => {
       const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       if (this.queue) this.queue.push(bytes)
@@ -174,6 +184,22 @@ export class GatedSocket extends EventEmitter {
     if (this.closed) return
     this.pending.push(message)
     if (this.pending.length === 1) setImmediate(this.drain)
+    // A socket with messages waiting is not read on: the next network reads (each frame
+    // unmasked as it is read) wait in the kernel, and no turn reads megabytes at once.
+    if (this.pending.length >= BACKLOG && !this.backlogged) {
+      if (!this.paused) this.stopReading()
+      this.backlogged = true
+    }
+  }
+
+  /** Reads on once few enough messages wait and the byte rate allows it. */
+  private readOn(): void {
+    if (this.paused || this.backlogged || this.ws.readyState !== this.ws.OPEN) return
+    if (typeof this.ws.resume === 'function') this.ws.resume()
+  }
+
+  private stopReading(): void {
+    if (typeof this.ws.pause === 'function') this.ws.pause()
   }
 
   private readonly drain = (): void => {
@@ -183,7 +209,7 @@ export class GatedSocket extends EventEmitter {
       const wait = this.overdrawnFor()
       if (wait > 0) {
         // Over its byte rate: the socket is not read, and this message waits, until the bucket refills.
-        if (!this.paused && typeof this.ws.pause === 'function') this.ws.pause()
+        if (!this.paused && !this.backlogged) this.stopReading()
         this.paused = true
         this.resumeAt = setTimeout(this.drain, wait)
         return
@@ -196,7 +222,11 @@ export class GatedSocket extends EventEmitter {
     if (this.pending.length) setImmediate(this.drain)
     else if (this.paused) {
       this.paused = false
-      if (this.ws.readyState === this.ws.OPEN) this.ws.resume()
+      this.readOn()
+    }
+    if (this.backlogged && this.pending.length <= 1) {
+      this.backlogged = false
+      this.readOn()
     }
   }
 
@@ -227,6 +257,8 @@ export class GatedSocket extends EventEmitter {
 
   /** Reading is paused while the connection is over its byte rate. */
   private paused = false
+  /** Reading is paused while BACKLOG messages wait. */
+  private backlogged = false
   private resumeAt: ReturnType<typeof setTimeout> | null = null
 
   /** Refills the connection's bucket; how long until it is no longer overdrawn (0: it is not). */
@@ -246,7 +278,7 @@ export class GatedSocket extends EventEmitter {
       const type = decoding.readVarUint(decoder)
       if (type !== MESSAGE_SYNC) return
       step = decoding.readVarUint(decoder)
-      if (step === syncProtocol.messageYjsSyncStep1) return this.forward(message)
+      if (step === syncProtocol.messageYjsSyncStep1) return this.answerStep1(message, decoding.readVarUint8Array(decoder))
       if (step !== syncProtocol.messageYjsSyncStep2 && step !== syncProtocol.messageYjsUpdate) return
       // A read connection's own changes go out as updates, and every one is refused: refusing
       // it unread costs nothing. Its sync step 2 (what it holds) is still judged, since a
@@ -268,6 +300,24 @@ export class GatedSocket extends EventEmitter {
     }
     if (step === syncProtocol.messageYjsSyncStep2) this.sawStep2 = true
     this.receiveUpdate(update)
+  }
+
+  /**
+   * A client's state vector: the room answers with what the client lacks, which for a new
+   * device is the whole room. Computed off this thread when the server can; the room's later
+   * changes reach this socket as updates already (it is one of the room's connections), and a
+   * client integrates those that arrive before this answer once it comes.
+   */
+  private answerStep1(message: Uint8Array, stateVector: Uint8Array): void {
+    const syncReply = this.ctx.syncReply
+    if (!syncReply) return this.forward(message)
+    syncReply(stateVector).then((reply) => {
+      if (reply === null) return this.forward(message)
+      if (this.ws.readyState === this.ws.OPEN) this.ws.send(reply, { binary: true })
+    }, (err: unknown) => {
+      this.ctx.log('error', 'sync_reply_failed', { room: this.ctx.room, error: (err as Error).message })
+      this.forward(message)
+    })
   }
 
   private receiveUpdate(update: Uint8Array): void {
@@ -292,7 +342,7 @@ export class GatedSocket extends EventEmitter {
       this.claims += claims.length
       const integrated = verdict.update ?? combined
       // The copy now holds this update; the room gets it once it is on disk.
-      const done = trackInFlight(room)
+      const flight = trackInFlight(room)
       // The owners first: no store (nor another server reading it) ever holds structs of a
       // client whose owner is not recorded yet. Only an update that starts a client waits for it.
       const stored = claims.length ? this.ctx.bindClients(claims).then(() => this.ctx.persist?.(integrated)) : this.ctx.persist?.(integrated)
@@ -304,14 +354,14 @@ export class GatedSocket extends EventEmitter {
       this.delivered = this.delivered.then(() => stored).then(nextTurn).then(() => {
         if (this.storeFailed) return
         // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.
-        this.forward(encodeUpdateMessage(integrated))
+        flight.arrive(() => this.forward(encodeUpdateMessage(integrated)))
       }, (err: unknown) => {
         log('error', 'update_not_stored', { room: roomName, connection: connection.id, error: (err as Error).message })
         // later updates of this socket may build on this one: none of them reaches the room
         this.storeFailed = true
         this.closed = true
         this.ctx.onClose(CLOSE.unavailable, 'the update could not be stored; try again later')
-      }).finally(done)
+      }).finally(flight.done)
       return
     }
     if (verdict.incomplete) {

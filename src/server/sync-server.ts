@@ -20,6 +20,8 @@ import { DEFAULT_BUDGET, GatedSocket, newBudgetWindow, type Budget, type BudgetW
 import { jsonLineLog, type SyncLog } from './log'
 import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
+import { RoomThread } from './room-thread'
+import { noteLoadedState } from './update-policy'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
 import { checkSharedConnection, readSharedConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
 import { sharedConnectionOf } from './shared-access'
@@ -104,6 +106,22 @@ const instances = new Map<string, Instance>()
 let nextInstance = 0
 const STORE_ORIGIN = Symbol('room-store')
 
+/**
+ * Applies a room's stored state before anyone is connected, without its update listeners: the
+ * room code's would encode the whole state again (for the room's size in time) to relay it to
+ * no one. Ours are attached afterwards.
+ */
+function applyLoadedState(doc: Y.Doc, state: Uint8Array): void {
+  const observers = (doc as unknown as { _observers?: unknown })._observers
+  const listeners = observers instanceof Map ? observers.get('update') : undefined
+  if (listeners) (observers as Map<string, unknown>).delete('update')
+  try {
+    Y.applyUpdate(doc, state, STORE_ORIGIN)
+  } finally {
+    if (listeners) (observers as Map<string, unknown>).set('update', listeners)
+  }
+}
+
 function splitDocName(docName: string): { instance: Instance | undefined; room: string } {
   const slash = docName.indexOf('/')
   return { instance: instances.get(docName.slice(0, slash)), room: docName.slice(slash + 1) }
@@ -130,7 +148,9 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   // Loaded only when asked for, so a single-machine server needs no Redis client.
   const redis = options.redis === undefined ? undefined : await (await import('./redis-backend')).openRedisBackend(typeof options.redis === 'string' ? { url: options.redis } : options.redis, log)
   const access: AccessSource | undefined = redis?.access
-  const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir, { log })
+  // Whole-room work (a new client's missing state, a log's merge) runs on a second thread.
+  const thread = new RoomThread(log)
+  const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir, { log, offload: thread })
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
   // Organizations live beside the token file; a deployment on Redis or its own authorize has none.
   const orgsEnabled = !redis && options.authorize === undefined
@@ -158,7 +178,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     bind(room, doc) {
       const state = preloaded.get(room)
       preloaded.delete(room)
-      if (state) Y.applyUpdate(doc, state, STORE_ORIGIN)
+      if (state) applyLoadedState(doc, state)
+      // the room's first judged update builds its copy from the same bytes, so the thread gets its own
+      if (state) noteLoadedState(doc, state)
+      thread.open(room, doc, state ? state.slice() : null)
+      doc.on('update', (update: Uint8Array) => thread.update(room, doc, update))
       storedConnections.delete(room)
       // A revoke written into the memory's own connections (by its owner, on any server) closes
       // that connection's sockets here. After the update is relayed, so the revoked replica
@@ -199,7 +223,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       })
       if (unsubscribe) unsubscribes.set(room, unsubscribe)
     },
-    unbind(room) {
+    unbind(room, doc) {
+      thread.close(room, doc)
       storedConnections.delete(room)
       unsubscribes.get(room)?.()
       unsubscribes.delete(room)
@@ -435,6 +460,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       ownerOf: (client) => owners.ownerOf(room, client),
       bindClients: (clients) => owners.bind(room, clients, connection.id),
       persist: persistFirst ? (update) => persistUpdate(room, update) : null,
+      syncReply: (stateVector) => (roomDoc ? thread.syncReply(room, roomDoc, stateVector) : Promise.resolve(null)),
       budget,
       window: windows.get(key) ?? windows.set(key, newBudgetWindow(budget)).get(key)!,
       onClose: (code, reason) => ws.close(code, reason),
@@ -555,6 +581,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     // A port in use: release the Redis connections too, or the process would not exit.
     watcher?.close()
     await store.close().catch(() => {})
+    await thread.terminate()
     await access?.close().catch(() => {})
     await redis?.close().catch(() => {})
     instances.delete(id)
@@ -600,6 +627,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       }
     }
     await store.close()
+    await thread.terminate()
     await access?.close()
     await redis?.close()
     instances.delete(id)

@@ -67,11 +67,15 @@ class RoomReplica {
   builds = 0
   /** Entity key -> names the observations give it, for judging a `read_write` merge. */
   readonly names = new Map<string, Set<string>>()
-  private readonly follow = (update: Uint8Array) => Y.applyUpdate(this.doc, update)
+  /** Set while the room applies an update this copy integrated when judging it: following it would decode it again for nothing. */
+  holdsArriving = false
+  private readonly follow = (update: Uint8Array) => {
+    if (!this.holdsArriving) Y.applyUpdate(this.doc, update)
+  }
 
-  constructor(private readonly room: Y.Doc) {
+  constructor(private readonly room: Y.Doc, state: Uint8Array | undefined) {
     this.doc = new Y.Doc({ gc: room.gc })
-    Y.applyUpdate(this.doc, Y.encodeStateAsUpdate(room))
+    Y.applyUpdate(this.doc, state ?? Y.encodeStateAsUpdate(room))
     const observations = this.doc.getMap(ROOTS.observations)
     for (const value of observations.values()) this.learnNames(value)
     for (const name of ROOT_NAMES) {
@@ -107,11 +111,29 @@ class RoomReplica {
 const replicas = new WeakMap<Y.Doc, RoomReplica>()
 let replicaBuilds = 0
 
+/** The state a room was loaded from, while the room has not changed since: a copy built from it need not encode the room. */
+const loadedStates = new WeakMap<Y.Doc, Uint8Array>()
+
+/**
+ * Notes that `room` holds exactly `state` (it was just loaded from it), until its next change.
+ * Encoding a big room for its first copy takes as long as applying it.
+ */
+export function noteLoadedState(room: Y.Doc, state: Uint8Array): void {
+  loadedStates.set(room, state)
+  const forget = () => {
+    loadedStates.delete(room)
+    room.off('update', forget)
+  }
+  room.on('update', forget)
+}
+
 function replicaOf(room: Y.Doc): RoomReplica {
   const known = replicas.get(room)
   if (known?.matchesRoom()) return known
   known?.discard()
-  const fresh = new RoomReplica(room)
+  const state = loadedStates.get(room)
+  loadedStates.delete(room)
+  const fresh = new RoomReplica(room, state)
   replicaBuilds++
   replicas.set(room, fresh)
   return fresh
@@ -127,19 +149,40 @@ export function replicaBuildCount(): number {
   return replicaBuilds
 }
 
+export interface InFlight {
+  /**
+   * Runs `apply`, which applies the accepted update to the room (and nothing else), telling
+   * the copy that judged it that it holds it already. A copy rebuilt since then follows it.
+   */
+  arrive(apply: () => void): void
+  /** The update was applied to the room, or given up. */
+  done(): void
+}
+
 /**
- * Marks an accepted update as on its way to the room (`done` when it was applied there, or
- * given up): until then the copy is ahead of the room on purpose.
+ * Marks an accepted update as on its way to the room: until it is `done`, the copy is ahead of
+ * the room on purpose.
  */
-export function trackInFlight(room: Y.Doc): () => void {
+export function trackInFlight(room: Y.Doc): InFlight {
   const replica = replicas.get(room)
-  if (!replica) return () => undefined
+  if (!replica) return { arrive: (apply) => apply(), done: () => undefined }
   replica.inFlight++
-  let done = false
-  return () => {
-    if (done) return
-    done = true
-    replica.inFlight--
+  let finished = false
+  return {
+    arrive(apply) {
+      if (replicas.get(room) !== replica) return apply()
+      replica.holdsArriving = true
+      try {
+        apply()
+      } finally {
+        replica.holdsArriving = false
+      }
+    },
+    done() {
+      if (finished) return
+      finished = true
+      replica.inFlight--
+    },
   }
 }
 

@@ -8,8 +8,12 @@ import * as decoding from 'lib0/decoding'
 import * as Y from 'yjs'
 import { MAX_SYNCED_FILE_BYTES } from './layout'
 
-/** The largest update a sync server takes in one message, unless it is one file's bytes alone. */
-export const MAX_UPDATE_BYTES = 128 * 1024
+/**
+ * The largest update a sync server takes in one message, unless it is one entry or one file's
+ * bytes alone. Judging and applying 32 KiB of notes takes a few milliseconds of the server's
+ * loop; at 128 KiB a first sync's pieces held it past 50 ms.
+ */
+export const MAX_UPDATE_BYTES = 32 * 1024
 
 /** One file's bytes travel in an update of their own: the file limit and room for its key. */
 export const MAX_FILE_UPDATE_BYTES = MAX_SYNCED_FILE_BYTES + 64 * 1024

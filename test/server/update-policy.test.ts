@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { checkUpdate } from '../../src/server/update-policy'
+import { checkUpdate, noteLoadedState } from '../../src/server/update-policy'
 import { ROOTS } from '../../src/sync/layout'
 import { createMemoryDoc, deleteObservation, putAlias, putObservation, putRejected } from '../../src/sync/memory-doc'
 import { alias, observation } from '../sync/fixture'
@@ -120,3 +120,27 @@ function createCopy(room: Y.Doc): Y.Doc {
   Y.applyUpdate(copy, Y.encodeStateAsUpdate(room))
   return copy
 }
+
+describe('noteLoadedState', () => {
+  it('judges against the state a room was loaded from, and against the room itself once it changed', () => {
+    const { room: source, client } = setup()
+    const state = Y.encodeStateAsUpdate(source)
+    const loaded = new Y.Doc({ gc: true })
+    Y.applyUpdate(loaded, state)
+    noteLoadedState(loaded, state)
+    const overwrite = changeOf(client, loaded, (d) => putObservation(d, { ...observation('a-1'), content: 'changed' }))
+    expect(checkUpdate('read_write', loaded, overwrite)).toMatchObject({ ok: false, code: 'not_additive', keys: { observations: ['a-1'] } })
+
+    // the room changes after loading: what it was loaded from no longer describes it
+    const stale = new Y.Doc({ gc: true })
+    Y.applyUpdate(stale, state)
+    noteLoadedState(stale, state)
+    const later = createMemoryDoc()
+    Y.applyUpdate(later, state)
+    putObservation(later, observation('c-1'))
+    Y.applyUpdate(stale, Y.encodeStateAsUpdate(later, Y.encodeStateVector(stale)))
+    const copy = createCopy(stale)
+    const overwriteNew = changeOf(copy, stale, (d) => putObservation(d, { ...observation('c-1'), content: 'changed' }))
+    expect(checkUpdate('read_write', stale, overwriteNew)).toMatchObject({ ok: false, code: 'not_additive', keys: { observations: ['c-1'] } })
+  })
+})

@@ -4,7 +4,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { fitsOneMessage, singleStructContent, splitUpdate } from '../../src/sync/update-split'
+import { fitsOneMessage, MAX_UPDATE_BYTES, singleStructContent, splitUpdate } from '../../src/sync/update-split'
 
 type Op =
   | { kind: 'set'; doc: number; map: string; key: string; text: string }
@@ -80,7 +80,7 @@ describe('splitting an update', () => {
     const pieces = splitUpdate(Y.encodeStateAsUpdate(d))
     expect(pieces.length).toBeGreaterThan(2)
     for (const piece of pieces) expect(fitsOneMessage(piece)).toBe(true)
-    const big = pieces.filter((p) => p.byteLength > 128 * 1024)
+    const big = pieces.filter((p) => p.byteLength > MAX_UPDATE_BYTES)
     expect(big).toHaveLength(1)
     expect(singleStructContent(big[0]!)).toBe(3)
     const receiver = new Y.Doc()
@@ -93,7 +93,7 @@ describe('splitting an update', () => {
     const d = new Y.Doc()
     for (let i = 0; i < 30; i++) d.getMap('observations').set(`n${i}`, { text: 'y'.repeat(20_000) })
     const update = Y.encodeStateAsUpdate(d)
-    expect(update.byteLength).toBeGreaterThan(128 * 1024)
+    expect(update.byteLength).toBeGreaterThan(MAX_UPDATE_BYTES)
     expect(fitsOneMessage(update)).toBe(false)
   })
 })
