@@ -116,22 +116,56 @@ export async function openDurableIndexedDB(
     }
   }
 
-  // Fill the in-process IndexedDB before the middleware listens, so loading is not logged again.
+  // Rows are copied into the in-process IndexedDB when a transaction first touches their table:
+  // the engine opens from its saved state, so a restart need not decode thousands of observations
+  // and journal rows (nor clone them into the emulation) before they are asked for.
+  const filled = new Set<string>()
+  let lazy = true
   for (const [name, tables] of state) {
     // rows of tables no longer kept (a folder written before they were skipped) go at the next compaction
     for (const table of [...tables.keys()]) if (options.skipTables?.(name, table)) tables.delete(table)
     const db = schemas(name, deps)
     if (!db) continue
-    await db.transaction('rw', db.tables, async () => {
-      for (const table of db.tables as DexieTable[]) {
-        const rows = [...(tables.get(table.name)?.values() ?? [])].filter((r) => !options.deferRow?.(name, table.name, r.key))
-        if (!rows.length) continue
-        const values = rows.map((r) => deserialize(r.bytes))
-        if (table.schema.primKey.keyPath) await table.bulkPut(values)
-        else await table.bulkPut(values, rows.map((r) => r.key as never))
-      }
-    })
+    await db.open()
+    lazy &&= rawStores(db.backendDB()) !== undefined
+    if (!lazy) {
+      // an IndexedDB emulation whose stores cannot be filled in place: copy every row now, through Dexie
+      await db.transaction('rw', db.tables, async () => {
+        for (const table of db.tables as DexieTable[]) {
+          const rows = [...(tables.get(table.name)?.values() ?? [])].filter((r) => !options.deferRow?.(name, table.name, r.key))
+          if (!rows.length) continue
+          const values = rows.map((r) => deserialize(r.bytes))
+          if (table.schema.primKey.keyPath) await table.bulkPut(values)
+          else await table.bulkPut(values, rows.map((r) => r.key as never))
+        }
+      })
+    }
     db.close()
+  }
+  /**
+   * Copies the kept rows of `tables` into the stores below `trans`, once per table, synchronously:
+   * it runs as the transaction is created, before any request of it, so no read misses a row and a
+   * write is never overwritten by an older row. A write to a table always fills it first, so the
+   * kept rows of a table not yet filled are still those the store was opened with.
+   */
+  const fill = (dbName: string, trans: unknown, tables: string[]): void => {
+    if (!lazy) return
+    for (const table of tables) {
+      const id = `${dbName}\u0000${table}`
+      if (filled.has(id)) continue
+      filled.add(id)
+      const rows = state.get(dbName)?.get(table)
+      if (!rows?.size) continue
+      const store = rawStores((trans as { db?: unknown }).db)?.get(table)
+      if (!store) throw new MemoryError('storage_failed', `the in-process IndexedDB has no table ${table} in ${dbName}`, { db: dbName, table })
+      for (const row of rows.values()) {
+        if (options.deferRow?.(dbName, table, row.key)) continue
+        const value = deserialize(row.bytes)
+        // a value put into a `++key` table is logged as given, without the key the store generated: put it back
+        if (typeof store.keyPath === 'string' && value && typeof value === 'object') withKey(value as Record<string, unknown>, store.keyPath, row.key)
+        store.storeRecord({ key: row.key, value }, false)
+      }
+    }
   }
 
   let writer: LogWriter
@@ -231,7 +265,7 @@ export async function openDurableIndexedDB(
       is: (table, key) => options.deferRow?.(db.name, table, key) ?? false,
       get: (table, key) => heldValue(db.name, table, key),
     }
-    db.use({ stack: 'dbcore', name: 'cairn-durable-log', create: (down) => logging(down, db.name, append, (t) => options.skipTables?.(db.name, t) ?? false, held) })
+    db.use({ stack: 'dbcore', name: 'cairn-durable-log', create: (down) => logging(down, db.name, append, (t) => options.skipTables?.(db.name, t) ?? false, held, (trans, tables) => fill(db.name, trans, tables)) })
     const drop = db.delete.bind(db)
     db.delete = (async (...args: Parameters<Dexie['delete']>) => {
       await drop(...args)
@@ -301,12 +335,20 @@ interface HeldRows {
  * completes. Held rows are not passed down: they are logged (and so kept by the store) and read
  * back from the store by key.
  */
-function logging(down: DBCore, dbName: string, append: (r: LogRecord) => void, skip: (table: string) => boolean, held: HeldRows): DBCore {
+function logging(
+  down: DBCore,
+  dbName: string,
+  append: (r: LogRecord) => void,
+  skip: (table: string) => boolean,
+  held: HeldRows,
+  fill: (trans: DBCoreTransaction, tables: string[]) => void,
+): DBCore {
   const pending = new WeakMap<DBCoreTransaction, Op[]>()
   return {
     ...down,
     transaction(stores, mode, options) {
       const trans = down.transaction(stores, mode, options)
+      fill(trans, stores)
       if (mode === 'readwrite') {
         const ops: Op[] = []
         pending.set(trans, ops)
@@ -407,6 +449,35 @@ function apply(state: Map<string, DatabaseRows>, record: LogRecord, factory: IDB
       }
     }
   }
+}
+
+/** A store of fake-indexeddb's own, filled in place (outside any transaction) with committed rows. */
+interface RawStore {
+  keyPath: string | string[] | null
+  storeRecord(record: { key: unknown; value: unknown }, noOverwrite: boolean): unknown
+}
+
+/**
+ * The object stores behind an fake-indexeddb connection (its `_rawDatabase`, not public API), or
+ * undefined when the emulation is not shaped so: the store then copies rows through Dexie instead.
+ */
+function rawStores(connection: unknown): Map<string, RawStore> | undefined {
+  const stores = (connection as { _rawDatabase?: { rawObjectStores?: unknown } } | undefined)?._rawDatabase?.rawObjectStores
+  if (!(stores instanceof Map)) return undefined
+  for (const store of stores.values()) if (typeof (store as Partial<RawStore>)?.storeRecord !== 'function') return undefined
+  return stores as Map<string, RawStore>
+}
+
+/** Sets the key at `keyPath` (dotted) of a value that lacks it. */
+function withKey(value: Record<string, unknown>, keyPath: string, key: unknown): void {
+  const parts = keyPath.split('.')
+  let at = value
+  for (const part of parts.slice(0, -1)) {
+    if (!at[part] || typeof at[part] !== 'object') return
+    at = at[part] as Record<string, unknown>
+  }
+  const last = parts[parts.length - 1]!
+  if (at[last] === undefined) at[last] = key
 }
 
 function inRange(factory: IDBFactory, key: unknown, r: DBCoreKeyRange): boolean {

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { localMemoryProvider } from '../../src/mcp/provider'
 import { serialize } from 'node:v8'
 import { importMcpMemory } from '../../src/interop/import'
-import { LOG_FILE, SNAPSHOT_FILE } from '../../src/node-store/durable-indexeddb'
+import Dexie from 'dexie'
+import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE } from '../../src/node-store/durable-indexeddb'
 import { decodeSnapshot } from '../../src/node-store/record-log'
 import { mcpMemoryFile } from '../bench/package'
 import { openNodeMemory } from '../../src/node-store/node-memory'
@@ -289,5 +290,48 @@ for (let i = 0; ; i++) {
     const q = localMemoryProvider({ dir })
     expect((await q.memory()).info.id).toBe(id)
     await q.close()
+  })
+
+  it('fills a table when a transaction first touches it: indexes, key generator and earlier rows hold after writes and restarts', async () => {
+    const dir = scratch()
+    type Item = { id: string; tag: string }
+    type Entry = { n?: number; text: string }
+    const schema = (name: string, deps: { indexedDB: unknown; IDBKeyRange: unknown }): Dexie => {
+      const db = new Dexie(name, deps as never)
+      db.version(1).stores({ items: 'id, tag', entries: '++n', notes: '' })
+      return db
+    }
+    const session = async (work: (db: Dexie) => Promise<void>): Promise<void> => {
+      const store = await openDurableIndexedDB(dir, (name, deps) => schema(name, deps))
+      const db = schema('lazy', { indexedDB: store.indexedDB, IDBKeyRange: store.IDBKeyRange })
+      try {
+        await work(db)
+      } finally {
+        db.close()
+        store.close()
+      }
+    }
+    await session(async (db) => {
+      await db.table('items').bulkPut([{ id: 'a', tag: 'x' }, { id: 'b', tag: 'y' }, { id: 'c', tag: 'x' }])
+      await db.table('entries').bulkAdd([{ text: 'one' }, { text: 'two' }])
+      await db.table('notes').put('kept', 'k1')
+    })
+    await session(async (db) => {
+      // the first touch of each table is a write: the rows already kept are there beside it
+      await db.table('items').put({ id: 'd', tag: 'x' })
+      expect(await db.table('entries').add({ text: 'three' })).toBe(3)
+      await db.table('notes').put('second', 'k2')
+      expect((await db.table<Item>('items').where('tag').equals('x').primaryKeys()).sort()).toEqual(['a', 'c', 'd'])
+      await db.table('items').delete('a')
+    })
+    await session(async (db) => {
+      // first touch is an index read, inside a transaction over every table
+      await db.transaction('r', ['items', 'entries', 'notes'], async () => {
+        expect((await db.table<Item>('items').where('tag').equals('x').primaryKeys()).sort()).toEqual(['c', 'd'])
+        expect((await db.table<Entry>('entries').toArray()).map((e) => [e.n, e.text])).toEqual([[1, 'one'], [2, 'two'], [3, 'three']])
+        expect(await db.table('notes').toArray()).toEqual(['kept', 'second'])
+      })
+      expect((await db.table<Item>('items').toArray()).map((i) => i.id)).toEqual(['b', 'c', 'd'])
+    })
   })
 })
