@@ -461,7 +461,7 @@ interface RawStore {
  * The object stores behind an fake-indexeddb connection (its `_rawDatabase`, not public API), or
  * undefined when the emulation is not shaped so: the store then copies rows through Dexie instead.
  */
-function rawStores(connection: unknown): Map<string, RawStore> | undefined {
+export function rawStores(connection: unknown): Map<string, RawStore> | undefined {
   const stores = (connection as { _rawDatabase?: { rawObjectStores?: unknown } } | undefined)?._rawDatabase?.rawObjectStores
   if (!(stores instanceof Map)) return undefined
   for (const store of stores.values()) if (typeof (store as Partial<RawStore>)?.storeRecord !== 'function') return undefined

@@ -9,7 +9,8 @@ import { localMemoryProvider } from '../../src/mcp/provider'
 import { serialize } from 'node:v8'
 import { importMcpMemory } from '../../src/interop/import'
 import Dexie from 'dexie'
-import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE } from '../../src/node-store/durable-indexeddb'
+import { LOG_FILE, openDurableIndexedDB, rawStores, SNAPSHOT_FILE } from '../../src/node-store/durable-indexeddb'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { decodeSnapshot } from '../../src/node-store/record-log'
 import { mcpMemoryFile } from '../bench/package'
 import { openNodeMemory } from '../../src/node-store/node-memory'
@@ -333,5 +334,19 @@ for (let i = 0; ; i++) {
       })
       expect((await db.table<Item>('items').toArray()).map((i) => i.id)).toEqual(['b', 'c', 'd'])
     })
+  })
+})
+
+describe('the in-process IndexedDB the store fills in place', () => {
+  // A restart fills a table's stores directly when a transaction first touches it; with an
+  // emulation shaped otherwise (a new fake-indexeddb) it silently copies every row at open
+  // instead, which is correct but several times slower. This says so when that happens.
+  it('is shaped as the store expects, so a restart loads no table before it is used', async () => {
+    const db = new Dexie('shape-check', { indexedDB: new IDBFactory(), IDBKeyRange })
+    db.version(1).stores({ rows: 'id', logged: '++seq' })
+    await db.open()
+    const stores = rawStores(db.backendDB())
+    expect(stores && [...stores.keys()].sort()).toEqual(['logged', 'rows'])
+    db.close()
   })
 })
