@@ -3,7 +3,8 @@
 // JSON-RPC on stdout, import of a file the official MCP memory server wrote, and a backup that
 // goes through `cairn import` and `cairn export` with nothing lost, and a Vite app built from it
 // that recalls in Chromium with the default embedder loaded.
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process'
+import type { Readable } from 'node:stream'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -34,6 +35,19 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   const body = JSON.parse(r.content[0]!.text)
   if (r.isError) throw new Error(`${name}: ${JSON.stringify(body)}`)
   return body
+}
+
+/** The address a Vite server (dev or preview) prints once it listens: "Local: http://127.0.0.1:PORT/". */
+function localUrl(vite: ChildProcessByStdio<null, Readable, null>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let text = ''
+    vite.stdout.on('data', (c: Buffer) => {
+      text += c.toString().replace(/\u001b\[[0-9;]*m/g, '') // strip colors
+      const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(text)
+      if (m) resolve(m[0])
+    })
+    vite.once('exit', () => reject(new Error(`vite exited: ${text}`)))
+  })
 }
 
 describe('the installed package', () => {
@@ -269,16 +283,7 @@ try {
     const server = spawn(join(app, 'node_modules/.bin/vite'), ['preview', '--host', '127.0.0.1', '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'ignore'] })
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH })
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let text = ''
-        server.stdout.on('data', (c: Buffer) => {
-          // strip colors; vite prints "Local: http://127.0.0.1:PORT/"
-          text += c.toString().replace(/\u001b\[[0-9;]*m/g, '')
-          const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(text)
-          if (m) resolve(m[0])
-        })
-        server.once('exit', () => reject(new Error(`vite preview exited: ${text}`)))
-      })
+      const url = await localUrl(server)
       const page = await browser.newPage()
       await page.goto(url)
       await page.waitForFunction(() => document.getElementById('out')!.textContent !== 'loading', null, { timeout: 60_000 })
@@ -290,15 +295,7 @@ try {
     // the dev server serves the same files, expanded from the package's gzipped copies
     const dev = spawn(join(app, 'node_modules/.bin/vite'), ['--host', '127.0.0.1', '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'ignore'] })
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let text = ''
-        dev.stdout.on('data', (c: Buffer) => {
-          text += c.toString().replace(/\u001b\[[0-9;]*m/g, '')
-          const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(text)
-          if (m) resolve(m[0])
-        })
-        dev.once('exit', () => reject(new Error(`vite exited: ${text}`)))
-      })
+      const url = await localUrl(dev)
       const wasm = await fetch(`${url}ort/ort-wasm-simd-threaded.wasm`)
       expect(wasm.headers.get('content-type')).toBe('application/wasm')
       expect(Buffer.from(await wasm.arrayBuffer()).equals(readFileSync(join(app, 'dist/ort/ort-wasm-simd-threaded.wasm')))).toBe(true)
