@@ -68,7 +68,10 @@ describe('hybrid recall', () => {
   it('saves the index after a quiet period, so a tab closed without close() reopens without re-embedding', async () => {
     const embedder = await defaultEmbedder()
     const f = await seed(embedder)
-    await new Promise((r) => setTimeout(r, 2_300))
+    // past the save's quiet period (this timer is due after the engine's, so it fires later),
+    // then behind the save on the write queue, so the check does not depend on the machine's load
+    await new Promise((r) => setTimeout(r, 2_100))
+    await engineOf(f.memory)['queue'].run(async () => undefined)
     let calls = 0
     const counting: Embedder = { id: embedder.id, dimensions: embedder.dimensions, checksum: embedder.checksum, embed: (t) => (calls++, embedder.embed(t)) }
     await f.reopen(counting)
