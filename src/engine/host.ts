@@ -30,8 +30,8 @@ export interface EngineHost {
   joinOrganization(serverUrl: string, credential: string, memoryId: string): Promise<{ memoryId: string; readToken: string }>
 }
 
-/** Long enough for the page to have shown the list before the worker compiles the rest. */
-const WARM_UP_DELAY_MS = 1_000
+/** Long enough for the page to have shown the list, and to have settled, before the worker fetches and compiles the rest. */
+const WARM_UP_DELAY_MS = 3_000
 
 export function createEngineHost(loadEmbedder: EmbedderLoader = async () => undefined): EngineHost {
   let full: Promise<EngineHost> | undefined
