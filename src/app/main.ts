@@ -1,12 +1,8 @@
-// Browser entry: mounts the Svelte shell and marks the document ready.
-import { mount } from 'svelte'
-import App from './App.svelte'
-import { registerServiceWorker } from './pwa'
+// Browser entry: starts the engine worker, then loads and mounts the shell (shell.ts). This
+// chunk holds little more than the worker link, so the worker's script is fetched and run, and
+// the memory list read, while the shell's chunk is still loading.
+import { startEngine } from './worker-link'
 
-const target = document.getElementById('app')
-if (!target) throw new Error('index.html must contain an element with id "app"')
-
-mount(App, { target })
-registerServiceWorker()
-// End-to-end tests wait for this before interacting with the page.
-document.documentElement.dataset.ready = 'true'
+startEngine()
+const { startShell } = await import('./shell')
+startShell()

@@ -15,11 +15,45 @@ const AGENT = 'cairn-app'
 const tokenKey = (memoryId: string): string => `cairn.connection.${memoryId}`
 
 let client: EngineClient | undefined
+let answered: Promise<void> | undefined
+/** The list asked for as the page starts, kept for the first screen that reads it (see `startEngine`). */
+let firstList: Promise<MemoryInfo[]> | undefined
 const connections = new Map<string, Promise<AppConnection>>()
 
 export function engine(): EngineClient {
-  client ??= connectEngine(new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' }))
+  // any other call may change the memories: the early list is only for a reader before it
+  firstList = undefined
+  return started()
+}
+
+function started(): EngineClient {
+  if (!client) {
+    const worker = new Worker(new URL('../../worker/engine.worker.ts', import.meta.url), { type: 'module', name: 'cairn-engine' })
+    answered = new Promise((resolve) => {
+      worker.addEventListener('message', () => resolve(), { once: true })
+      worker.addEventListener('error', () => resolve(), { once: true })
+    })
+    client = connectEngine(worker)
+  }
   return client
+}
+
+/**
+ * Starts the engine worker and asks it for the memory list at once, while the shell's own chunk
+ * is still loading: the worker's script loads, runs and opens IndexedDB meanwhile, and the first
+ * screen to read the list gets this answer.
+ */
+export function startEngine(): void {
+  const list = started().listMemories()
+  // a failure is reported to the screen that reads it
+  list.catch(() => undefined)
+  firstList = list
+}
+
+/** Resolves when the engine worker first answers the page, or fails to start; starts it if need be. */
+export function engineAnswered(): Promise<void> {
+  started()
+  return answered!
 }
 
 /** The id of the shipped embedding model, read from its manifest so the app never hard-codes it. */
@@ -32,7 +66,9 @@ async function defaultEmbedderId(): Promise<string> {
 }
 
 export function listMemories(): Promise<MemoryInfo[]> {
-  return engine().listMemories()
+  const first = firstList
+  firstList = undefined
+  return first ?? engine().listMemories()
 }
 
 /** What a person picks for a new memory's retrieval; fixed once the memory exists. */

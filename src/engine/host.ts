@@ -1,88 +1,20 @@
 // The worker side of the engine boundary: memories and connections handed out as Comlink proxies.
+// The memory list is read with IndexedDB itself (registry-read.ts); the rest of the engine
+// (Dexie, graph, search, sync, interop) is a dynamic import, loaded a moment after the first list
+// or when a memory is opened, created, imported, joined or deleted before that. A cold start then
+// shows the list without fetching and compiling all of it first.
 import * as Comlink from 'comlink'
-import type { Connection } from './connection'
-import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './memory-handle'
-import type { MemoryInfo, Tier, Visibility } from '../core/types'
+import type { MemoryInfo } from '../core/types'
 import type { Embedder } from '../search/embedder'
+import type { CreateMemoryOptions } from './memory-handle'
+import type { HostedMemory } from './hosted-engine'
+import type { OrganizationListing } from './organizations'
+import { readMemoryList } from './registry-read'
 import { installErrorTransfer } from './wire'
-import type { SyncView } from '../sync/memory-sync'
-import { exportMemory, importMemory, type MemoryBackup } from './backup'
-import { deleteMemory, renameMemory } from './memory-admin'
-import { importInto, type ImportOutcome } from '../interop/import'
-import { exportGraphJson, type GraphExport } from '../interop/json-export'
-import { buildMarkdownVault } from '../interop/markdown-vault'
-import { zipStore } from '../interop/zip'
-import { joinOrganizationMemory, listOrganizationMemories, type OrganizationListing } from './organizations'
+
+export type { HostedMemory } from './hosted-engine'
 
 export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
-
-/** A memory as the page sees it: every method async, connections returned as proxies. */
-export class HostedMemory {
-  constructor(private readonly memory: Memory) {}
-  /** A getter as in-process, so `await memory.info` reads the same on both sides of the boundary. */
-  get info(): MemoryInfo {
-    return this.memory.info
-  }
-  async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<Connection & Comlink.ProxyMarked> {
-    return Comlink.proxy(await this.memory.connect(opts))
-  }
-  async connectWithToken(token: string): Promise<Connection & Comlink.ProxyMarked> {
-    return Comlink.proxy(await this.memory.connectWithToken(token))
-  }
-  async listConnections(): Promise<ReturnType<Memory['listConnections']>> {
-    return this.memory.listConnections()
-  }
-  async revoke(id: string): Promise<void> {
-    await this.memory.revoke(id)
-  }
-  async saveIndex(): Promise<void> {
-    await this.memory.saveIndex()
-  }
-  /** Connects to a sync server with the token it issued for this memory. */
-  async syncWith(serverUrl: string, token: string): Promise<SyncView> {
-    if (typeof serverUrl !== 'string' || !/^wss?:\/\//.test(serverUrl)) throw new TypeError('the sync server address starts with ws:// or wss://')
-    if (typeof token !== 'string' || !token) throw new TypeError('a sync token is needed')
-    return (await this.memory.sync({ serverUrl, token })).view
-  }
-  async syncView(): Promise<SyncView> {
-    return (await this.memory.sync()).view
-  }
-  /** Calls `listener` (a Comlink proxy) on every sync change; resolves to the unsubscribe. */
-  async watchSync(listener: (view: SyncView) => void): Promise<(() => void) & Comlink.ProxyMarked> {
-    const sync = await this.memory.sync()
-    listener(sync.view)
-    return Comlink.proxy(sync.onView((view) => void Promise.resolve(listener(view)).catch(() => undefined)))
-  }
-  /** The whole memory as a versioned JSON object, for backup or moving it to another device. */
-  async exportBackup(): Promise<MemoryBackup> {
-    return exportMemory(this.memory)
-  }
-  /** Adds an MCP memory server file, or merges a Cairn backup, into this memory. */
-  async importFile(text: string, fileName?: string): Promise<ImportOutcome> {
-    if (typeof text !== 'string') throw new TypeError('the file to import is passed as text')
-    return importInto(this.memory, text, fileName ? { fileName } : {})
-  }
-  /** The backup plus the derived entities and relationships. */
-  async exportGraph(): Promise<GraphExport> {
-    return exportGraphJson(this.memory)
-  }
-  /** The Markdown vault as one ZIP archive, inside `folder`; its bytes are moved to the page, not copied. */
-  async exportVault(folder: string): Promise<Uint8Array> {
-    const { files } = await buildMarkdownVault(this.memory)
-    const zip = zipStore(files.map((f) => ({ ...f, path: `${folder}/${f.path}` })))
-    return Comlink.transfer(zip, [zip.buffer])
-  }
-  async rename(name: string): Promise<MemoryInfo> {
-    return renameMemory(this.memory, name)
-  }
-  /** The owner's act: organization-visible for `orgId`'s members, or private again (see Memory.setVisibility). */
-  async setVisibility(visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
-    return this.memory.setVisibility(visibility, orgId)
-  }
-  async close(): Promise<void> {
-    await this.memory.close()
-  }
-}
 
 export interface EngineHost {
   createMemory(opts: Omit<CreateMemoryOptions, 'embedder' | 'indexedDB' | 'IDBKeyRange'> & { embedderId?: string }): Promise<HostedMemory & Comlink.ProxyMarked>
@@ -98,73 +30,37 @@ export interface EngineHost {
   joinOrganization(serverUrl: string, credential: string, memoryId: string): Promise<{ memoryId: string; readToken: string }>
 }
 
+/** Long enough for the page to have shown the list, and to have settled, before the worker fetches and compiles the rest. */
+const WARM_UP_DELAY_MS = 3_000
+
 export function createEngineHost(loadEmbedder: EmbedderLoader = async () => undefined): EngineHost {
-  // promises, so two screens opening one memory at once share one open
-  const open = new Map<string, Promise<HostedMemory>>()
-  /** The memories behind `open`, so a delete can close one before removing its database. */
-  const memories = new Map<string, Memory>()
-  const load = async (id: string): Promise<HostedMemory> => {
-    const info = (await listMemories()).find((m) => m.id === id)
-    const embedder = info && info.retrieval.embedder !== 'bm25-only' ? await loadEmbedder(info.retrieval.embedder) : undefined
-    const options: OpenMemoryOptions = embedder ? { embedder } : {}
-    const memory = await Memory.open(id, options)
-    // every open memory keeps its sync document, so other tabs see its writes
-    await memory.sync()
-    memories.set(id, memory)
-    return new HostedMemory(memory)
+  let full: Promise<EngineHost> | undefined
+  let warm: ReturnType<typeof setTimeout> | undefined
+  const engine = (): Promise<EngineHost> => {
+    if (!full) {
+      const loading = import('./hosted-engine').then((m) => m.createFullHost(loadEmbedder))
+      // a failed load (the chunk unreachable) is tried again on the next call
+      loading.catch(() => {
+        if (full === loading) full = undefined
+      })
+      full = loading
+    }
+    return full
   }
   return {
-    async createMemory(opts) {
-      const { embedderId, ...rest } = opts
-      const embedder = embedderId ? await loadEmbedder(embedderId) : undefined
-      const memory = await Memory.create({ ...rest, ...(embedder ? { embedder } : {}) })
-      await memory.sync()
-      const hosted = new HostedMemory(memory)
-      open.set(memory.info.id, Promise.resolve(hosted))
-      memories.set(memory.info.id, memory)
-      return Comlink.proxy(hosted)
+    createMemory: async (opts) => (await engine()).createMemory(opts),
+    openMemory: async (id) => (await engine()).openMemory(id),
+    async listMemories() {
+      const list = await readMemoryList()
+      // A moment after the first answer, the rest of the engine loads in the background: opening
+      // a memory then does not wait for it, and a first visit that goes offline still has it.
+      warm ??= setTimeout(() => void engine().catch(() => undefined), WARM_UP_DELAY_MS)
+      return list
     },
-    async openMemory(id) {
-      let hosted = open.get(id)
-      if (!hosted) {
-        hosted = load(id)
-        hosted.catch(() => open.delete(id))
-        open.set(id, hosted)
-      }
-      return Comlink.proxy(await hosted)
-    },
-    listMemories: () => listMemories(),
-    async deleteMemory(id) {
-      // an open still in progress finishes first, so its database is closed before it is deleted
-      await open.get(id)?.catch(() => undefined)
-      const memory = memories.get(id)
-      open.delete(id)
-      memories.delete(id)
-      await deleteMemory(id, memory)
-    },
-    listOrganization: (serverUrl, credential) => listOrganizationMemories({ serverUrl, credential }),
-    async joinOrganization(serverUrl, credential, memoryId) {
-      // an open copy is closed first: the join reopens it with the member's sync
-      await open.get(memoryId)?.then((h) => h.close()).catch(() => undefined)
-      open.delete(memoryId)
-      memories.delete(memoryId)
-      // ranked by words: the listing does not carry the owner's retrieval config
-      const { memory, connection } = await joinOrganizationMemory({ serverUrl, credential, memoryId })
-      open.set(memoryId, Promise.resolve(new HostedMemory(memory)))
-      memories.set(memoryId, memory)
-      return { memoryId, readToken: connection.token! }
-    },
-    async importBackup(backup) {
-      const retrieval = (backup as { info?: { retrieval?: { embedder?: unknown } } } | null)?.info?.retrieval
-      const embedderId = typeof retrieval?.embedder === 'string' && retrieval.embedder !== 'bm25-only' ? retrieval.embedder : undefined
-      const embedder = embedderId ? await loadEmbedder(embedderId) : undefined
-      const memory = await importMemory(backup, embedder ? { embedder } : {})
-      await memory.sync()
-      const hosted = new HostedMemory(memory)
-      open.set(memory.info.id, Promise.resolve(hosted))
-      memories.set(memory.info.id, memory)
-      return Comlink.proxy(hosted)
-    },
+    importBackup: async (backup) => (await engine()).importBackup(backup),
+    deleteMemory: async (id) => (await engine()).deleteMemory(id),
+    listOrganization: async (serverUrl, credential) => (await engine()).listOrganization(serverUrl, credential),
+    joinOrganization: async (serverUrl, credential, memoryId) => (await engine()).joinOrganization(serverUrl, credential, memoryId),
   }
 }
 

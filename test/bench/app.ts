@@ -5,7 +5,8 @@
 //
 // Interactive = navigation start until the memory list reports `data-loaded="true"`: the shell
 // is mounted, the capture/create form is on screen and the engine worker has answered
-// listMemories (so IndexedDB is open and the worker's module graph has loaded and run).
+// listMemories (so the worker's first script has loaded and run and has read the registry from
+// IndexedDB; the rest of the engine loads after).
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

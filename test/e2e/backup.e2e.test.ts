@@ -77,7 +77,8 @@ describe('memory backup in the app', () => {
     await harness.screenshot(page2, 'memory-delete-confirmation')
     await confirmation.getByRole('button', { name: 'Delete “Harbour survey notes”' }).click()
     await expect.poll(() => page2.getByTestId('memory-list-status').textContent()).toBe('Deleted “Harbour survey notes” from this device.')
-    expect(await page2.getByTestId('memory-list').locator(':scope > li').count()).toBe(0)
+    // the message shows as the delete finishes; the list is read again after it
+    await expect.poll(() => page2.getByTestId('memory-list').locator(':scope > li').count()).toBe(0)
     // and after a reload it stays gone
     await page2.reload()
     await page2.waitForSelector('html[data-ready="true"]')
