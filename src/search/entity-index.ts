@@ -3,13 +3,13 @@
 // and its query vectors). Vectors live in a flat array of our own (see vector-rows.ts): Orama
 // holds one vector per document, and an entity has one per text.
 
-import { count, create, insertMultiple, removeMultiple, search as oramaSearch } from '@orama/orama'
+import { count, create, insertMultiple, removeMultiple } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
-import { normalizedTop, topK, type Scored } from './top-k'
+import { topK, type Scored } from './top-k'
 import { quantizeRows, VectorRows } from './vector-rows'
 import { ENGLISH_STOP_WORDS } from './stop-words'
-import { isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
+import { bm25Top, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 
 export interface EntityDoc {
   key: string
@@ -268,11 +268,9 @@ class OramaEntityIndex implements EntityIndex {
 
   /** BM25 hits, best first and ties by key, normalized so the best is 1. */
   private textHits(term: string, k: number): Scored[] {
-    // Orama scores every match whatever the limit and breaks ties by insertion order, which
-    // differs between devices: take every match in one search and cut ties by key here
-    const result = oramaSearch(this.db, { term, properties: TEXT_PROPERTIES, boost: { name: NAME_BOOST }, limit: this.entries.length })
-    if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
-    return normalizedTop(result.hits, k, round)
+    // every match as Orama's search scores it; ties are cut by key here, since Orama breaks them
+    // by insertion order, which differs between devices
+    return bm25Top(this.db, term, TEXT_PROPERTIES, { name: NAME_BOOST }, k, round)
   }
 
   private async embedDocs(docs: EntityDoc[]): Promise<Float32Array[][]> {

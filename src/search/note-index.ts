@@ -3,13 +3,13 @@
 // note's vector to the query's and a soft word match, in which every query word counts by its
 // closest word in the note, so "martial arts" finds a note about karate.
 
-import { count, create, insertMultiple, removeMultiple, search as oramaSearch } from '@orama/orama'
+import { count, create, insertMultiple, removeMultiple } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { ENGLISH_STOP_WORDS } from './stop-words'
-import { compareRanked, normalizedTop, topK, type Scored } from './top-k'
+import { compareRanked, topK, type Scored } from './top-k'
 import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
-import { isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
+import { bm25Top, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 import { wordTokens } from './word-tokens'
 
 export interface NoteDoc {
@@ -235,16 +235,21 @@ class HybridNoteIndex implements NoteIndex {
     // synchronous from here: slots cannot move under the scan
     const n = this.entries.length
     const text = new Float32Array(n)
-    for (const hit of this.textHits(term, pool)) text[this.slotOf.get(hit.key)!] = hit.score
+    const textSlots: number[] = []
+    for (const hit of this.textHits(term, pool)) {
+      const slot = this.slotOf.get(hit.key)!
+      if (hit.score > 0) textSlots.push(slot)
+      text[slot] = hit.score
+    }
     if (!this.embedder) return topK(n, k, (s) => text[s]!, (s) => this.entries[s]!.doc.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
     const similarity = new Float32Array(this.entries.length)
     this.vectors!.maxSimilarity(embedded[0]!, similarity)
     const w = NOTE_WEIGHTS
-    const candidates = new Set<number>()
-    for (let s = 0; s < this.entries.length; s++) if (text[s]! > 0) candidates.add(s)
+    const candidates = new Set<number>(textSlots)
     for (const hit of topK(this.entries.length, pool, (s) => similarity[s]!, (s) => this.entries[s]!.doc.slug)) candidates.add(this.slotOf.get(hit.key)!)
     // the soft match, the dearest part, rescores only the best candidates by words and vector
-    const rescored = topK(this.entries.length, SOFT_RESCORE, (s) => (candidates.has(s) ? w.text * text[s]! + w.vector * Math.max(0, similarity[s]!) + 1e-6 : 0), (s) => this.entries[s]!.doc.slug)
+    const listed = [...candidates]
+    const rescored = topK(listed.length, SOFT_RESCORE, (i) => w.text * text[listed[i]!]! + w.vector * Math.max(0, similarity[listed[i]!]!) + 1e-6, (i) => this.entries[listed[i]!]!.doc.slug)
     const soft = this.softMatch(embedded.slice(1), new Set(rescored.map((h) => this.slotOf.get(h.key)!)))
     const fused = new Map<number, number>()
     let best = 0
@@ -281,14 +286,18 @@ class HybridNoteIndex implements NoteIndex {
   load(snapshot: NoteIndexSnapshot | JsonNoteIndexSnapshot): void {
     if (this.embedder) this.loadWords(snapshot)
     let at = 0
-    snapshot.docs.forEach((raw, slot) => {
+    const none = new Int32Array(0)
+    const { docs, noteWords, noteWordCounts } = snapshot
+    for (let slot = 0; slot < docs.length; slot++) {
+      const raw = docs[slot]!
       const doc = { slug: checkDoc(raw).slug, text: raw.text }
       if (this.slotOf.has(doc.slug)) throw corrupt(`slug "${doc.slug}" appears twice`)
-      const n = snapshot.noteWordCounts[slot]!
-      const words = this.embedder ? snapshot.noteWords.slice(at, (at += n)) : new Int32Array(0)
+      const n = noteWordCounts[slot]!
+      // views of the snapshot's rows, not copies: a restore of 100,000 notes made as many arrays
+      const words = this.embedder ? noteWords.subarray(at, (at += n)) : none
       this.entries.push({ doc, words })
       this.slotOf.set(doc.slug, slot)
-    })
+    }
     this.vectors?.load({ rowCounts: new Uint16Array(snapshot.docs.length).fill(1), data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === NOTE_TEXT_ANALYSIS && isSavedPostings(snapshot.text, ['text'])) {
       try {
@@ -383,11 +392,9 @@ class HybridNoteIndex implements NoteIndex {
 
   /** BM25 hits, normalized so the best is 1, best first and ties by slug. */
   private textHits(term: string, k: number): Scored[] {
-    // Orama scores every matching note whatever the limit, and breaks ties by insertion order,
-    // which differs between devices: take every match at once and cut ties by slug here
-    const result = oramaSearch(this.db, { term: bm25Text(term), properties: ['text'], limit: this.entries.length })
-    if (result instanceof Promise) throw new Error('Orama search went asynchronous; the default components are synchronous')
-    return normalizedTop(result.hits, k, round)
+    // every match as Orama's search scores it; ties are cut by slug here, since Orama breaks
+    // them by insertion order, which differs between devices
+    return bm25Top(this.db, bm25Text(term), ['text'], {}, k, round)
   }
 
   private exclusive(task: () => Promise<void>): Promise<void> {
@@ -435,7 +442,9 @@ function checkSnapshot(saved: NoteIndexSnapshot | JsonNoteIndexSnapshot | FloatN
   if (s.vectors.length !== notes * s.dimensions || s.scales.length !== notes || s.wordVectors.length !== words * s.dimensions || s.wordScales.length !== words) throw corrupt('vector counts do not match the notes')
   if (!(s.noteWords instanceof Int32Array) || !(s.noteWordCounts instanceof Uint16Array) || s.noteWordCounts.length !== s.docs.length) throw corrupt('missing the notes\' words')
   const rows = s.noteWordCounts.reduce((n, c) => n + c, 0)
-  if (rows !== s.noteWords.length || s.noteWords.some((r) => r < 0 || r >= s.words.length)) throw corrupt('the notes\' words do not match the word table')
+  if (rows !== s.noteWords.length) throw corrupt('the notes\' words do not match the word table')
+  const known = s.words.length
+  for (const r of s.noteWords) if (r < 0 || r >= known) throw corrupt('the notes\' words do not match the word table')
   return s
 }
 

@@ -8,7 +8,8 @@
 // terms of a saved document are looked up only when that document is first removed. The
 // documents store keeps which documents are present, not their texts: the caller has those.
 
-import { load as oramaLoad, save as oramaSave } from '@orama/orama'
+import { count as oramaCount, load as oramaLoad, save as oramaSave } from '@orama/orama'
+import { topK, type Scored } from './top-k'
 import type { AnyDocument, AnyOrama, components, IDocumentsStore, IIndex, SearchableType, Tokenizer, TokenScore } from '@orama/orama'
 
 type InternalDocumentIDStore = components.internalDocumentIDStore.InternalDocumentIDStore
@@ -266,8 +267,32 @@ function createStore(sharedInternalDocumentStore: InternalDocumentIDStore, schem
  * own index sums them (field by field, word by word), so the floating-point result is the same.
  */
 function search(store: PostingsIndexStore, term: string, tokenizer: Tokenizer, language: string | undefined, properties: string[], boost: Record<string, number>, relevance: { k: number; b: number; d: number }, docsCount: number, whereFiltersIDs: Set<number> | undefined): TokenScore[] {
+  const { ids, scores } = scoreDocuments(store, term, tokenizer, language, properties, boost, relevance, docsCount, whereFiltersIDs)
+  return Array.from(ids, (id, i): TokenScore => [id, scores[i]!]).sort((x, y) => y[1] - x[1])
+}
+
+/** Matching documents by internal id, in the order first matched, and their scores. */
+interface Matches {
+  ids: Int32Array
+  scores: Float64Array
+}
+
+/**
+ * Running sums of one search, by internal id, and which ids have one: kept between searches
+ * (a search is synchronous) and left cleared, so a search allocates nothing per document.
+ */
+let sums = new Float64Array(0)
+let summed = new Uint8Array(0)
+
+function scoreDocuments(store: PostingsIndexStore, term: string, tokenizer: Tokenizer, language: string | undefined, properties: string[], boost: Record<string, number>, relevance: { k: number; b: number; d: number }, docsCount: number, whereFiltersIDs: Set<number> | undefined): Matches {
   const tokens = [...new Set(tokenizer.tokenize(term, language))]
-  const scores = new Map<number, number>()
+  const top = store.sharedInternalDocumentStore.internalIdToId.length + 1
+  if (sums.length < top) {
+    sums = new Float64Array(Math.max(top, sums.length * 2))
+    summed = new Uint8Array(sums.length)
+  }
+  let touched = new Int32Array(64)
+  let size = 0
   const { k, b, d } = relevance
   for (const prop of properties) {
     const field = store.fields[prop]
@@ -295,11 +320,50 @@ function search(store: PostingsIndexStore, term: string, tokenizer: Tokenizer, l
         const length = lengths[id]!
         const tf = 1 / length
         const bm25 = (idf * (d + tf * (k + 1))) / (tf + k * (1 - b + (b * length) / average))
-        scores.set(id, (scores.get(id) ?? 0) + bm25 * weight)
+        // summed in the order Orama's index sums them (field by field, word by word), from 0
+        if (!summed[id]) {
+          summed[id] = 1
+          if (size === touched.length) {
+            const grown = new Int32Array(size * 2)
+            grown.set(touched)
+            touched = grown
+          }
+          touched[size++] = id
+        }
+        sums[id] = sums[id]! + bm25 * weight
       }
     }
   }
-  return [...scores].sort((x, y) => y[1] - x[1])
+  const ids = touched.slice(0, size)
+  const scores = new Float64Array(size)
+  for (let i = 0; i < size; i++) {
+    const id = ids[i]!
+    scores[i] = sums[id]!
+    sums[id] = 0
+    summed[id] = 0
+  }
+  return { ids, scores }
+}
+
+/** Orama's BM25 parameters, which its `search` applies when a search names none. */
+const RELEVANCE = { k: 1.2, b: 0.75, d: 0.5 }
+
+/**
+ * The `k` best documents for `term`, normalized so the best is 1 (`round` applied), best first
+ * with ties by id. Scores are those Orama's `search` gives on a database built with these
+ * components (the same tokens, statistics and sums, so the same numbers); Orama's search would
+ * also sort every match, fetch a document for each and make an array as long as its limit,
+ * which a ranking of the best few never reads.
+ */
+export function bm25Top(db: AnyOrama, term: string, properties: string[], boost: Record<string, number>, k: number, round: (score: number) => number): Scored[] {
+  const store = db.data.index as unknown as PostingsIndexStore
+  for (const prop of properties) if (!store.fields[prop]) throw new Error(`no field ${prop} in this index`)
+  const { ids, scores } = scoreDocuments(store, term, db.tokenizer as Tokenizer, undefined, properties, boost, RELEVANCE, oramaCount(db), undefined)
+  let best = 0
+  for (const score of scores) if (score > best) best = score
+  if (best <= 0) return []
+  const keys = db.internalDocumentIDStore.internalIdToId
+  return topK(ids.length, k, (i) => round(scores[i]! / best), (i) => keys[ids[i]! - 1]!)
 }
 
 /** The saved form with documents renumbered by `ids`: the document of internal id `ids[i]` becomes i + 1. */

@@ -60,14 +60,3 @@ function siftDown(heap: Scored[], i: number): void {
     i = worst
   }
 }
-
-/**
- * Search hits (every match of an Orama search) as the `k` best, normalized so the best is 1,
- * ties cut by id: Orama breaks ties by insertion order, which differs between devices.
- */
-export function normalizedTop(hits: ReadonlyArray<{ id: string; score: number }>, k: number, round: (score: number) => number): Scored[] {
-  let best = 0
-  for (const h of hits) if (h.score > best) best = h.score
-  if (best <= 0) return []
-  return topK(hits.length, k, (i) => round(hits[i]!.score / best), (i) => hits[i]!.id)
-}

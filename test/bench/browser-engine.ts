@@ -4,8 +4,12 @@
 // onnxruntime-web, it fills a memory, saves the index, and times in a fresh worker a cold open
 // and recall. Alone: `npx tsx test/bench/browser-engine.ts [sizes...] [--hybrid]`.
 // CAIRN_BENCH_DIST=<dir> reuses a build of this page instead of building again.
+// CAIRN_BENCH_PROFILE=<dir> keeps the filled Chromium profile in <dir>: the first run fills it,
+// later runs time cold opens and recalls on a fresh copy of it (a 100k fill takes many minutes).
+// The page is then served on one port (CAIRN_BENCH_PORT, default 41731): a profile's memories
+// belong to that origin.
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,10 +22,12 @@ import { percentile } from './stats'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const PAGE = 'test/bench/browser/index.html'
 const QUERIES = 101
-/** Cold opens per row, each in a fresh worker; the row reports their median (the host is shared). */
-const COLD_RUNS = 3
+/** Cold opens per row, each in a fresh worker; the row reports their median (the host is shared). CAIRN_BENCH_COLD_RUNS changes it. */
+const COLD_RUNS = Number(process.env.CAIRN_BENCH_COLD_RUNS) || 3
 /** Timed writes, in the last cold run only (they change the memory the next run would open). */
 const WRITES = 50
+/** The server's port when a profile is kept (CAIRN_BENCH_PORT to change it): IndexedDB belongs to an origin, port included. */
+const KEPT_PROFILE_PORT = Number(process.env.CAIRN_BENCH_PORT) || 41_731
 /** Observations per message to the page while staging a fill. */
 const STAGE_CHUNK = 5_000
 // The flags of test/e2e/harness.ts, which cannot be imported outside vitest (it uses inject).
@@ -58,9 +64,13 @@ export interface BrowserEngineRow {
   openReadParts: string
   /** The steps of the timed open, from inside it (ms, median of the cold runs). */
   openSteps: string
+  /** The p50 of each part of a recall, timed alone over the same queries (all cold runs): note index, entity index, assembly. */
+  recallParts: string
   /** Over the recalls after the first, of all cold runs. */
   recallP50Ms: number
   recallP95Ms: number
+  /** The same recalls once more, after the parts were timed: seconds after the open, its filing done or nearly. */
+  recallAgainP50Ms: number
   /** Entities per timed recall, on average (queries are words of real descriptions). */
   hitsPerRecall: number
   /** Writes of new notes naming known entities, after the recalls of the last cold run. */
@@ -75,7 +85,7 @@ export interface BrowserEngineRow {
 }
 
 interface Filled { id: string; token: string; entities: number; relationships: number; loadMs: number; saveIndexMs: number }
-interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number> }; writeMs: number[]; floor: { vectorBytes: number; scanMs: number } }
+interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number> }; writeMs: number[]; recallParts?: Record<string, number[]>; recallAgainMs?: number[]; floor: { vectorBytes: number; scanMs: number } }
 
 /** Two words of some entity's description, as a person would half-remember it (as in engine.ts). */
 function queriesFor(n: number): string[] {
@@ -99,13 +109,13 @@ async function buildPage(): Promise<{ dir: string; cleanup: () => Promise<void> 
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
 
-async function serve(dir: string): Promise<{ server: PreviewServer; baseUrl: string }> {
+async function serve(dir: string, port = 0): Promise<{ server: PreviewServer; baseUrl: string }> {
   const server = await preview({
     root,
     configFile: join(root, 'vite.config.ts'),
     logLevel: 'warn',
     build: { outDir: dir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: true, open: false },
+    preview: { host: '127.0.0.1', port, strictPort: true, open: false },
   })
   const baseUrl = server.resolvedUrls?.local[0]
   if (!baseUrl) {
@@ -115,7 +125,7 @@ async function serve(dir: string): Promise<{ server: PreviewServer; baseUrl: str
   return { server, baseUrl }
 }
 
-async function measure(context: BrowserContext, n: number, hybrid: boolean): Promise<BrowserEngineRow> {
+async function fill(context: BrowserContext, n: number, hybrid: boolean): Promise<Filled> {
   const page = await context.newPage()
   try {
     await page.goto(PAGE)
@@ -124,7 +134,17 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean): Pro
       const chunk: ObservationInput[] = Array.from({ length: Math.min(STAGE_CHUNK, n - at) }, (_, i) => observationFor(at + i, n))
       await page.evaluate((chunk) => window.cairnBench!.stage(chunk), chunk)
     }
-    const filled = await page.evaluate(([name, hybrid]) => window.cairnBench!.fill(name, hybrid), [`bench-${hybrid ? 'hybrid' : 'bm25'}-${n}`, hybrid] as const) as Filled
+    return await page.evaluate(([name, hybrid]) => window.cairnBench!.fill(name, hybrid), [`bench-${hybrid ? 'hybrid' : 'bm25'}-${n}`, hybrid] as const) as Filled
+  } finally {
+    await page.close()
+  }
+}
+
+async function measure(context: BrowserContext, n: number, hybrid: boolean, filled: Filled): Promise<BrowserEngineRow> {
+  const page = await context.newPage()
+  try {
+    await page.goto(PAGE)
+    await page.waitForSelector('html[data-ready="true"]')
     // new notes about entities already there, as an agent adds to a memory in use
     const writes: ObservationInput[] = Array.from({ length: WRITES }, (_, i) => ({ ...observationFor(n + i, n), title: `Later observation ${i}` }))
     const runs: Timings[] = []
@@ -157,8 +177,10 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean): Pro
       snapshotCurrent: runs.every((t) => t.phases.snapshotCurrent),
       openSteps: Object.keys(runs[0]!.openSteps ?? {}).map((k) => `${k} ${Math.round(median((t) => t.openSteps?.[k] ?? 0))}`).join(', '),
       openReadParts: Object.keys(runs[0]!.phases.readParts ?? {}).map((k) => `${k} ${Math.round(median((t) => t.phases.readParts?.[k] ?? 0))}`).join(', '),
+      recallParts: Object.keys(runs[0]!.recallParts ?? {}).map((k) => `${k} ${round(percentile(runs.flatMap((t) => t.recallParts?.[k] ?? []), 50))}`).join(', '),
       recallP50Ms: percentile(recallMs, 50),
       recallP95Ms: percentile(recallMs, 95),
+      recallAgainP50Ms: percentile(runs.flatMap((t) => t.recallAgainMs ?? []), 50),
       hitsPerRecall: round(hits / Math.max(1, recallMs.length)),
       writeP50Ms: percentile(runs.flatMap((t) => t.writeMs), 50),
       writeP95Ms: percentile(runs.flatMap((t) => t.writeMs), 95),
@@ -175,22 +197,48 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean): Pro
 export async function benchBrowserEngine(sizes: number[], opts: { bm25?: boolean } = {}): Promise<BrowserEngineRow[]> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`the browser benchmark needs Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`)
   const { dir, cleanup } = await buildPage()
+  const kept = process.env.CAIRN_BENCH_PROFILE ? resolve(process.env.CAIRN_BENCH_PROFILE) : undefined
   const userDataDir = await mkdtemp(join(tmpdir(), 'cairn-bench-profile-'))
   let server: PreviewServer | undefined
   let context: BrowserContext | undefined
+  const errors: string[] = []
+  const launch = async (profile: string, baseURL: string): Promise<BrowserContext> => {
+    const launched = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, baseURL })
+    launched.setDefaultTimeout(1_800_000)
+    launched.on('weberror', (e) => errors.push(e.error().message))
+    return launched
+  }
   try {
-    const served = await serve(dir)
+    const served = await serve(dir, kept ? KEPT_PROFILE_PORT : 0)
     server = served.server
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, baseURL: served.baseUrl })
-    context.setDefaultTimeout(300_000)
-    const errors: string[] = []
-    context.on('weberror', (e) => errors.push(e.error().message))
+    const largest = Math.max(...sizes.filter((n) => n <= 10_000))
+    const wanted: [number, boolean][] = sizes.map((n) => [n, true])
+    if (opts.bm25 !== false && Number.isFinite(largest)) wanted.push([largest, false])
+    const filled = new Map<string, Filled>()
+    const key = (n: number, hybrid: boolean): string => `${hybrid ? 'hybrid' : 'bm25'}-${n}`
+    if (kept) {
+      // fill what the kept profile lacks, in the profile itself, then time on a copy of it
+      const recordOf = (n: number, hybrid: boolean): string => join(kept, `filled-${key(n, hybrid)}.json`)
+      for (const [n, hybrid] of wanted) {
+        if (existsSync(recordOf(n, hybrid))) {
+          filled.set(key(n, hybrid), JSON.parse(await readFile(recordOf(n, hybrid), 'utf8')) as Filled)
+          continue
+        }
+        context = await launch(join(kept, 'profile'), served.baseUrl)
+        const made = await fill(context, n, hybrid)
+        await context.close()
+        context = undefined
+        await writeFile(recordOf(n, hybrid), JSON.stringify(made))
+        console.error(`browser engine: filled ${key(n, hybrid)} into ${kept}: ${JSON.stringify(made)}`)
+        filled.set(key(n, hybrid), made)
+      }
+      await cp(join(kept, 'profile'), userDataDir, { recursive: true })
+    }
+    context = await launch(userDataDir, served.baseUrl)
     const rows: BrowserEngineRow[] = []
     // each row is logged as it comes: a 100k row takes minutes
     const add = (row: BrowserEngineRow) => (rows.push(row), console.error(`browser engine: ${JSON.stringify(row)}`))
-    for (const n of sizes) add(await measure(context, n, true))
-    const largest = Math.max(...sizes.filter((n) => n <= 10_000))
-    if (opts.bm25 !== false && Number.isFinite(largest)) add(await measure(context, largest, false))
+    for (const [n, hybrid] of wanted) add(await measure(context, n, hybrid, filled.get(key(n, hybrid)) ?? (await fill(context, n, hybrid))))
     if (errors.length) throw new Error(`the benchmark page reported errors: ${errors.join('; ')}`)
     return rows
   } finally {
