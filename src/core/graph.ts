@@ -735,7 +735,9 @@ export class Graph implements GraphView {
 
   /** Keys (after aliases) of the live entities an observation names. */
   entitiesOf(slug: string): string[] {
-    const c = this.contributions.get(slug)
+    // a note an open has not filed yet is read from itself, without filing it out of order
+    const held = this.unfiled.length && !this.contributions.has(slug) ? this.observations.get(slug) : undefined
+    const c = this.contributions.get(slug) ?? (held && this.contributionOf(held))
     if (!c) return []
     const out: string[] = []
     for (const k of c.entities) if (this.entityMap.has(k)) out.push(k)

@@ -143,6 +143,21 @@ describe('open from the saved state', () => {
     await reopened.close()
   })
 
+  it('a recall right after the open, before the notes are filed, lends each matching note its entities as one after', async () => {
+    const f = await fixture()
+    // the note matches the query; its second entity is reached only through the note
+    await f.conn.write({ title: 'Ada', content: 'Ada worked on the Engine.', entities: [ada, engine] })
+    await f.memory.close()
+    const reopened = await f.reopen()
+    // called before any task has run, so the background filing waits for it
+    const early = await engineOf(reopened).recall({ query: 'Ada Lovelace' })
+    await new Promise((r) => setTimeout(r, 50))
+    const late = await engineOf(reopened).recall({ query: 'Ada Lovelace' })
+    expect(early.entities.map((e) => e.name)).toContain('Analytical Engine')
+    expect(early).toEqual(late)
+    await reopened.close()
+  })
+
   it('closing an open that took its indexes as saved writes nothing again', async () => {
     const f = await fixture()
     await f.conn.write({ title: 'a', content: 'c', entities: [ada] })
