@@ -99,7 +99,9 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
     const sessionId = req.headers['mcp-session-id']
     if (typeof sessionId === 'string') {
       const s = sessions.get(sessionId)
-      if (!s) return reply(res, 404, 'not_found', 'unknown or closed session; initialize a new one')
+      // idle past its time is closed, whether or not the sweep has come by yet
+      if (s && Date.now() - s.lastSeen >= idleMs) closeSession(sessionId, s)
+      if (!s || !sessions.has(sessionId)) return reply(res, 404, 'not_found', 'unknown or closed session; initialize a new one')
       if (!sameToken(s.tokenDigest, tokenDigest)) return reply(res, 403, 'forbidden', 'this session belongs to another connection')
       s.lastSeen = Date.now()
       const body = req.method === 'POST' ? await readJson(req) : undefined
@@ -129,12 +131,16 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
     await transport.handleRequest(req, res, body)
   }
 
+  function closeSession(id: string, s: { transport: StreamableHTTPServerTransport }): void {
+    sessions.delete(id)
+    void s.transport.close().catch(() => undefined)
+  }
+
   const sweep = setInterval(() => {
     const now = Date.now()
     for (const [id, s] of sessions) {
       if (now - s.lastSeen < idleMs) continue
-      sessions.delete(id)
-      void s.transport.close().catch(() => undefined)
+      closeSession(id, s)
     }
   }, Math.max(50, Math.min(60_000, Math.floor(idleMs / 4))))
   sweep.unref()
