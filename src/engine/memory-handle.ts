@@ -9,7 +9,7 @@ import { derivedTables, replaceDerived } from '../store/derived-rows'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
-import { createEntityIndex, restoreEntityIndex, type EntityIndex } from '../search/entity-index'
+import { createEntityIndex, restoreEntityIndex, type EntityDoc, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
 import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory-engine'
 import { unpackIndex, unpackOpenState, type SavedIndex } from '../store/open-state'
@@ -185,7 +185,7 @@ export class Memory {
     const savedWith = (row: SavedIndex | undefined) => state?.saveId !== undefined && state.observations !== undefined && row?.saveId === state.saveId && row.version === version
     const snap = read.entityIndex
     // an unreadable snapshot costs a rebuild, never the memory
-    const restored = snap ? await Promise.resolve().then(() => restoreEntityIndex(unpackIndex(snap) as never, indexOptions(info, embedder))).catch(() => undefined) : undefined
+    const restored = snap ? await Promise.resolve().then(() => restoreEntityIndex(unpackIndex(snap) as never, { ...indexOptions(info, embedder), documents: (key) => entityDocOf(graph, key) })).catch(() => undefined) : undefined
     clock.step('entity index')
     let index: EntityIndex
     const indexCurrent = restored !== undefined && savedWith(snap)
@@ -427,6 +427,17 @@ function queryOnce(embedder: Embedder | undefined): Embedder | undefined {
   return embedder && rememberRecentTexts(embedder)
 }
 
+/** What the entity index holds of an entity, for a restore that must rebuild its BM25 part. */
+function entityDocOf(graph: Graph, key: string): EntityDoc | undefined {
+  const e = graph.entities.get(key)
+  return e && entityDoc(e)
+}
+
+function noteTextOf(graph: Graph, slug: string): string | undefined {
+  const o = graph.getObservation(slug)
+  return o && noteDoc(o).text
+}
+
 function indexOptions(info: MemoryInfo, embedder: Embedder | undefined): Parameters<typeof createEntityIndex>[0] {
   return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder, weights: info.retrieval.weights } : {}
 }
@@ -440,7 +451,7 @@ function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Par
  * is unreadable; `current` when it was restored as saved with the open state.
  */
 async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock): Promise<{ index: NoteIndex; current: boolean }> {
-  const restored = saved ? await Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, opts)).catch(() => undefined) : undefined
+  const restored = saved ? await Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, { ...opts, texts: (slug) => noteTextOf(graph, slug) })).catch(() => undefined) : undefined
   clock.step('note index')
   if (restored && current) return { index: restored, current: true }
   const notes = restored ?? (await createNoteIndex(opts))

@@ -9,6 +9,7 @@ import type { Embedder } from './embedder'
 import { topK, type Scored } from './top-k'
 import { quantizeRows, VectorRows } from './vector-rows'
 import { ENGLISH_STOP_WORDS } from './stop-words'
+import { textDigest } from './text-digest'
 import { bm25Top, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 
 export interface EntityDoc {
@@ -50,7 +51,9 @@ export interface EntityIndex {
   snapshot(): Promise<IndexSnapshot>
 }
 
-export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@3'
+export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@4'
+/** The format that kept each entity's document: restored as it is, the documents read only for their digests. */
+export const DOC_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@3'
 /** The format whose BM25 index was Orama's radix index saved as JSON: restored, its BM25 part rebuilt from the documents. */
 export const JSON_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@2'
 /** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
@@ -65,25 +68,36 @@ export interface IndexSnapshot {
   dimensions: number
   stemming: boolean
   analysis: typeof TEXT_ANALYSIS
-  docs: EntityDoc[]
-  /** The BM25 postings, documents numbered from 1 in `docs` order. */
+  /**
+   * The entities, by key, and a digest of what was indexed of each: the entities themselves are
+   * saved beside the index already, so the index keeps only what tells a changed one apart.
+   */
+  keys: string[]
+  digests: Float64Array
+  /** The BM25 postings, documents numbered from 1 in `keys` order. */
   text: SavedPostings
-  /** Vectors per document, in `docs` order. */
+  /** Vectors per document, in `keys` order. */
   rowCounts: Uint16Array
-  /** All rows, `dimensions` int8 values each, in `docs` order. */
+  /** All rows, `dimensions` int8 values each, in `keys` order. */
   vectors: Int8Array
   /** One per row: a value is the int8 times its row's scale. */
   scales: Float32Array
 }
 
+/** A snapshot that kept each entity's document (`docs`, in slot order) where it now keeps a digest. */
+export interface DocIndexSnapshot extends Omit<IndexSnapshot, 'format' | 'keys' | 'digests'> {
+  format: typeof DOC_INDEX_SNAPSHOT_FORMAT
+  docs: EntityDoc[]
+}
+
 /** A snapshot with Orama's radix index as JSON: everything but its BM25 part is restored as it is. */
-export interface JsonIndexSnapshot extends Omit<IndexSnapshot, 'format' | 'text'> {
+export interface JsonIndexSnapshot extends Omit<DocIndexSnapshot, 'format' | 'text'> {
   format: typeof JSON_INDEX_SNAPSHOT_FORMAT
   text: string
 }
 
 /** A snapshot saved before vectors were int8: float rows, no scales. */
-export interface FloatIndexSnapshot extends Omit<IndexSnapshot, 'format' | 'text' | 'vectors' | 'scales'> {
+export interface FloatIndexSnapshot extends Omit<DocIndexSnapshot, 'format' | 'text' | 'vectors' | 'scales'> {
   format: typeof FLOAT_INDEX_SNAPSHOT_FORMAT
   text: string
   vectors: Float32Array
@@ -101,8 +115,8 @@ const SCORE_STEP = 1e9
 
 type TextDb = ReturnType<typeof createTextDb>
 interface TextRow { id: string; name: string; description: string; queries: string }
-/** `text` is `textOf(doc)`, taken when first compared: a restore need not build it for every entity. */
-interface Entry { doc: EntityDoc; text?: string }
+/** `digest` is `textDigest(textOf(doc))` of the document indexed. */
+interface Entry { key: string; digest: number }
 
 function createTextDb(stemming: boolean) {
   return create({
@@ -119,7 +133,14 @@ export async function createEntityIndex(opts: EntityIndexOptions = {}): Promise<
 }
 
 /** Rebuilds an index from `snapshot` without embedding anything. */
-export async function restoreEntityIndex(saved: IndexSnapshot | JsonIndexSnapshot | FloatIndexSnapshot, opts: EntityIndexOptions = {}): Promise<EntityIndex> {
+export type SavedEntityIndex = IndexSnapshot | DocIndexSnapshot | JsonIndexSnapshot | FloatIndexSnapshot
+
+/**
+ * Rebuilds an index from `snapshot` without embedding anything. `documents` gives the entities'
+ * documents by key, for when the saved BM25 part must be rebuilt (another analysis, unreadable
+ * postings) from a snapshot that keeps only digests; without it such a restore fails.
+ */
+export async function restoreEntityIndex(saved: SavedEntityIndex, opts: EntityIndexOptions & { documents?: (key: string) => EntityDoc | undefined } = {}): Promise<EntityIndex> {
   const snapshot = checkSnapshot(saved)
   const embedder = opts.embedder
   if (snapshot.embedder !== null && embedder && (embedder.id !== snapshot.embedder || embedder.dimensions !== snapshot.dimensions)) {
@@ -129,7 +150,7 @@ export async function restoreEntityIndex(saved: IndexSnapshot | JsonIndexSnapsho
     throw new MemoryError('config_locked', `The saved index has no vectors; rebuild it from the entities to search with ${embedder.id}.`, { offered: embedder.id })
   }
   const index = new OramaEntityIndex(embedder, normalizeWeights(opts.weights), snapshot.stemming)
-  index.load(snapshot)
+  index.load(snapshot, opts.documents)
   return index
 }
 
@@ -157,25 +178,22 @@ class OramaEntityIndex implements EntityIndex {
   }
 
   keys(): string[] {
-    return this.entries.map((e) => e.doc.key)
+    return this.entries.map((e) => e.key)
   }
 
   async upsert(docs: EntityDoc[]): Promise<void> {
     const latest = new Map<string, EntityDoc>()
     for (const doc of docs) latest.set(checkDoc(doc).key, copyDoc(doc))
     return this.exclusive(async () => {
-      const changed = [...latest.values()].filter((doc) => this.indexedText(doc.key) !== textOf(doc))
+      const digests = new Map([...latest.values()].map((doc) => [doc.key, textDigest(textOf(doc))]))
+      const changed = [...latest.values()].filter((doc) => this.entries[this.slotOf.get(doc.key) ?? -1]?.digest !== digests.get(doc.key))
       const vectors = await this.embedDocs(changed)
       // apply synchronously after the only await, so a search never sees half an upsert
       const removed = changed.map((d) => d.key).filter((key) => this.slotOf.has(key))
       if (removed.length) removeMultiple(this.db, removed)
-      for (const doc of latest.values()) {
-        const slot = this.slotOf.get(doc.key)
-        if (slot !== undefined) this.entries[slot]!.doc = doc // a type-only change needs no reindexing
-      }
       changed.forEach((doc, i) => {
         const slot = this.slotOf.get(doc.key) ?? this.entries.length
-        this.entries[slot] = { doc, text: textOf(doc) }
+        this.entries[slot] = { key: doc.key, digest: digests.get(doc.key)! }
         this.slotOf.set(doc.key, slot)
         if (this.vectors) this.vectors.set(slot, vectors[i]!)
       })
@@ -196,7 +214,7 @@ class OramaEntityIndex implements EntityIndex {
         if (slot !== last) {
           const moved = this.entries[last]!
           this.entries[slot] = moved
-          this.slotOf.set(moved.doc.key, slot)
+          this.slotOf.set(moved.key, slot)
           this.vectors?.move(last, slot)
         }
         this.entries.pop()
@@ -223,29 +241,32 @@ class OramaEntityIndex implements EntityIndex {
     const n = this.entries.length
     const similarity = new Float32Array(n) // stays 0 for negative similarity
     this.vectors!.maxSimilarity(queryVector, similarity)
-    if (wanted === 'vector') return topK(n, k, (s) => round(similarity[s]!), (s) => this.entries[s]!.doc.key)
+    if (wanted === 'vector') return topK(n, k, (s) => round(similarity[s]!), (s) => this.entries[s]!.key)
     const text = new Float32Array(n)
     for (const hit of this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES))) text[this.slotOf.get(hit.key)!] = hit.score
     const { text: wt, vector: wv } = this.weights
-    return topK(n, k, (s) => round(wt * text[s]! + wv * similarity[s]!), (s) => this.entries[s]!.doc.key)
+    return topK(n, k, (s) => round(wt * text[s]! + wv * similarity[s]!), (s) => this.entries[s]!.key)
   }
 
   async snapshot(): Promise<IndexSnapshot> {
     await this.queue.catch(() => undefined)
-    const docs = this.entries.map((e) => copyDoc(e.doc))
+    const keys = this.keys()
+    const digests = Float64Array.from(this.entries, (e) => e.digest)
     const dims = this.embedder?.dimensions ?? 0
-    const rows = this.vectors?.export(docs.length) ?? { rowCounts: new Uint16Array(docs.length), data: new Int8Array(0), scales: new Float32Array(0) }
-    const text = saveRows(this.db, this.keys())
-    return { format: INDEX_SNAPSHOT_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, stemming: this.stemming, analysis: TEXT_ANALYSIS, docs, text, rowCounts: rows.rowCounts, vectors: rows.data, scales: rows.scales }
+    const rows = this.vectors?.export(keys.length) ?? { rowCounts: new Uint16Array(keys.length), data: new Int8Array(0), scales: new Float32Array(0) }
+    const text = saveRows(this.db, keys)
+    return { format: INDEX_SNAPSHOT_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, stemming: this.stemming, analysis: TEXT_ANALYSIS, keys, digests, text, rowCounts: rows.rowCounts, vectors: rows.data, scales: rows.scales }
   }
 
   /** Fills an empty index from a checked snapshot; Orama's saved state when it is of this analysis. */
-  load(snapshot: IndexSnapshot | JsonIndexSnapshot): void {
-    snapshot.docs.forEach((raw, slot) => {
-      const doc = copyDoc(checkDoc(raw))
-      if (this.slotOf.has(doc.key)) throw corrupt(`key "${doc.key}" appears twice`)
-      this.entries.push({ doc })
-      this.slotOf.set(doc.key, slot)
+  load(snapshot: IndexSnapshot | DocIndexSnapshot | JsonIndexSnapshot, documents?: (key: string) => EntityDoc | undefined): void {
+    // an older snapshot kept the documents: each gives its digest, and a rebuild below its text
+    const docs = 'docs' in snapshot ? snapshot.docs.map((d) => copyDoc(checkDoc(d))) : undefined
+    const keys = docs ? docs.map((d) => d.key) : (snapshot as IndexSnapshot).keys
+    keys.forEach((key, slot) => {
+      if (this.slotOf.has(key)) throw corrupt(`key "${key}" appears twice`)
+      this.entries.push({ key, digest: docs ? textDigest(textOf(docs[slot]!)) : (snapshot as IndexSnapshot).digests[slot]! })
+      this.slotOf.set(key, slot)
     })
     this.vectors?.load({ rowCounts: snapshot.rowCounts, data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === TEXT_ANALYSIS && isSavedPostings(snapshot.text, TEXT_PROPERTIES)) {
@@ -256,14 +277,13 @@ class OramaEntityIndex implements EntityIndex {
         // fall through to a rebuild
       }
     }
-    // Orama's radix index of an older format, another analysis or unreadable postings are rebuilt from the documents: no embedding needed
+    // Orama's radix index of an older format, another analysis or unreadable postings are rebuilt
+    // from the documents: no embedding needed. A document given now may differ from the one
+    // indexed; its entry keeps the saved digest, so the next upsert of it indexes it again.
+    const rows = docs ?? (documents ? keys.map((key) => documents(key) ?? { key, name: '', type: '', description: '', queries: [] }) : undefined)
+    if (!rows) throw corrupt('the postings do not match the documents')
     this.db = createTextDb(this.stemming)
-    insertMultiple(this.db, this.entries.map((e) => textRow(e.doc)))
-  }
-
-  private indexedText(key: string): string | undefined {
-    const entry = this.entries[this.slotOf.get(key) ?? -1]
-    return entry ? (entry.text ??= textOf(entry.doc)) : undefined
+    insertMultiple(this.db, rows.map(textRow))
   }
 
   /** BM25 hits, best first and ties by key, normalized so the best is 1. */
@@ -333,20 +353,22 @@ function normalizeWeights(weights: { text: number; vector: number } | undefined)
 }
 
 /** A readable snapshot in the current format: a float one is quantized as an upsert would. */
-function checkSnapshot(saved: IndexSnapshot | JsonIndexSnapshot | FloatIndexSnapshot): IndexSnapshot | JsonIndexSnapshot {
-  let s: IndexSnapshot | JsonIndexSnapshot
+function checkSnapshot(saved: SavedEntityIndex): IndexSnapshot | DocIndexSnapshot | JsonIndexSnapshot {
+  let s: IndexSnapshot | DocIndexSnapshot | JsonIndexSnapshot
   if (saved?.format === FLOAT_INDEX_SNAPSHOT_FORMAT) {
     if (!(saved.vectors instanceof Float32Array) || !(saved.dimensions >= 0)) throw corrupt('missing vectors')
     const { data, scales } = quantizeRows(saved.vectors, saved.dimensions)
     s = { ...saved, format: JSON_INDEX_SNAPSHOT_FORMAT, vectors: data, scales }
-  } else if (saved?.format === INDEX_SNAPSHOT_FORMAT || saved?.format === JSON_INDEX_SNAPSHOT_FORMAT) {
+  } else if (saved?.format === INDEX_SNAPSHOT_FORMAT || saved?.format === DOC_INDEX_SNAPSHOT_FORMAT || saved?.format === JSON_INDEX_SNAPSHOT_FORMAT) {
     s = saved
   } else {
     throw corrupt(`unknown format ${String((saved as { format?: unknown } | null)?.format)}`)
   }
-  if (!Array.isArray(s.docs) || !(s.rowCounts instanceof Uint16Array) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array)) throw corrupt('missing documents or vectors')
+  const kept = s.format === INDEX_SNAPSHOT_FORMAT ? s.keys : s.docs
+  if (s.format === INDEX_SNAPSHOT_FORMAT && (!Array.isArray(s.keys) || !s.keys.every((key) => typeof key === 'string' && key) || !(s.digests instanceof Float64Array) || s.digests.length !== s.keys.length)) throw corrupt('missing documents or their digests')
+  if (!Array.isArray(kept) || !(s.rowCounts instanceof Uint16Array) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array)) throw corrupt('missing documents or vectors')
   const rows = s.rowCounts.reduce((a, b) => a + b, 0)
-  if (s.rowCounts.length !== s.docs.length || s.scales.length !== rows || s.vectors.length !== rows * s.dimensions) throw corrupt('vector counts do not match the documents')
+  if (s.rowCounts.length !== kept.length || s.scales.length !== rows || s.vectors.length !== rows * s.dimensions) throw corrupt('vector counts do not match the documents')
   return s
 }
 

@@ -10,6 +10,7 @@ import { ENGLISH_STOP_WORDS } from './stop-words'
 import { compareRanked, topK, type Scored } from './top-k'
 import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
 import { bm25Top, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
+import { textDigest } from './text-digest'
 import { wordTokens } from './word-tokens'
 
 export interface NoteDoc {
@@ -39,7 +40,9 @@ export interface NoteIndex {
   snapshot(): Promise<NoteIndexSnapshot>
 }
 
-export const NOTE_INDEX_FORMAT = 'cairn-note-index@3'
+export const NOTE_INDEX_FORMAT = 'cairn-note-index@4'
+/** The format that kept each note's text: restored as it is, its texts read only for their digests. */
+export const TEXT_NOTE_INDEX_FORMAT = 'cairn-note-index@3'
 /** The format whose BM25 index was Orama's radix index saved as JSON: restored, its BM25 part rebuilt from the notes. */
 export const JSON_NOTE_INDEX_FORMAT = 'cairn-note-index@2'
 /** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
@@ -52,29 +55,40 @@ export interface NoteIndexSnapshot {
   embedder: string | null
   dimensions: number
   analysis: typeof NOTE_TEXT_ANALYSIS
-  docs: NoteDoc[]
-  /** The BM25 postings, notes numbered from 1 in `docs` order. */
+  /**
+   * The notes, by slug, and a digest of each one's text: the texts are the observations' own,
+   * saved beside the index already, so the index keeps only what tells a changed text apart.
+   */
+  slugs: string[]
+  digests: Float64Array
+  /** The BM25 postings, notes numbered from 1 in `slugs` order. */
   text: SavedPostings
-  /** One int8 vector per note, in `docs` order (empty without an embedder), and its scale. */
+  /** One int8 vector per note, in `slugs` order (empty without an embedder), and its scale. */
   vectors: Int8Array
   scales: Float32Array
   /** The words whose vectors the soft match uses, and those vectors (int8, a scale each) in the same order. */
   words: string[]
   wordVectors: Int8Array
   wordScales: Float32Array
-  /** Each note's word rows, concatenated in `docs` order, and how many each has: restoring tokenizes nothing. */
+  /** Each note's word rows, concatenated in `slugs` order, and how many each has: restoring tokenizes nothing. */
   noteWords: Int32Array
   noteWordCounts: Uint16Array
 }
 
+/** A snapshot that kept each note's text (`docs`, in slot order) where it now keeps a digest. */
+export interface TextNoteIndexSnapshot extends Omit<NoteIndexSnapshot, 'format' | 'slugs' | 'digests'> {
+  format: typeof TEXT_NOTE_INDEX_FORMAT
+  docs: NoteDoc[]
+}
+
 /** A snapshot with Orama's radix index as JSON: everything but its BM25 part is restored as it is. */
-export interface JsonNoteIndexSnapshot extends Omit<NoteIndexSnapshot, 'format' | 'text'> {
+export interface JsonNoteIndexSnapshot extends Omit<TextNoteIndexSnapshot, 'format' | 'text'> {
   format: typeof JSON_NOTE_INDEX_FORMAT
   text: string
 }
 
 /** A snapshot saved before vectors were int8: float vectors, no scales. */
-export interface FloatNoteIndexSnapshot extends Omit<NoteIndexSnapshot, 'format' | 'text' | 'vectors' | 'scales' | 'wordVectors' | 'wordScales'> {
+export interface FloatNoteIndexSnapshot extends Omit<TextNoteIndexSnapshot, 'format' | 'text' | 'vectors' | 'scales' | 'wordVectors' | 'wordScales'> {
   format: typeof FLOAT_NOTE_INDEX_FORMAT
   text: string
   vectors: Float32Array
@@ -100,7 +114,9 @@ const SCORE_STEP = 1e9
 const STOP = new Set(ENGLISH_STOP_WORDS)
 
 interface Entry {
-  doc: NoteDoc
+  slug: string
+  /** `textDigest` of the text indexed. */
+  digest: number
   /** Rows in the word table of the note's distinct content words. */
   words: Int32Array
 }
@@ -124,14 +140,19 @@ export async function createNoteIndex(opts: { embedder?: Embedder } = {}): Promi
 }
 
 /** Rebuilds a note index from `snapshot` without embedding anything. */
-export async function restoreNoteIndex(saved: NoteIndexSnapshot | JsonNoteIndexSnapshot | FloatNoteIndexSnapshot, opts: { embedder?: Embedder } = {}): Promise<NoteIndex> {
+/**
+ * `texts` gives the notes' texts by slug, for when the saved BM25 part must be rebuilt (another
+ * analysis, unreadable postings) from a snapshot that keeps only digests; without it such a
+ * restore fails.
+ */
+export async function restoreNoteIndex(saved: SavedNoteIndex, opts: { embedder?: Embedder; texts?: (slug: string) => string | undefined } = {}): Promise<NoteIndex> {
   const snapshot = checkSnapshot(saved)
   const embedder = opts.embedder
   if ((snapshot.embedder ?? null) !== (embedder?.id ?? null) || (embedder && embedder.dimensions !== snapshot.dimensions)) {
     throw new MemoryError('config_locked', `The saved note index was built with ${snapshot.embedder ?? 'no embedder'}, not ${embedder?.id ?? 'none'}; rebuild it from the observations.`, { saved: snapshot.embedder, offered: embedder?.id ?? null })
   }
   const index = new HybridNoteIndex(embedder)
-  index.load(snapshot)
+  index.load(snapshot, opts.texts)
   return index
 }
 
@@ -141,6 +162,8 @@ function contentWords(text: string): string[] {
   for (const w of wordTokens(text)) if (!STOP.has(w) && /[\p{L}\p{N}]/u.test(w)) out.add(w)
   return [...out]
 }
+
+type SavedNoteIndex = NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot | FloatNoteIndexSnapshot
 
 class HybridNoteIndex implements NoteIndex {
   readonly mode: 'bm25' | 'hybrid'
@@ -167,14 +190,15 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   keys(): string[] {
-    return this.entries.map((e) => e.doc.slug)
+    return this.entries.map((e) => e.slug)
   }
 
   upsert(docs: NoteDoc[]): Promise<void> {
     const latest = new Map<string, NoteDoc>()
     for (const doc of docs) latest.set(checkDoc(doc).slug, { slug: doc.slug, text: doc.text })
     return this.exclusive(async () => {
-      const changed = [...latest.values()].filter((d) => this.entries[this.slotOf.get(d.slug) ?? -1]?.doc.text !== d.text)
+      const digests = new Map([...latest.values()].map((d) => [d.slug, textDigest(d.text)]))
+      const changed = [...latest.values()].filter((d) => this.entries[this.slotOf.get(d.slug) ?? -1]?.digest !== digests.get(d.slug))
       if (!changed.length) return
       const words = changed.map((d) => contentWords(d.text))
       let noteVectors: Float32Array[] = []
@@ -196,7 +220,7 @@ class HybridNoteIndex implements NoteIndex {
       if (present.length) removeMultiple(this.db, present)
       changed.forEach((doc, i) => {
         const slot = this.slotOf.get(doc.slug) ?? this.entries.length
-        this.entries[slot] = { doc, words: this.rowsOfWords(words[i]!) }
+        this.entries[slot] = { slug: doc.slug, digest: digests.get(doc.slug)!, words: this.rowsOfWords(words[i]!) }
         this.slotOf.set(doc.slug, slot)
         this.vectors?.set(slot, [noteVectors[i]!])
       })
@@ -216,7 +240,7 @@ class HybridNoteIndex implements NoteIndex {
         if (slot !== last) {
           const moved = this.entries[last]!
           this.entries[slot] = moved
-          this.slotOf.set(moved.doc.slug, slot)
+          this.slotOf.set(moved.slug, slot)
           this.vectors?.move(last, slot)
         }
         this.entries.pop()
@@ -241,15 +265,15 @@ class HybridNoteIndex implements NoteIndex {
       if (hit.score > 0) textSlots.push(slot)
       text[slot] = hit.score
     }
-    if (!this.embedder) return topK(n, k, (s) => text[s]!, (s) => this.entries[s]!.doc.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
+    if (!this.embedder) return topK(n, k, (s) => text[s]!, (s) => this.entries[s]!.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
     const similarity = new Float32Array(this.entries.length)
     this.vectors!.maxSimilarity(embedded[0]!, similarity)
     const w = NOTE_WEIGHTS
     const candidates = new Set<number>(textSlots)
-    for (const hit of topK(this.entries.length, pool, (s) => similarity[s]!, (s) => this.entries[s]!.doc.slug)) candidates.add(this.slotOf.get(hit.key)!)
+    for (const hit of topK(this.entries.length, pool, (s) => similarity[s]!, (s) => this.entries[s]!.slug)) candidates.add(this.slotOf.get(hit.key)!)
     // the soft match, the dearest part, rescores only the best candidates by words and vector
     const listed = [...candidates]
-    const rescored = topK(listed.length, SOFT_RESCORE, (i) => w.text * text[listed[i]!]! + w.vector * Math.max(0, similarity[listed[i]!]!) + 1e-6, (i) => this.entries[listed[i]!]!.doc.slug)
+    const rescored = topK(listed.length, SOFT_RESCORE, (i) => w.text * text[listed[i]!]! + w.vector * Math.max(0, similarity[listed[i]!]!) + 1e-6, (i) => this.entries[listed[i]!]!.slug)
     const soft = this.softMatch(embedded.slice(1), new Set(rescored.map((h) => this.slotOf.get(h.key)!)))
     const fused = new Map<number, number>()
     let best = 0
@@ -263,7 +287,7 @@ class HybridNoteIndex implements NoteIndex {
     const lexical = new Set<string>()
     for (const [s, score] of fused) {
       if (score <= 0) continue
-      const slug = this.entries[s]!.doc.slug
+      const slug = this.entries[s]!.slug
       hits.push({ key: slug, score: round(score / best) })
       if (text[s]! > 0) lexical.add(slug)
     }
@@ -276,29 +300,31 @@ class HybridNoteIndex implements NoteIndex {
     const rows = this.vectors?.export(this.entries.length)
     return {
       format: NOTE_INDEX_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, analysis: NOTE_TEXT_ANALYSIS,
-      docs: this.entries.map((e) => ({ ...e.doc })), text: saveRows(this.db, this.keys()),
+      slugs: this.keys(), digests: Float64Array.from(this.entries, (e) => e.digest), text: saveRows(this.db, this.keys()),
       vectors: rows?.data ?? new Int8Array(0), scales: rows?.scales ?? new Float32Array(0),
       words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims), wordScales: this.wordScale.slice(0, this.wordList.length),
       noteWords: concatRows(this.entries.map((e) => e.words)), noteWordCounts: Uint16Array.from(this.entries, (e) => e.words.length),
     }
   }
 
-  load(snapshot: NoteIndexSnapshot | JsonNoteIndexSnapshot): void {
+  load(snapshot: NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot, given?: (slug: string) => string | undefined): void {
     if (this.embedder) this.loadWords(snapshot)
     let at = 0
     const none = new Int32Array(0)
-    const { docs, noteWords, noteWordCounts } = snapshot
-    for (let slot = 0; slot < docs.length; slot++) {
-      const raw = docs[slot]!
-      const doc = { slug: checkDoc(raw).slug, text: raw.text }
-      if (this.slotOf.has(doc.slug)) throw corrupt(`slug "${doc.slug}" appears twice`)
+    const { noteWords, noteWordCounts } = snapshot
+    // an older snapshot kept the texts: each gives its digest, and a rebuild below its words
+    const texts = 'docs' in snapshot ? snapshot.docs.map((d) => checkDoc(d).text) : undefined
+    const slugs = 'docs' in snapshot ? snapshot.docs.map((d) => d.slug) : snapshot.slugs
+    for (let slot = 0; slot < slugs.length; slot++) {
+      const slug = slugs[slot]!
+      if (this.slotOf.has(slug)) throw corrupt(`slug "${slug}" appears twice`)
       const n = noteWordCounts[slot]!
       // views of the snapshot's rows, not copies: a restore of 100,000 notes made as many arrays
       const words = this.embedder ? noteWords.subarray(at, (at += n)) : none
-      this.entries.push({ doc, words })
-      this.slotOf.set(doc.slug, slot)
+      this.entries.push({ slug, digest: texts ? textDigest(texts[slot]!) : (snapshot as NoteIndexSnapshot).digests[slot]!, words })
+      this.slotOf.set(slug, slot)
     }
-    this.vectors?.load({ rowCounts: new Uint16Array(snapshot.docs.length).fill(1), data: snapshot.vectors, scales: snapshot.scales })
+    this.vectors?.load({ rowCounts: new Uint16Array(slugs.length).fill(1), data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === NOTE_TEXT_ANALYSIS && isSavedPostings(snapshot.text, ['text'])) {
       try {
         loadRows(this.db, snapshot.text, this.keys())
@@ -307,9 +333,13 @@ class HybridNoteIndex implements NoteIndex {
         // fall through to a rebuild
       }
     }
-    // Orama's radix index of an older format (or unreadable postings) is rebuilt from the notes
+    // Orama's radix index of an older format (or unreadable postings) is rebuilt from the notes'
+    // texts: those saved, or those given. A text given now may differ from the one indexed; its
+    // entry keeps the saved digest, so the next upsert of it indexes it again.
+    const rows = texts ?? (given ? slugs.map((slug) => given(slug) ?? '') : undefined)
+    if (!rows) throw corrupt('the postings do not match the notes')
     this.db = createTextDb()
-    insertMultiple(this.db, this.entries.map((e) => ({ id: e.doc.slug, text: bm25Text(e.doc.text) })))
+    insertMultiple(this.db, this.entries.map((e, slot) => ({ id: e.slug, text: bm25Text(rows[slot]!) })))
   }
 
   /**
@@ -361,7 +391,7 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   /** Takes the word table of a checked snapshot into an empty index as it is. */
-  private loadWords(snapshot: NoteIndexSnapshot | JsonNoteIndexSnapshot): void {
+  private loadWords(snapshot: NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot): void {
     const n = snapshot.words.length
     this.reserveWords(n)
     this.wordData.set(snapshot.wordVectors)
@@ -424,23 +454,25 @@ function checkDoc(doc: NoteDoc): NoteDoc {
 }
 
 /** A readable snapshot in the current format: a float one is quantized as an upsert would. */
-function checkSnapshot(saved: NoteIndexSnapshot | JsonNoteIndexSnapshot | FloatNoteIndexSnapshot): NoteIndexSnapshot | JsonNoteIndexSnapshot {
-  let s: NoteIndexSnapshot | JsonNoteIndexSnapshot
+function checkSnapshot(saved: SavedNoteIndex): NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot {
+  let s: NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot
   if (saved?.format === FLOAT_NOTE_INDEX_FORMAT) {
     if (!(saved.vectors instanceof Float32Array) || !(saved.wordVectors instanceof Float32Array) || !(saved.dimensions >= 0)) throw corrupt('missing notes or vectors')
     const notes = quantizeRows(saved.vectors, saved.dimensions)
     const words = quantizeRows(saved.wordVectors, saved.dimensions)
     s = { ...saved, format: JSON_NOTE_INDEX_FORMAT, vectors: notes.data, scales: notes.scales, wordVectors: words.data, wordScales: words.scales }
-  } else if (saved?.format === NOTE_INDEX_FORMAT || saved?.format === JSON_NOTE_INDEX_FORMAT) {
+  } else if (saved?.format === NOTE_INDEX_FORMAT || saved?.format === TEXT_NOTE_INDEX_FORMAT || saved?.format === JSON_NOTE_INDEX_FORMAT) {
     s = saved
   } else {
     throw corrupt(`unknown format ${String((saved as { format?: unknown } | null)?.format)}`)
   }
-  if (!Array.isArray(s.docs) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array) || !Array.isArray(s.words) || !(s.wordVectors instanceof Int8Array) || !(s.wordScales instanceof Float32Array)) throw corrupt('missing notes or vectors')
-  const notes = s.embedder ? s.docs.length : 0
+  const kept = s.format === NOTE_INDEX_FORMAT ? s.slugs : s.docs
+  if (s.format === NOTE_INDEX_FORMAT && (!Array.isArray(s.slugs) || !s.slugs.every((slug) => typeof slug === 'string' && slug) || !(s.digests instanceof Float64Array) || s.digests.length !== s.slugs.length)) throw corrupt('missing notes or their digests')
+  if (!Array.isArray(kept) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array) || !Array.isArray(s.words) || !(s.wordVectors instanceof Int8Array) || !(s.wordScales instanceof Float32Array)) throw corrupt('missing notes or vectors')
+  const notes = s.embedder ? kept.length : 0
   const words = s.embedder ? s.words.length : 0
   if (s.vectors.length !== notes * s.dimensions || s.scales.length !== notes || s.wordVectors.length !== words * s.dimensions || s.wordScales.length !== words) throw corrupt('vector counts do not match the notes')
-  if (!(s.noteWords instanceof Int32Array) || !(s.noteWordCounts instanceof Uint16Array) || s.noteWordCounts.length !== s.docs.length) throw corrupt('missing the notes\' words')
+  if (!(s.noteWords instanceof Int32Array) || !(s.noteWordCounts instanceof Uint16Array) || s.noteWordCounts.length !== kept.length) throw corrupt('missing the notes\' words')
   const rows = s.noteWordCounts.reduce((n, c) => n + c, 0)
   if (rows !== s.noteWords.length) throw corrupt('the notes\' words do not match the word table')
   const known = s.words.length

@@ -128,7 +128,7 @@ export interface SavedIndex {
 }
 
 /** Arrays of the snapshots that hold thousands of small objects or strings. */
-const PACKED_FIELDS = ['docs', 'words']
+const PACKED_FIELDS = ['docs', 'words', 'slugs', 'keys']
 
 export function packIndex(version: number, saveId: string | undefined, snapshot: object): SavedIndex {
   const rest: Record<string, unknown> = { ...snapshot }

@@ -6,6 +6,7 @@ import type { Embedder } from '../../src/search/embedder'
 import { defaultEmbedder } from '../support/default-embedder'
 import { fixture } from './fixture'
 import { engineOf } from '../../src/internals'
+import { MemoryDB } from '../../src/store/db'
 
 async function seed(embedder: Embedder) {
   const f = await fixture({ embedder })
@@ -63,6 +64,27 @@ describe('hybrid recall', () => {
     const c = await reopened.connect({ agent: 'x' })
     expect((await c.recall({ query: 'doctor' })).entities[0]!.name).toBe('Amara Okafor')
     expect(calls).toBe(1) // the query itself
+  })
+
+  it('saved indexes of another text analysis reopen with their BM25 part rebuilt from the graph, nothing embedded', async () => {
+    const embedder = await defaultEmbedder()
+    const f = await seed(embedder)
+    const before = await f.conn.recall({ query: 'knee physician' })
+    await f.memory.close()
+    // as a build that tokenizes otherwise would find them: the snapshots keep digests, not texts
+    const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+    for (const key of ['entityIndex', 'noteIndex']) {
+      const row = (await db.meta.get(key))!.value as { snapshot: Record<string, unknown> }
+      expect(row.snapshot.docs).toBeUndefined()
+      await db.meta.put({ key, value: { ...row, snapshot: { ...row.snapshot, analysis: 'another analysis' } } })
+    }
+    db.close()
+    let calls = 0
+    const counting: Embedder = { id: embedder.id, dimensions: embedder.dimensions, checksum: embedder.checksum, embed: (t) => (calls++, embedder.embed(t)) }
+    const reopened = await f.reopen(counting)
+    expect(calls).toBe(0)
+    const c = await reopened.connect({ agent: 'x' })
+    expect(await c.recall({ query: 'knee physician' })).toEqual(before)
   })
 
   it('saves the index after a quiet period, so a tab closed without close() reopens without re-embedding', async () => {

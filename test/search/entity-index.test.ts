@@ -3,7 +3,13 @@ import { isMemoryError } from '../../src/core/errors'
 import type { Embedder } from '../../src/search/embedder'
 import { quantizeQuery } from '../../src/search/int8-dots'
 import { quantizeInto } from '../../src/search/vector-rows'
-import { createEntityIndex, DEFAULT_WEIGHTS, FLOAT_INDEX_SNAPSHOT_FORMAT, JSON_INDEX_SNAPSHOT_FORMAT, restoreEntityIndex, type EntityDoc, type EntityIndex, type SearchMode } from '../../src/search/entity-index'
+import { createEntityIndex, DEFAULT_WEIGHTS, DOC_INDEX_SNAPSHOT_FORMAT, FLOAT_INDEX_SNAPSHOT_FORMAT, JSON_INDEX_SNAPSHOT_FORMAT, restoreEntityIndex, type EntityDoc, type EntityIndex, type IndexSnapshot, type SearchMode } from '../../src/search/entity-index'
+
+/** A snapshot as a format that kept the documents saved it: `docs` in slot order, no digests. */
+function withDocs(snap: IndexSnapshot, docs: EntityDoc[]) {
+  const { keys, digests: _, ...rest } = snap
+  return { ...rest, docs: keys.map((key) => structuredClone(docs.find((d) => d.key === key)!)) }
+}
 
 // A small real embedder: words go through a tiny thesaurus to a canonical form, then hashed
 // character trigrams of the canonical words make a 256-d bag, L2-normalized. Synonyms in the
@@ -218,9 +224,16 @@ describe('entity index with vectors', () => {
     await index.upsert(PEOPLE)
     const snap = await index.snapshot()
     const calls = embedder.calls
-    const restored = await restoreEntityIndex({ ...snap, format: JSON_INDEX_SNAPSHOT_FORMAT, analysis: 'older' as never, text: '' }, { embedder })
+    const restored = await restoreEntityIndex({ ...withDocs(snap, PEOPLE), format: JSON_INDEX_SNAPSHOT_FORMAT, analysis: 'older' as never, text: '' }, { embedder })
     expect(embedder.calls).toBe(calls)
     expect(await restored.search('compiler first', 10, 'bm25')).toEqual(await index.search('compiler first', 10, 'bm25'))
+    // a snapshot that keeps digests rebuilds from the documents it is given, and fails without them
+    const other = { ...snap, analysis: 'older' as never }
+    const given = await restoreEntityIndex(structuredClone(other), { embedder, documents: (key) => PEOPLE.find((d) => d.key === key) })
+    expect(embedder.calls).toBe(calls)
+    expect(await given.search('compiler first', 10, 'bm25')).toEqual(await index.search('compiler first', 10, 'bm25'))
+    const none = await restoreEntityIndex(structuredClone(other), { embedder }).catch((e: unknown) => e)
+    expect(isMemoryError(none) && none.code).toBe('storage_failed')
     const broken = await restoreEntityIndex({ ...snap, format: 'other' as never }, { embedder }).catch((e: unknown) => e)
     expect(isMemoryError(broken) && broken.code).toBe('storage_failed')
   })
@@ -231,7 +244,7 @@ describe('entity index with vectors', () => {
     await index.upsert(PEOPLE)
     const snap = await index.snapshot()
     const calls = embedder.calls
-    const restored = await restoreEntityIndex(structuredClone({ ...snap, format: JSON_INDEX_SNAPSHOT_FORMAT, text: '{"saved":"by Orama"}' }), { embedder })
+    const restored = await restoreEntityIndex(structuredClone({ ...withDocs(snap, PEOPLE), format: JSON_INDEX_SNAPSHOT_FORMAT, text: '{"saved":"by Orama"}' }), { embedder })
     expect(embedder.calls).toBe(calls)
     for (const q of ['automobile', 'who wrote the first program', 'cat', 'clinic doctor', 'first']) {
       for (const mode of ['bm25', 'hybrid'] as const) expect(await restored.search(q, 10, mode)).toEqual(await index.search(q, 10, mode))
@@ -247,10 +260,10 @@ describe('entity index with vectors', () => {
     expect(snap.vectors).toBeInstanceOf(Int8Array)
     expect(snap.vectors.byteLength).toBe(snap.scales.length * DIMS)
     // what the float format held: the embedder's own vectors, description first, then each query
-    const floats = await embedder.embed(snap.docs.flatMap((d) => [`${d.name}. ${d.description}`, ...d.queries]))
+    const { scales: _, ...rest } = withDocs(snap, PEOPLE)
+    const floats = await embedder.embed(rest.docs.flatMap((d) => [`${d.name}. ${d.description}`, ...d.queries]))
     const vectors = new Float32Array(floats.length * DIMS)
     floats.forEach((v, i) => vectors.set(v, i * DIMS))
-    const { scales: _, ...rest } = snap
     const calls = embedder.calls
     const restored = await restoreEntityIndex({ ...rest, format: FLOAT_INDEX_SNAPSHOT_FORMAT, text: '{}', vectors }, { embedder })
     expect(embedder.calls).toBe(calls)
@@ -261,6 +274,27 @@ describe('entity index with vectors', () => {
     expect((await restored.snapshot()).format).toBe(snap.format)
     const short = await restoreEntityIndex({ ...rest, format: FLOAT_INDEX_SNAPSHOT_FORMAT, text: '{}', vectors: vectors.subarray(DIMS) }, { embedder }).catch((e: unknown) => e)
     expect(isMemoryError(short) && short.code).toBe('storage_failed')
+  })
+
+  it('keeps a digest of each document, not the document, and tells a changed one by it after a restore', async () => {
+    const embedder = countingEmbedder()
+    const index = await createEntityIndex({ embedder })
+    await index.upsert(PEOPLE)
+    const snap = structuredClone(await index.snapshot())
+    expect([...snap.keys].sort()).toEqual(PEOPLE.map((d) => d.key).sort())
+    expect(JSON.stringify(snap.keys)).not.toContain(PEOPLE[0]!.description)
+    const restored = await restoreEntityIndex(snap, { embedder })
+    const calls = embedder.calls
+    // the same documents, and a change of type alone (not indexed), embed nothing
+    await restored.upsert([...PEOPLE.slice(1), { ...PEOPLE[0]!, type: 'other' }])
+    expect(embedder.calls).toBe(calls)
+    await restored.upsert([{ ...PEOPLE[0]!, description: `${PEOPLE[0]!.description}, and more` }])
+    expect(embedder.calls).toBeGreaterThan(calls)
+    // a snapshot that kept the documents gives the same digests
+    const old = await restoreEntityIndex(structuredClone({ ...withDocs(snap, PEOPLE), format: DOC_INDEX_SNAPSHOT_FORMAT }), { embedder })
+    expect([...(await old.snapshot()).digests]).toEqual([...snap.digests])
+    const misdigested = await restoreEntityIndex({ ...snap, digests: new Float64Array(1) }, { embedder }).catch((e: unknown) => e)
+    expect(isMemoryError(misdigested) && misdigested.code).toBe('storage_failed')
   })
 
   it('refuses to restore with a different embedder', async () => {

@@ -3,11 +3,14 @@
 import { describe, expect, it } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
 import { create, insertMultiple, save as oramaSave } from '@orama/orama'
-import { createNoteIndex, FLOAT_NOTE_INDEX_FORMAT, JSON_NOTE_INDEX_FORMAT, NOTE_INDEX_FORMAT, restoreNoteIndex, type FloatNoteIndexSnapshot, type JsonNoteIndexSnapshot, type NoteDoc } from '../../src/search/note-index'
+import { createNoteIndex, FLOAT_NOTE_INDEX_FORMAT, JSON_NOTE_INDEX_FORMAT, NOTE_INDEX_FORMAT, restoreNoteIndex, TEXT_NOTE_INDEX_FORMAT, type FloatNoteIndexSnapshot, type JsonNoteIndexSnapshot, type NoteDoc, type NoteIndexSnapshot, type TextNoteIndexSnapshot } from '../../src/search/note-index'
 import { ENGLISH_STOP_WORDS } from '../../src/search/stop-words'
 import { wholeWordIndex } from '../support/whole-word-radix-index'
 import { POSTINGS_FORMAT } from '../../src/search/postings-index'
 import { defaultEmbedder } from '../support/default-embedder'
+
+/** The notes of a snapshot with their texts, as a format that kept them saved it. */
+const withTexts = (snap: NoteIndexSnapshot, texts: NoteDoc[]): NoteDoc[] => snap.slugs.map((slug) => ({ ...texts.find((n) => n.slug === slug)! }))
 
 const notes: NoteDoc[] = [
   { slug: 'karate', text: 'John took karate lessons at the dojo every Tuesday.' },
@@ -51,10 +54,21 @@ describe('note index', () => {
     expect(snapshot.text.format).toBe(POSTINGS_FORMAT)
     expect(snapshot.text.fields.text!.docs).toBeInstanceOf(Int32Array)
     expect(snapshot.text.fields.text!.terms).not.toContain('bake sale')
+    // nor the notes' texts: the observations hold them; the snapshot keeps a digest of each
+    expect(JSON.stringify(snapshot.slugs)).not.toContain('brownies')
+    expect(snapshot.digests).toBeInstanceOf(Float64Array)
     const restored = await restoreNoteIndex(snapshot, { embedder: counting })
     expect(calls).toBe(0)
     expect(restored.keys().sort()).toEqual(['cake', 'karate', 'possessive', 'trip'])
     for (const [i, q] of queries.entries()) expect(await restored.search(q, 5)).toEqual(before[i])
+    // the digest tells an unchanged text (nothing embedded) from a changed one
+    calls = 0
+    await restored.upsert([{ slug: 'cake', text: 'Maria baked brownies for the bake sale.' }, notes[0]!])
+    expect(calls).toBe(0)
+    await restored.upsert([{ slug: 'cake', text: 'Maria baked brownies for the bake sale!' }])
+    expect(calls).toBe(1)
+    const misdigested = await restoreNoteIndex({ ...snapshot, digests: new Float64Array(1) }, { embedder }).catch((e: unknown) => e)
+    expect(isMemoryError(misdigested) && misdigested.code).toBe('storage_failed')
     const refused = await restoreNoteIndex(snapshot, {}).catch((e: unknown) => e)
     expect(isMemoryError(refused) && refused.code).toBe('config_locked')
     const broken = await restoreNoteIndex({ ...snapshot, noteWordCounts: new Uint16Array(1) }, { embedder }).catch((e: unknown) => e)
@@ -67,33 +81,64 @@ describe('note index', () => {
     await index.remove(['budget'])
     const snap = await index.snapshot()
     const radix = create({ schema: { text: 'string' } as const, sort: { enabled: false }, components: { tokenizer: { language: 'english', stemming: true, stopWords: [...ENGLISH_STOP_WORDS] }, index: wholeWordIndex } })
-    insertMultiple(radix, snap.docs.map((d) => ({ id: d.slug, text: d.text })))
-    const legacy: JsonNoteIndexSnapshot = { ...snap, format: JSON_NOTE_INDEX_FORMAT, text: JSON.stringify(oramaSave(radix)) }
+    const docs = withTexts(snap, notes)
+    insertMultiple(radix, docs.map((d) => ({ id: d.slug, text: d.text })))
+    const { slugs: _, digests: __, ...rest } = snap
+    const legacy: JsonNoteIndexSnapshot = { ...rest, docs, format: JSON_NOTE_INDEX_FORMAT, text: JSON.stringify(oramaSave(radix)) }
     const restored = await restoreNoteIndex(structuredClone(legacy))
     const queries = ['karate', 'Menabrea', 'John', 'Spain trip', 'brownies']
     for (const q of queries) expect(await restored.search(q, 5)).toEqual(await index.search(q, 5))
     expect((await restored.snapshot()).format).toBe(NOTE_INDEX_FORMAT)
-    // postings that do not hold together are rebuilt from the notes, not trusted
+    // postings that do not hold together are not trusted: rebuilt from the texts a snapshot kept
+    // them, refused (for the caller to index the notes again) from one that keeps digests
     const field = snap.text.fields.text!
-    const damaged = { ...snap, text: { ...snap.text, fields: { text: { ...field, docs: field.docs.map(() => 99) } } } }
-    const rebuilt = await restoreNoteIndex(structuredClone(damaged))
+    const text = { ...snap.text, fields: { text: { ...field, docs: field.docs.map(() => 99) } } }
+    const textKept: TextNoteIndexSnapshot = { ...rest, docs, format: TEXT_NOTE_INDEX_FORMAT, text }
+    const rebuilt = await restoreNoteIndex(structuredClone(textKept))
     for (const q of queries) expect(await rebuilt.search(q, 5)).toEqual(await index.search(q, 5))
+    const refused = await restoreNoteIndex(structuredClone({ ...snap, text })).catch((e: unknown) => e)
+    expect(isMemoryError(refused) && refused.code).toBe('storage_failed')
+    const given = await restoreNoteIndex(structuredClone({ ...snap, text }), { texts: (slug) => notes.find((n) => n.slug === slug)?.text })
+    for (const q of queries) expect(await given.search(q, 5)).toEqual(await index.search(q, 5))
   })
+
+  it('a snapshot that kept the notes\' texts restores to the same answers, and its digests tell what changed', async () => {
+    const embedder = await defaultEmbedder()
+    const index = await createNoteIndex({ embedder })
+    await index.upsert(notes)
+    const snap = await index.snapshot()
+    const { slugs: _, digests: __, ...rest } = snap
+    const old: TextNoteIndexSnapshot = { ...rest, format: TEXT_NOTE_INDEX_FORMAT, docs: withTexts(snap, notes) }
+    let calls = 0
+    const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
+    const restored = await restoreNoteIndex(structuredClone(old), { embedder: counting })
+    for (const q of ['martial arts', 'dessert', 'Spain', 'Menabrea']) expect(await restored.search(q, 5)).toEqual(await index.search(q, 5))
+    calls = 0
+    await restored.upsert(notes)
+    expect(calls).toBe(0)
+    await restored.upsert([{ ...notes[0]!, text: `${notes[0]!.text} Again.` }])
+    expect(calls).toBe(1)
+    const saved = await restored.snapshot()
+    expect(saved.format).toBe(NOTE_INDEX_FORMAT)
+    expect([...saved.digests].slice(1)).toEqual([...snap.digests].slice(1))
+    expect(saved.digests[0]).not.toBe(snap.digests[0])
+  }, 30_000)
 
   it('a snapshot of float vectors (the format before int8) restores to the same answers without embedding', async () => {
     const embedder = await defaultEmbedder()
     const index = await createNoteIndex({ embedder })
     await index.upsert(notes)
     const snap = await index.snapshot()
-    expect(snap.vectors.byteLength + snap.wordVectors.byteLength).toBe((snap.docs.length + snap.words.length) * snap.dimensions)
+    expect(snap.vectors.byteLength + snap.wordVectors.byteLength).toBe((snap.slugs.length + snap.words.length) * snap.dimensions)
     const d = snap.dimensions
     const flat = async (texts: string[]) => {
       const out = new Float32Array(texts.length * d)
       ;(await embedder.embed(texts)).forEach((v, i) => out.set(v, i * d))
       return out
     }
-    const { scales: _, wordScales: __, ...rest } = snap
-    const legacy: FloatNoteIndexSnapshot = { ...rest, format: FLOAT_NOTE_INDEX_FORMAT, text: '{}', vectors: await flat(snap.docs.map((n) => n.text)), wordVectors: await flat(snap.words) }
+    const { scales: _, wordScales: __, slugs: ___, digests: ____, ...rest } = snap
+    const docs = withTexts(snap, notes)
+    const legacy: FloatNoteIndexSnapshot = { ...rest, docs, format: FLOAT_NOTE_INDEX_FORMAT, text: '{}', vectors: await flat(docs.map((n) => n.text)), wordVectors: await flat(snap.words) }
     let calls = 0
     const counting = { ...embedder, embed: (t: string[]) => (calls++, embedder.embed(t)) }
     const restored = await restoreNoteIndex(structuredClone(legacy), { embedder: counting })
