@@ -30,7 +30,9 @@ export default defineConfig({
           // Chromium, and the machine has two cores.
           sequence: { groupOrder: 1 },
           fileParallelism: false,
-          testTimeout: 60_000,
+          // a test drives a whole flow (two devices, a server, reloads): 30-40 s on this
+          // 2-core machine under other work, so the budget leaves room to spare
+          testTimeout: 120_000,
           hookTimeout: 120_000,
           // expect.poll gives up after 1 s by default, yet what it waits for (the engine
           // worker, a layout, the storage estimate) can take longer on a busy machine; it
@@ -48,7 +50,9 @@ export default defineConfig({
           // After the e2e files, one file at a time, for the same reason.
           sequence: { groupOrder: 2 },
           fileParallelism: false,
-          testTimeout: 60_000,
+          // a test drives a whole flow (two devices, a server, reloads): 30-40 s on this
+          // 2-core machine under other work, so the budget leaves room to spare
+          testTimeout: 120_000,
           hookTimeout: 120_000,
           // expect.poll gives up after 1 s by default, yet what it waits for (the engine
           // worker, a layout, the storage estimate) can take longer on a busy machine; it
