@@ -10,6 +10,8 @@ import { syncedMemoryProvider, type MemoryProvider } from '../../src/mcp/provide
 import { startHttpMcpServer } from '../../src/mcp/server'
 import { startHarness, type Harness } from '../server/harness'
 import { engineOf } from '../../src/internals'
+import { readMemoryDoc } from '../../src/sync/memory-doc'
+import * as Y from 'yjs'
 
 const cleanup: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -39,8 +41,15 @@ describe('MCP on a synced replica', () => {
     const deviceSync = await device.sync({ serverUrl: h.server.url, token, WebSocketPolyfill: WebSocket, crossTab: false })
     await deviceSync.client!.whenSynced()
     const deviceConn = await device.connect({ agent: 'app', tier: 'full' })
-    await deviceConn.write({ title: 'Met Grace', content: 'Grace Hopper leads the compiler work.', entities: [{ name: 'Grace Hopper', type: 'person', description: 'Computer scientist who built the first compiler' }] })
+    const met = await deviceConn.write({ title: 'Met Grace', content: 'Grace Hopper leads the compiler work.', entities: [{ name: 'Grace Hopper', type: 'person', description: 'Computer scientist who built the first compiler' }] })
     await deviceSync.settled()
+    // settled means in the device's document; the replica can only find what the server holds
+    await until(async () => {
+      const state = await h.server.roomState(device.info.id)
+      const doc = new Y.Doc()
+      if (state) Y.applyUpdate(doc, state)
+      return readMemoryDoc(doc).observations.has(met.slug)
+    })
 
     const provider: MemoryProvider = syncedMemoryProvider({ memoryId: device.info.id, serverUrl: h.server.url, syncToken: token })
     cleanup.push(() => provider.close())
