@@ -147,6 +147,11 @@ export class Graph implements GraphView {
    */
   private unfiled: string[] = []
   private unfiledAt = 0
+  /**
+   * Contributions of unfiled notes that reads needed before their turn (see `entitiesOf`), kept
+   * for their filing. Valid while no change comes: every change files the rest first.
+   */
+  private readAhead = new Map<string, Contribution>()
 
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
     const g = new Graph()
@@ -187,10 +192,14 @@ export class Graph implements GraphView {
     const ignored = touchedSet(false)
     const end = Math.min(this.unfiledAt + count, this.unfiled.length)
     // every change files the rest first, so each slug still names a held note
-    for (; this.unfiledAt < end; this.unfiledAt++) this.attach(this.observations.get(this.unfiled[this.unfiledAt]!)!, ignored)
+    for (; this.unfiledAt < end; this.unfiledAt++) {
+      const slug = this.unfiled[this.unfiledAt]!
+      this.attach(this.observations.get(slug)!, ignored, this.readAhead.get(slug))
+    }
     if (this.unfiledAt < this.unfiled.length) return false
     this.unfiled = []
     this.unfiledAt = 0
+    this.readAhead.clear()
     return true
   }
 
@@ -430,6 +439,7 @@ export class Graph implements GraphView {
     this.authored = next.authored
     this.unfiled = next.unfiled
     this.unfiledAt = next.unfiledAt
+    this.readAhead = next.readAhead
     return { removedEntities, removedRelationships }
   }
 
@@ -526,8 +536,8 @@ export class Graph implements GraphView {
     this.contributions.delete(slug)
   }
 
-  private attach(o: Observation, touched: Touched): void {
-    const c = this.contributionOf(o)
+  private attach(o: Observation, touched: Touched, given?: Contribution): void {
+    const c = given ?? this.contributionOf(o)
     this.observations.set(o.slug, o)
     this.contributions.set(o.slug, c)
     for (const k of authoredKeysOf(o)) addTo(this.authored, k, o.slug)
@@ -735,9 +745,14 @@ export class Graph implements GraphView {
 
   /** Keys (after aliases) of the live entities an observation names. */
   entitiesOf(slug: string): string[] {
-    // a note an open has not filed yet is read from itself, without filing it out of order
-    const held = this.unfiled.length && !this.contributions.has(slug) ? this.observations.get(slug) : undefined
-    const c = this.contributions.get(slug) ?? (held && this.contributionOf(held))
+    let c = this.contributions.get(slug)
+    if (!c && this.unfiled.length) {
+      // a note an open has not filed yet is read from itself, without filing it out of order;
+      // what it gave is kept for its filing, so a note shown by many recalls is read once
+      c = this.readAhead.get(slug)
+      const held = c ? undefined : this.observations.get(slug)
+      if (held) this.readAhead.set(slug, (c = this.contributionOf(held)))
+    }
     if (!c) return []
     const out: string[] = []
     for (const k of c.entities) if (this.entityMap.has(k)) out.push(k)

@@ -14,7 +14,7 @@ export class NoteShelf implements Iterable<Observation> {
   }
 
   /** Notes saved one after another in `text` (see `joinNotes`): note i ends at `ends[i]`. */
-  static fromText(slugs: readonly string[], text: string, ends: readonly number[]): NoteShelf {
+  static fromText(slugs: readonly string[], text: string, ends: ArrayLike<number>): NoteShelf {
     const shelf = new NoteShelf()
     let start = 0
     for (let i = 0; i < slugs.length; i++) {

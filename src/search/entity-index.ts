@@ -6,7 +6,7 @@
 import { count, create, insertMultiple, removeMultiple } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
-import { topK, type Scored } from './top-k'
+import { topKOf, type Scored } from './top-k'
 import { quantizeRows, VectorRows } from './vector-rows'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { textDigest } from './text-digest'
@@ -160,6 +160,10 @@ class OramaEntityIndex implements EntityIndex {
   private readonly entries: Entry[] = []
   private readonly slotOf = new Map<string, number>()
   private readonly vectors: VectorRows | null
+  /** A search's fused scores by slot, reused between searches. */
+  private fused = new Float64Array(0)
+  /** Per-slot score arrays of a search, reused: Chromium was slower making two 100,000-long arrays per query. */
+  private readonly scratchRows: Float32Array[] = [new Float32Array(0), new Float32Array(0)]
   /** Mutations run one at a time; searches read the last applied state. */
   private queue: Promise<unknown> = Promise.resolve()
 
@@ -239,13 +243,29 @@ class OramaEntityIndex implements EntityIndex {
     }
     // everything below is synchronous, so the slots cannot move under it
     const n = this.entries.length
-    const similarity = new Float32Array(n) // stays 0 for negative similarity
+    const similarity = this.scratch(0, n) // stays 0 for negative similarity
     this.vectors!.maxSimilarity(queryVector, similarity)
-    if (wanted === 'vector') return topK(n, k, (s) => round(similarity[s]!), (s) => this.entries[s]!.key)
-    const text = new Float32Array(n)
+    const keyOf = (s: number) => this.entries[s]!.key
+    // reused between searches (every slot below n is written first): no 100,000-long array per query
+    if (this.fused.length < n) this.fused = new Float64Array(Math.max(n, this.fused.length * 2))
+    const fused = this.fused
+    if (wanted === 'vector') {
+      for (let s = 0; s < n; s++) fused[s] = round(similarity[s]!)
+      return topKOf(fused, n, k, keyOf)
+    }
+    const text = this.scratch(1, n)
     for (const hit of this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES))) text[this.slotOf.get(hit.key)!] = hit.score
     const { text: wt, vector: wv } = this.weights
-    return topK(n, k, (s) => round(wt * text[s]! + wv * similarity[s]!), (s) => this.entries[s]!.key)
+    for (let s = 0; s < n; s++) fused[s] = round(wt * text[s]! + wv * similarity[s]!)
+    return topKOf(fused, n, k, keyOf)
+  }
+
+  /** Scratch array `which`, zeroed over its first `n` slots (a search is synchronous once it uses one). */
+  private scratch(which: number, n: number): Float32Array {
+    let rows = this.scratchRows[which]!
+    if (rows.length < n) rows = this.scratchRows[which] = new Float32Array(Math.max(n, rows.length * 2))
+    else rows.fill(0, 0, n)
+    return rows
   }
 
   async snapshot(): Promise<IndexSnapshot> {

@@ -7,7 +7,7 @@ import { count, create, insertMultiple, removeMultiple } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { ENGLISH_STOP_WORDS } from './stop-words'
-import { compareRanked, topK, type Scored } from './top-k'
+import { compareRanked, topK, topKOf, type Scored } from './top-k'
 import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
 import { bm25Top, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 import { textDigest } from './text-digest'
@@ -177,6 +177,12 @@ class HybridNoteIndex implements NoteIndex {
   private wordData: Int8Array
   private wordScale: Float32Array
   private queue: Promise<unknown> = Promise.resolve()
+  /** The soft match's record of word rows already compared in a search: see softMatch. */
+  private simStamp = new Int32Array(0)
+  private simAt = new Int32Array(0)
+  private stamp = 0
+  /** Per-slot score arrays of a search, reused: Chromium was slower making two 100,000-long arrays per query. */
+  private readonly scratchRows: Float32Array[] = [new Float32Array(0), new Float32Array(0)]
 
   constructor(private readonly embedder: Embedder | undefined) {
     this.mode = embedder ? 'hybrid' : 'bm25'
@@ -258,19 +264,19 @@ class HybridNoteIndex implements NoteIndex {
     const embedded = this.embedder ? await this.embedder.embed([term, ...queryWords]) : []
     // synchronous from here: slots cannot move under the scan
     const n = this.entries.length
-    const text = new Float32Array(n)
+    const text = this.scratch(0, n)
     const textSlots: number[] = []
     for (const hit of this.textHits(term, pool)) {
       const slot = this.slotOf.get(hit.key)!
       if (hit.score > 0) textSlots.push(slot)
       text[slot] = hit.score
     }
-    if (!this.embedder) return topK(n, k, (s) => text[s]!, (s) => this.entries[s]!.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
-    const similarity = new Float32Array(this.entries.length)
+    if (!this.embedder) return topKOf(text, n, k, (s) => this.entries[s]!.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
+    const similarity = this.scratch(1, n)
     this.vectors!.maxSimilarity(embedded[0]!, similarity)
     const w = NOTE_WEIGHTS
     const candidates = new Set<number>(textSlots)
-    for (const hit of topK(this.entries.length, pool, (s) => similarity[s]!, (s) => this.entries[s]!.slug)) candidates.add(this.slotOf.get(hit.key)!)
+    for (const hit of topKOf(similarity, this.entries.length, pool, (s) => this.entries[s]!.slug)) candidates.add(this.slotOf.get(hit.key)!)
     // the soft match, the dearest part, rescores only the best candidates by words and vector
     const listed = [...candidates]
     const rescored = topK(listed.length, SOFT_RESCORE, (i) => w.text * text[listed[i]!]! + w.vector * Math.max(0, similarity[listed[i]!]!) + 1e-6, (i) => this.entries[listed[i]!]!.slug)
@@ -353,32 +359,62 @@ class HybridNoteIndex implements NoteIndex {
     if (!known.length) return out
     const d = this.embedder!.dimensions
     const q = known.length
-    const simOf = new Map<number, Float32Array>()
     const data = this.wordData
     const scale = this.wordScale
+    // which word rows this search has compared, and where their similarities are: arrays by
+    // row kept between searches, told apart by a stamp, rather than a map filled per search
+    const words = this.wordList.length
+    if (this.simStamp.length < words) {
+      this.simStamp = new Int32Array(Math.max(words, this.simStamp.length * 2))
+      this.simAt = new Int32Array(this.simStamp.length)
+    }
+    if (this.stamp === 0x7fffffff) {
+      this.simStamp.fill(0)
+      this.stamp = 0
+    }
+    const stamp = ++this.stamp
+    const seen = this.simStamp
+    const at = this.simAt
+    let sims = new Float32Array(q * 1024)
+    let compared = 0
+    const best = new Float32Array(q)
     for (const s of candidates) {
       const rows = this.entries[s]!.words
-      const best = new Float32Array(q)
+      best.fill(0)
       for (const row of rows) {
-        let sims = simOf.get(row)
-        if (!sims) {
-          sims = new Float32Array(q)
+        if (seen[row] !== stamp) {
+          if ((compared + 1) * q > sims.length) {
+            const grown = new Float32Array(sims.length * 2)
+            grown.set(sims)
+            sims = grown
+          }
           const base = row * d
+          const to = compared * q
           for (let j = 0; j < q; j++) {
             const v = known[j]!
             let dot = 0
             for (let i = 0; i < d; i++) dot += data[base + i]! * v[i]!
-            sims[j] = dot * scale[row]!
+            sims[to + j] = dot * scale[row]!
           }
-          simOf.set(row, sims)
+          seen[row] = stamp
+          at[row] = compared++
         }
-        for (let j = 0; j < q; j++) if (sims[j]! > best[j]!) best[j] = sims[j]!
+        const from = at[row]! * q
+        for (let j = 0; j < q; j++) if (sims[from + j]! > best[j]!) best[j] = sims[from + j]!
       }
       let sum = 0
       for (let j = 0; j < q; j++) if (best[j]! >= SOFT_FLOOR) sum += best[j]!
       if (sum > 0) out.set(s, sum / q)
     }
     return out
+  }
+
+  /** Scratch array `which`, zeroed over its first `n` slots (a search is synchronous once it uses one). */
+  private scratch(which: number, n: number): Float32Array {
+    let rows = this.scratchRows[which]!
+    if (rows.length < n) rows = this.scratchRows[which] = new Float32Array(Math.max(n, rows.length * 2))
+    else rows.fill(0, 0, n)
+    return rows
   }
 
   private addWord(word: string, vector: Float32Array): void {

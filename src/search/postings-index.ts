@@ -9,7 +9,7 @@
 // documents store keeps which documents are present, not their texts: the caller has those.
 
 import { count as oramaCount, load as oramaLoad, save as oramaSave } from '@orama/orama'
-import { topK, type Scored } from './top-k'
+import { topKOf, type Scored } from './top-k'
 import type { AnyDocument, AnyOrama, components, IDocumentsStore, IIndex, SearchableType, Tokenizer, TokenScore } from '@orama/orama'
 
 type InternalDocumentIDStore = components.internalDocumentIDStore.InternalDocumentIDStore
@@ -345,6 +345,9 @@ function scoreDocuments(store: PostingsIndexStore, term: string, tokenizer: Toke
   return { ids, scores }
 }
 
+/** The normalized scores of a search, reused (every entry read is written first): no array per search as long as its matches. */
+let normalized = new Float64Array(0)
+
 /** Orama's BM25 parameters, which its `search` applies when a search names none. */
 const RELEVANCE = { k: 1.2, b: 0.75, d: 0.5 }
 
@@ -363,7 +366,9 @@ export function bm25Top(db: AnyOrama, term: string, properties: string[], boost:
   for (const score of scores) if (score > best) best = score
   if (best <= 0) return []
   const keys = db.internalDocumentIDStore.internalIdToId
-  return topK(ids.length, k, (i) => round(scores[i]! / best), (i) => keys[ids[i]! - 1]!)
+  if (normalized.length < ids.length) normalized = new Float64Array(Math.max(ids.length, normalized.length * 2))
+  for (let i = 0; i < ids.length; i++) normalized[i] = round(scores[i]! / best)
+  return topKOf(normalized, ids.length, k, (i) => keys[ids[i]! - 1]!)
 }
 
 /** The saved form with documents renumbered by `ids`: the document of internal id `ids[i]` becomes i + 1. */

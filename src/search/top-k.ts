@@ -60,3 +60,57 @@ function siftDown(heap: Scored[], i: number): void {
     i = worst
   }
 }
+
+/**
+ * `topK` over scores already in an array: the same result, but the heap holds slots and
+ * scores as numbers and a key is read only to break a tie, so passing over 100,000 slots
+ * costs a comparison each rather than a call.
+ */
+export function topKOf(scores: ArrayLike<number>, n: number, k: number, keyOf: (slot: number) => string): Scored[] {
+  if (k <= 0) return []
+  const slots = new Int32Array(k)
+  const values = new Float64Array(k)
+  let size = 0
+  // true when slot a (score x) ranks before slot b (score y)
+  const before = (x: number, a: number, y: number, b: number) => x > y || (x === y && keyOf(a) < keyOf(b))
+  const swap = (i: number, j: number) => {
+    const s = slots[i]!
+    slots[i] = slots[j]!
+    slots[j] = s
+    const v = values[i]!
+    values[i] = values[j]!
+    values[j] = v
+  }
+  for (let slot = 0; slot < n; slot++) {
+    const score = scores[slot]!
+    if (!(score > 0)) continue
+    if (size === k) {
+      // the root is the worst kept: most slots stop at this comparison
+      if (score < values[0]! || !before(score, slot, values[0]!, slots[0]!)) continue
+      slots[0] = slot
+      values[0] = score
+      for (let i = 0; ;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let worst = i
+        if (l < size && before(values[worst]!, slots[worst]!, values[l]!, slots[l]!)) worst = l
+        if (r < size && before(values[worst]!, slots[worst]!, values[r]!, slots[r]!)) worst = r
+        if (worst === i) break
+        swap(worst, i)
+        i = worst
+      }
+    } else {
+      slots[size] = slot
+      values[size] = score
+      for (let i = size++; i > 0; ) {
+        const parent = (i - 1) >> 1
+        if (!before(values[parent]!, slots[parent]!, values[i]!, slots[i]!)) break
+        swap(parent, i)
+        i = parent
+      }
+    }
+  }
+  const out: Scored[] = []
+  for (let i = 0; i < size; i++) out.push({ key: keyOf(slots[i]!), score: values[i]! })
+  return out.sort(compareRanked)
+}

@@ -1,12 +1,15 @@
 // What a memory opens from when nothing changed since its last save: the observations and the
-// derived graph, as a few strings in one meta row. IndexedDB hands back a string as one copy,
+// derived graph, in one meta row. IndexedDB hands back a string or a typed array as one copy,
 // where thousands of rows (or a value holding thousands of objects) are deserialized one object
-// at a time; a string and one JSON.parse cost a fraction of that. The observations are not
-// parsed at all at open: each note's JSON is cut from one string and parsed when first read.
+// at a time. The graph is saved as columns (see graph-columns). The observations are one string,
+// not parsed at all at open: each note's JSON is cut from it and parsed when first read.
 import { joinNotes, NoteShelf } from '../core/note-shelf'
 import type { Entity, Observation, Relationship } from '../core/types'
+import { packGraph, unpackGraph, type GraphColumns } from './graph-columns'
 
-export const OPEN_STATE_FORMAT = 'cairn-open-state@2'
+export const OPEN_STATE_FORMAT = 'cairn-open-state@3'
+/** The form with the graph and the cuts as JSON text. Still read. */
+const OPEN_STATE_FORMAT_V2 = 'cairn-open-state@2'
 /** The first packed form: the observations as one JSON array, parsed whole. Still read. */
 const OPEN_STATE_FORMAT_V1 = 'cairn-open-state@1'
 
@@ -20,10 +23,22 @@ export interface SavedOpenState {
   saveId: string
   /** The JSON of every observation, one after another. */
   observations: string
-  /** JSON arrays: each observation's slug, and where its JSON ends in `observations`. */
+  /** JSON array of each observation's slug, and where its JSON ends in `observations`. */
   slugs: string
-  ends: string
-  /** JSON of the derived entities and relationships, backing notes included. */
+  ends: Float64Array
+  /** The derived entities and relationships, backing notes included. */
+  graph: GraphColumns
+}
+
+/** The second and first forms, still read: cuts and graph as JSON text. */
+interface SavedOpenStateV2 {
+  format: typeof OPEN_STATE_FORMAT_V2 | typeof OPEN_STATE_FORMAT_V1
+  version: number
+  rules: string
+  saveId: string
+  observations: string
+  slugs?: string
+  ends?: string
   entities: string
   relationships: string
 }
@@ -52,17 +67,9 @@ export interface OpenState {
 export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>): SavedOpenState | undefined {
   try {
     const { slugs, text, ends } = joinNotes(notes)
-    return {
-      format: OPEN_STATE_FORMAT,
-      version,
-      rules,
-      saveId,
-      observations: text,
-      slugs: JSON.stringify(slugs),
-      ends: JSON.stringify(ends),
-      entities: JSON.stringify([...entities]),
-      relationships: JSON.stringify([...relationships]),
-    }
+    const graph = packGraph(slugs, entities, relationships)
+    if (!graph) return undefined
+    return { format: OPEN_STATE_FORMAT, version, rules, saveId, observations: text, slugs: JSON.stringify(slugs), ends: Float64Array.from(ends), graph }
   } catch (err) {
     if (err instanceof RangeError) return undefined
     throw err
@@ -76,12 +83,32 @@ export function packOpenState(saveId: string, version: number, rules: string, no
  */
 export function unpackOpenState(saved: unknown, version: number, rules: string): OpenState | undefined {
   if (typeof saved !== 'object' || saved === null) return undefined
-  const s = saved as Partial<SavedOpenState> & Partial<GraphRowsSnapshot>
+  const s = saved as { format?: unknown; version?: unknown; rules?: unknown; saveId?: unknown; observations?: unknown }
   if (s.version !== version || s.rules !== rules) return undefined
-  if (s.format === undefined) return Array.isArray(s.entities) && Array.isArray(s.relationships) ? { entities: s.entities, relationships: s.relationships } : undefined
-  if ((s.format !== OPEN_STATE_FORMAT && s.format !== OPEN_STATE_FORMAT_V1) || typeof s.saveId !== 'string' || typeof s.observations !== 'string' || typeof s.entities !== 'string' || typeof s.relationships !== 'string') return undefined
+  if (s.format === undefined) {
+    const old = saved as Partial<GraphRowsSnapshot>
+    return Array.isArray(old.entities) && Array.isArray(old.relationships) ? { entities: old.entities, relationships: old.relationships } : undefined
+  }
+  if (typeof s.saveId !== 'string' || typeof s.observations !== 'string') return undefined
+  if (s.format !== OPEN_STATE_FORMAT) return unpackV2(saved as Partial<SavedOpenStateV2>)
+  const current = saved as Partial<SavedOpenState>
   try {
-    const observations = s.format === OPEN_STATE_FORMAT ? shelfOf(s.observations, s.slugs, s.ends) : wholeShelf(s.observations)
+    const slugs: unknown = JSON.parse(String(current.slugs))
+    if (!Array.isArray(slugs) || !(current.ends instanceof Float64Array)) return undefined
+    const observations = shelfOf(s.observations, slugs, current.ends)
+    const graph = observations && unpackGraph(current.graph, slugs as string[])
+    return graph ? { saveId: s.saveId, observations, ...graph } : undefined
+  } catch {
+    // an unreadable save costs a read of the tables and a derive, never the memory
+    return undefined
+  }
+}
+
+/** A state of the second or first form: the graph as JSON text. */
+function unpackV2(s: Partial<SavedOpenStateV2>): OpenState | undefined {
+  if ((s.format !== OPEN_STATE_FORMAT_V2 && s.format !== OPEN_STATE_FORMAT_V1) || typeof s.saveId !== 'string' || typeof s.observations !== 'string' || typeof s.entities !== 'string' || typeof s.relationships !== 'string') return undefined
+  try {
+    const observations = s.format === OPEN_STATE_FORMAT_V2 ? shelfOf(s.observations, JSON.parse(String(s.slugs)), JSON.parse(String(s.ends))) : wholeShelf(s.observations)
     const entities: unknown = JSON.parse(s.entities)
     const relationships: unknown = JSON.parse(s.relationships)
     if (!observations || !Array.isArray(entities) || !Array.isArray(relationships)) return undefined
@@ -93,11 +120,8 @@ export function unpackOpenState(saved: unknown, version: number, rules: string):
 }
 
 /** The notes of a save, unparsed, when its slugs and ends agree with its text. */
-function shelfOf(text: string, slugsJson: unknown, endsJson: unknown): NoteShelf | undefined {
-  if (typeof slugsJson !== 'string' || typeof endsJson !== 'string') return undefined
-  const slugs: unknown = JSON.parse(slugsJson)
-  const ends: unknown = JSON.parse(endsJson)
-  if (!Array.isArray(slugs) || !Array.isArray(ends) || slugs.length !== ends.length) return undefined
+function shelfOf(text: string, slugs: unknown, ends: unknown): NoteShelf | undefined {
+  if (!Array.isArray(slugs) || !(Array.isArray(ends) || ends instanceof Float64Array) || slugs.length !== ends.length) return undefined
   let last = 0
   for (let i = 0; i < ends.length; i++) {
     const end: unknown = ends[i]
@@ -106,7 +130,7 @@ function shelfOf(text: string, slugsJson: unknown, endsJson: unknown): NoteShelf
     last = end
   }
   if (last !== text.length) return undefined
-  return NoteShelf.fromText(slugs as string[], text, ends as number[])
+  return NoteShelf.fromText(slugs as string[], text, ends as ArrayLike<number>)
 }
 
 /** The notes of a save of the first form, one JSON array. */

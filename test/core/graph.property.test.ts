@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { Graph, graphFingerprint } from '../../src/core/graph'
 import { normalizeName } from '../../src/core/normalize'
 import type { Observation } from '../../src/core/types'
+import { packOpenState, unpackOpenState } from '../../src/store/open-state'
 
 const NAMES = ['Ada', 'ada', 'Babbage', 'Engine', 'IBM', 'International Business Machines', 'Society', 'Menabrea', 'C++', 'C#', 'C', '.NET', 'NET']
 const TYPES = ['knows', 'built', 'funded']
@@ -60,7 +61,14 @@ describe('incremental derivation', () => {
           // now and then the graph is read back from its own rows, as an open does, with some
           // or none of its notes filed before the next change
           if (n % 5 === 3) {
-            g = Graph.fromRows(g.allObservations(), g.aliasMap(), [...g.entities.values()], [...g.relationships.values()])
+            if (n % 10 === 3) {
+              g = Graph.fromRows(g.allObservations(), g.aliasMap(), [...g.entities.values()], [...g.relationships.values()])
+            } else {
+              // through the open state as it is saved and read back: observations as text, the graph as columns
+              const saved = structuredClone(packOpenState('s', 1, 'r', g.observationTexts(), g.entities.values(), g.relationships.values()))
+              const state = unpackOpenState(saved, 1, 'r')!
+              g = Graph.fromRows(state.observations!, g.aliasMap(), state.entities, state.relationships)
+            }
             g.fileSome(n % 3)
             // reads answer the same before the rest is filed (a recall right after an open)
             expect(reads(g)).toEqual(reads(Graph.derive(obs.values(), aliases)))

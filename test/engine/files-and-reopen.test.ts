@@ -124,7 +124,7 @@ describe('open from the saved state', () => {
     await behind.close()
     const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
     const state = (await db.meta.get('derivedGraph'))!.value as Record<string, unknown>
-    await db.meta.put({ key: 'derivedGraph', value: { ...state, observations: '[{"slug": ' } })
+    await db.meta.put({ key: 'derivedGraph', value: { ...state, graph: { ...(state.graph as object), edgeSources: [1] } } })
     db.close()
     const again = await f.reopen()
     expect(stepsOf(again)).toContain('derive')

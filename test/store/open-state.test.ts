@@ -16,9 +16,10 @@ describe('open state', () => {
   const g = Graph.derive(observations)
   const packed = packOpenState('save-1', 7, 'rules@1', g.observationTexts(), g.entities.values(), g.relationships.values())!
 
-  it('packs into strings and unpacks what was packed at the same version and rules', () => {
+  it('packs the notes as one string and the graph as columns, and unpacks what was packed at the same version and rules', () => {
     expect(packed.format).toBe(OPEN_STATE_FORMAT)
     expect(typeof packed.observations).toBe('string')
+    expect(packed.ends).toBeInstanceOf(Float64Array)
     const state = unpackOpenState(structuredClone(packed), 7, 'rules@1')
     expect(state?.saveId).toBe('save-1')
     expect([...state!.observations!]).toEqual(observations)
@@ -31,18 +32,32 @@ describe('open state', () => {
     expect(unpackOpenState(packed, 8, 'rules@1')).toBeUndefined()
     expect(unpackOpenState(packed, 7, 'rules@2')).toBeUndefined()
     expect(unpackOpenState({ ...packed, observations: '[{"slug":' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...packed, observations: `${packed.observations} ` }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...packed, ends: new Float64Array([3, 2]) }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState({ ...packed, ends: '[3, 2]' }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState({ ...packed, slugs: '["a"]' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...packed, slugs: '[1, 2]' }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState({ ...packed, ends: undefined }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, entities: '{}' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...packed, graph: undefined }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...packed, graph: { ...packed.graph, edgeSources: [0] } }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState({ ...packed, format: 'cairn-open-state@99' }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState(undefined, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState('text', 7, 'rules@1')).toBeUndefined()
   })
 
   it('reads the first packed form, the observations as one JSON array', () => {
-    const first = { ...packed, format: 'cairn-open-state@1', observations: JSON.stringify(observations), slugs: undefined, ends: undefined }
+    const first = { format: 'cairn-open-state@1', version: 7, rules: 'rules@1', saveId: 'save-1', observations: JSON.stringify(observations), entities: JSON.stringify([...g.entities.values()]), relationships: JSON.stringify([...g.relationships.values()]) }
     expect([...unpackOpenState(first, 7, 'rules@1')!.observations!]).toEqual(observations)
+  })
+
+  it('reads the second form, the graph and the cuts as JSON text', () => {
+    const second = { format: 'cairn-open-state@2', version: 7, rules: 'rules@1', saveId: 'save-1', observations: packed.observations, slugs: packed.slugs, ends: JSON.stringify([...packed.ends]), entities: JSON.stringify([...g.entities.values()]), relationships: JSON.stringify([...g.relationships.values()]) }
+    const state = unpackOpenState(structuredClone(second), 7, 'rules@1')
+    expect([...state!.observations!]).toEqual(observations)
+    expect(state?.entities).toEqual([...g.entities.values()])
+    expect(state?.relationships).toEqual([...g.relationships.values()])
+    expect(unpackOpenState({ ...second, entities: '{}' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...second, ends: '[3, 2]' }, 7, 'rules@1')).toBeUndefined()
   })
 
   it('gives a note saved as text back unparsed when saved again, and a damaged one as storage_failed', () => {

@@ -1,0 +1,218 @@
+// The derived graph saved as columns for the open state. As JSON, 100,000 entities and 200,000
+// edges are 60 MB of text whose parse alone takes most of a second; most of it repeats: every
+// edge spells its key and both ends, every backing list spells its notes' slugs. Here names are
+// stored once and referred to by number, and numbers travel as typed arrays, which IndexedDB
+// hands back as one copy.
+import { relationshipKey } from '../core/normalize'
+import type { Entity, Relationship } from '../core/types'
+
+export interface GraphColumns {
+  /** JSON array: the entity keys in order, then any edge end that is not an entity. */
+  names: string
+  entityCount: number
+  /** JSON arrays, one entry per entity. */
+  entityNames: string
+  entityDescriptions: string
+  /** JSON array of the distinct entity and edge types; the columns below number into it. */
+  types: string
+  entityTypes: Uint32Array
+  entityDegrees: Float64Array
+  /** JSON array of [entity, descriptions, queries] for entities whose lists are not empty. */
+  entityLists: string
+  /** Backing notes, as numbers into the notes' slugs: how many each has, then all in order. */
+  entityNoteCounts: Uint32Array
+  entityNotes: Uint32Array
+  edgeSources: Uint32Array
+  edgeTargets: Uint32Array
+  edgeTypes: Uint32Array
+  edgeWeights: Float64Array
+  /** JSON array of [edge, description] for edges with a description. */
+  edgeDescriptions: string
+  edgeNoteCounts: Uint32Array
+  edgeNotes: Uint32Array
+}
+
+/** A numbering of strings in first-seen order. */
+class Numbering {
+  readonly list: string[] = []
+  private readonly at = new Map<string, number>()
+  of(s: string): number {
+    let n = this.at.get(s)
+    if (n === undefined) {
+      n = this.list.length
+      this.list.push(s)
+      this.at.set(s, n)
+    }
+    return n
+  }
+  has(s: string): boolean {
+    return this.at.has(s)
+  }
+}
+
+/**
+ * The graph as columns, its backing notes numbered by `slugs`. Undefined when the columns could
+ * not give the same graph back (a backing note that is not among `slugs`, an edge whose key is
+ * not made of its ends, a key listed twice): the caller then saves no state.
+ */
+export function packGraph(slugs: readonly string[], entities: Iterable<Entity>, relationships: Iterable<Relationship>): GraphColumns | undefined {
+  const slugAt = new Map<string, number>()
+  slugs.forEach((s, i) => slugAt.set(s, i))
+  const names = new Numbering()
+  const types = new Numbering()
+  const es = [...entities]
+  const rs = [...relationships]
+  for (const e of es) {
+    if (names.has(e.key)) return undefined
+    names.of(e.key)
+  }
+  const notesOf = (lists: readonly (readonly string[])[]) => {
+    const counts = new Uint32Array(lists.length)
+    let total = 0
+    for (const list of lists) total += list.length
+    const notes = new Uint32Array(total)
+    let at = 0
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i]!
+      counts[i] = list.length
+      for (const slug of list) {
+        const n = slugAt.get(slug)
+        if (n === undefined) return undefined
+        notes[at++] = n
+      }
+    }
+    return { counts, notes }
+  }
+  const entityNotes = notesOf(es.map((e) => e.observations))
+  const edgeNotes = notesOf(rs.map((r) => r.observations))
+  if (!entityNotes || !edgeNotes) return undefined
+  const entityLists: [number, string[], string[]][] = []
+  es.forEach((e, i) => {
+    if (e.descriptions.length || e.queries.length) entityLists.push([i, e.descriptions, e.queries])
+  })
+  const edgeDescriptions: [number, string][] = []
+  const edgeKeys = new Set<string>()
+  for (let i = 0; i < rs.length; i++) {
+    const r = rs[i]!
+    if (r.key !== relationshipKey(r.source, r.type, r.target) || edgeKeys.has(r.key)) return undefined
+    edgeKeys.add(r.key)
+    if (r.description) edgeDescriptions.push([i, r.description])
+  }
+  return {
+    entityCount: es.length,
+    entityNames: JSON.stringify(es.map((e) => e.name)),
+    entityDescriptions: JSON.stringify(es.map((e) => e.description)),
+    entityTypes: Uint32Array.from(es, (e) => types.of(e.type)),
+    entityDegrees: Float64Array.from(es, (e) => e.degree),
+    entityLists: JSON.stringify(entityLists),
+    entityNoteCounts: entityNotes.counts,
+    entityNotes: entityNotes.notes,
+    edgeSources: Uint32Array.from(rs, (r) => names.of(r.source)),
+    edgeTargets: Uint32Array.from(rs, (r) => names.of(r.target)),
+    edgeTypes: Uint32Array.from(rs, (r) => types.of(r.type)),
+    edgeWeights: Float64Array.from(rs, (r) => r.weight),
+    edgeDescriptions: JSON.stringify(edgeDescriptions),
+    edgeNoteCounts: edgeNotes.counts,
+    edgeNotes: edgeNotes.notes,
+    // after the edges: their ends that are not entities are numbered there
+    names: JSON.stringify(names.list),
+    types: JSON.stringify(types.list),
+  }
+}
+
+/** Thrown inside `unpackGraph` for columns that do not fit together; the caller treats the save as unreadable. */
+class Unfit extends Error {}
+
+function isStrings(list: unknown): list is string[] {
+  return Array.isArray(list) && list.every((s) => typeof s === 'string')
+}
+
+function stringArray(json: unknown): string[] {
+  const list: unknown = typeof json === 'string' ? JSON.parse(json) : undefined
+  if (!isStrings(list)) throw new Unfit()
+  return list
+}
+
+function column<T extends Uint32Array | Float64Array>(value: unknown, type: { new (n: number): T }, length: number): T {
+  if (!(value instanceof type) || value.length !== length) throw new Unfit()
+  return value
+}
+
+/** The notes of each row, as slugs, from counts and numbers checked against `slugs`. */
+function backing(counts: Uint32Array, notes: unknown, slugs: readonly string[]): string[][] {
+  let total = 0
+  for (let i = 0; i < counts.length; i++) total += counts[i]!
+  const numbers = column(notes, Uint32Array, total)
+  const out: string[][] = new Array(counts.length)
+  let at = 0
+  for (let i = 0; i < counts.length; i++) {
+    const list: string[] = new Array(counts[i]!)
+    for (let j = 0; j < list.length; j++) {
+      const slug = slugs[numbers[at++]!]
+      if (slug === undefined) throw new Unfit()
+      list[j] = slug
+    }
+    out[i] = list
+  }
+  return out
+}
+
+/** The entities and relationships `packGraph` was given, or undefined when the columns do not fit together. */
+export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: Relationship[] } | undefined {
+  if (typeof saved !== 'object' || saved === null) return undefined
+  const c = saved as Partial<Record<keyof GraphColumns, unknown>>
+  try {
+    const n = c.entityCount
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new Unfit()
+    const names = stringArray(c.names)
+    const types = stringArray(c.types)
+    const entityNames = stringArray(c.entityNames)
+    const descriptions = stringArray(c.entityDescriptions)
+    if (names.length < n || entityNames.length !== n || descriptions.length !== n) throw new Unfit()
+    const entityTypes = column(c.entityTypes, Uint32Array, n)
+    const degrees = column(c.entityDegrees, Float64Array, n)
+    const entityNotes = backing(column(c.entityNoteCounts, Uint32Array, n), c.entityNotes, slugs)
+    const lists: unknown = JSON.parse(String(c.entityLists))
+    if (!Array.isArray(lists)) throw new Unfit()
+    const entities: Entity[] = new Array(n)
+    for (let i = 0; i < n; i++) {
+      const type = types[entityTypes[i]!]
+      if (type === undefined) throw new Unfit()
+      entities[i] = { key: names[i]!, name: entityNames[i]!, type, description: descriptions[i]!, descriptions: [], queries: [], degree: degrees[i]!, observations: entityNotes[i]! }
+    }
+    for (const item of lists as unknown[]) {
+      const [i, more, queries] = Array.isArray(item) ? item : []
+      const e = typeof i === 'number' ? entities[i] : undefined
+      if (!e || !isStrings(more) || !isStrings(queries)) throw new Unfit()
+      e.descriptions = more
+      e.queries = queries
+    }
+    const sources = c.edgeSources
+    if (!(sources instanceof Uint32Array)) throw new Unfit()
+    const m = sources.length
+    const targets = column(c.edgeTargets, Uint32Array, m)
+    const edgeTypes = column(c.edgeTypes, Uint32Array, m)
+    const weights = column(c.edgeWeights, Float64Array, m)
+    const edgeNotes = backing(column(c.edgeNoteCounts, Uint32Array, m), c.edgeNotes, slugs)
+    const relationships: Relationship[] = new Array(m)
+    for (let i = 0; i < m; i++) {
+      const source = names[sources[i]!]
+      const target = names[targets[i]!]
+      const type = types[edgeTypes[i]!]
+      if (source === undefined || target === undefined || type === undefined) throw new Unfit()
+      relationships[i] = { key: relationshipKey(source, type, target), source, type, target, description: '', weight: weights[i]!, observations: edgeNotes[i]! }
+    }
+    const described: unknown = JSON.parse(String(c.edgeDescriptions))
+    if (!Array.isArray(described)) throw new Unfit()
+    for (const item of described as unknown[]) {
+      const [i, text] = Array.isArray(item) ? item : []
+      const r = typeof i === 'number' ? relationships[i] : undefined
+      if (!r || typeof text !== 'string') throw new Unfit()
+      r.description = text
+    }
+    return { entities, relationships }
+  } catch {
+    // damaged or foreign columns cost a read of the tables and a derive, never the memory
+    return undefined
+  }
+}
