@@ -21,6 +21,7 @@ import { packIndex, packOpenState } from '../store/open-state'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { validateFileInput, type FileInput } from './files'
+import { taskScheduler } from './next-task'
 import { WriteQueue } from './queue'
 import { stored } from '../store/storage-error'
 import { randomId, sha256Hex } from './tokens'
@@ -74,6 +75,8 @@ export class MemoryEngine implements SyncPort {
   private recalling = 0
   /** When the last recall ended (performance.now()): filing waits for a pause in a run of recalls. */
   private lastRecallAt = -Infinity
+  /** When the background filing found everything the open left for later filed (performance.now()). */
+  filedAt: number | undefined
   /** Set when indexing a commit failed: snapshots saved since then must not claim to match the graph. */
   private indexBehind = false
 
@@ -106,20 +109,26 @@ export class MemoryEngine implements SyncPort {
    */
   fileInBackground(budgetMs = 4, slice = 50, quietMs = RECALL_QUIET_MS): void {
     const step = () => {
-      if (this.closed) return
+      if (this.closed) return nextTask.close()
       if (this.recalling > 0) return later(quietMs)
       const quietFor = performance.now() - this.lastRecallAt
       if (quietFor < quietMs) return later(quietMs - quietFor)
       const until = performance.now() + budgetMs
       let done = false
       while (!done && performance.now() < until) done = this.graph.fileSome(slice) && this.fileNames(slice)
-      if (!done) later(0)
+      if (done) {
+        this.filedAt ??= performance.now()
+        nextTask.close()
+      }
+      // the next slice as a task of its own: chained zero-delay timers are held 4 ms each
+      else nextTask.run(step)
     }
     const later = (ms: number) => {
       const timer = setTimeout(step, ms)
       // in Node it must not keep the process alive
       ;(timer as { unref?: () => void }).unref?.()
     }
+    const nextTask = taskScheduler()
     later(0)
   }
 

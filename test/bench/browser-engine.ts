@@ -71,6 +71,12 @@ export interface BrowserEngineRow {
   recallP95Ms: number
   /** The same recalls once more, after the parts were timed: seconds after the open, its filing done or nearly. */
   recallAgainP50Ms: number
+  /** From the start of the open until what it left for later was filed, with the recalls in between (median; -1 when a run had not within 2 minutes): a write before then waits for the rest. */
+  filedMs: number
+  /** In the last cold run, another open left alone: from its end until its filing was done (-1 when not within 2 minutes). */
+  idleFiledMs: number
+  /** And a write issued right after one more open: it files what that open left for later first. */
+  firstWriteMs: number
   /** Entities per timed recall, on average (queries are words of real descriptions). */
   hitsPerRecall: number
   /** Writes of new notes naming known entities, after the recalls of the last cold run. */
@@ -85,7 +91,7 @@ export interface BrowserEngineRow {
 }
 
 interface Filled { id: string; token: string; entities: number; relationships: number; loadMs: number; saveIndexMs: number }
-interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number> }; writeMs: number[]; recallParts?: Record<string, number[]>; recallAgainMs?: number[]; floor: { vectorBytes: number; scanMs: number } }
+interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number> }; writeMs: number[]; recallParts?: Record<string, number[]>; recallAgainMs?: number[]; filedMs?: number; idleFiledMs?: number; firstWriteMs?: number; floor: { vectorBytes: number; scanMs: number } }
 
 /** Two words of some entity's description, as a person would half-remember it (as in engine.ts). */
 function queriesFor(n: number): string[] {
@@ -181,6 +187,9 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       recallP50Ms: percentile(recallMs, 50),
       recallP95Ms: percentile(recallMs, 95),
       recallAgainP50Ms: percentile(runs.flatMap((t) => t.recallAgainMs ?? []), 50),
+      filedMs: runs.some((t) => (t.filedMs ?? -1) < 0) ? -1 : Math.round(median((t) => t.filedMs!)),
+      idleFiledMs: Math.round(runs.at(-1)!.idleFiledMs ?? -1),
+      firstWriteMs: round(runs.at(-1)!.firstWriteMs ?? -1),
       hitsPerRecall: round(hits / Math.max(1, recallMs.length)),
       writeP50Ms: percentile(runs.flatMap((t) => t.writeMs), 50),
       writeP95Ms: percentile(runs.flatMap((t) => t.writeMs), 95),

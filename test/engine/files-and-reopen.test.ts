@@ -179,3 +179,25 @@ describe('open from the saved state', () => {
     expect(await savedId()).not.toBe(before)
   })
 })
+
+describe('filing after an open', () => {
+  it('files in the background what an open from the saved state left for later, and changes after it match a derivation', async () => {
+    const f = await fixture()
+    for (let i = 0; i < 120; i++) {
+      await f.conn.write({ title: `n${i}`, content: `note ${i}`, entities: [i % 2 ? ada : engine, { ...society, description: `society ${i % 7}` }], relationships: [{ source: i % 2 ? ada.name : engine.name, type: 'member_of', target: society.name }] })
+    }
+    await f.memory.saveIndex()
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const opened = engineOf(reopened)
+    // nothing has been filed yet: the open only read the saved rows
+    expect(opened.filedAt).toBeUndefined()
+    for (let waited = 0; opened.filedAt === undefined && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(opened.filedAt).toBeTypeOf('number')
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    await c.write({ title: 'late', content: 'late note', entities: [{ ...ada, description: 'Countess' }] })
+    const graph = opened.committedGraph
+    expect(graphFingerprint(graph)).toBe(graphFingerprint(Graph.derive(graph.allObservations(), graph.aliasMap())))
+    await reopened.close()
+  })
+})

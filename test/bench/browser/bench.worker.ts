@@ -51,6 +51,11 @@ export interface RecallTimings {
   writeMs: number[]
   /** The recalls again, after `recallParts`: the open's filing has had seconds to finish. */
   recallAgainMs: number[]
+  /** From the start of the open until its background filing was done (-1: not within 2 minutes), with the recalls above in between. */
+  filedMs: number
+  /** Only in a run given writes: from an open left alone to its filing done, and a write issued right after an open. */
+  idleFiledMs?: number
+  firstWriteMs?: number
   /** The parts of a recall, each timed alone over the same queries (ms per query, in order): the note index, the entity index, assembling the answer. */
   recallParts: Record<string, number[]>
   /** The bytes of stored vectors one hybrid recall scans (entity and note indexes), and the fastest read of them all once. */
@@ -185,6 +190,29 @@ async function timeRecallParts(memory: Memory, queries: string[]): Promise<Recor
   return parts
 }
 
+/**
+ * Two more opens of the memory: one left alone, timed until the open's background filing is
+ * done; one written to at once, which files the rest first. What a write right after opening costs.
+ */
+async function timeAfterOpen(id: string, token: string, model: Embedder | undefined, input: ObservationInput): Promise<{ idleFiledMs: number; firstWriteMs: number }> {
+  const options = model ? { embedder: model } : {}
+  const idle = await Memory.open(id, options)
+  const opened = performance.now()
+  const engine = engineOf(idle)
+  for (let waited = 0; engine.filedAt === undefined && waited < 120_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+  const idleFiledMs = engine.filedAt === undefined ? -1 : engine.filedAt - opened
+  await idle.close()
+  const memory = await Memory.open(id, options)
+  try {
+    const conn = await memory.connectWithToken(token)
+    const s = performance.now()
+    await conn.write(input)
+    return { idleFiledMs, firstWriteMs: performance.now() - s }
+  } finally {
+    await memory.close()
+  }
+}
+
 function embedder(hybrid: boolean): Promise<Embedder | undefined> {
   return hybrid ? createStaticEmbedder() : Promise.resolve(undefined)
 }
@@ -238,6 +266,10 @@ const api = {
         await conn.recall({ query })
         recallAgainMs.push(performance.now() - s)
       }
+      // until the open's background filing is done: a change before then files the rest first
+      const engine = engineOf(memory)
+      for (let waited = 0; engine.filedAt === undefined && waited < 120_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
+      const filedMs = engine.filedAt === undefined ? -1 : engine.filedAt - o0
       const writeMs: number[] = []
       for (const input of writes) {
         const s = performance.now()
@@ -247,7 +279,8 @@ const api = {
       const embedderId = memory.info.retrieval.embedder
       await memory.close()
       const { vectors, ...phases } = await openPhases(id, model)
-      return { modelLoadMs, openMs, openSteps, firstRecallMs, recallMs, hits, embedder: embedderId, phases, writeMs, recallParts, recallAgainMs, floor: scanFloor(vectors) }
+      const afterOpen = writes.length ? await timeAfterOpen(id, token, model, { ...writes[0]!, title: 'First write after an open' }) : undefined
+      return { modelLoadMs, openMs, openSteps, firstRecallMs, recallMs, hits, embedder: embedderId, phases, writeMs, recallParts, recallAgainMs, filedMs, ...afterOpen, floor: scanFloor(vectors) }
     } catch (err) {
       await memory.close()
       throw err
