@@ -190,6 +190,12 @@ async function timeRecallParts(memory: Memory, queries: string[]): Promise<Recor
   return parts
 }
 
+/** From `since` until the engine's background filing was done (performance.now() times); -1 when not within 2 minutes. */
+async function msUntilFiled(engine: { filedAt: number | undefined }, since: number): Promise<number> {
+  for (let waited = 0; engine.filedAt === undefined && waited < 120_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+  return engine.filedAt === undefined ? -1 : engine.filedAt - since
+}
+
 /**
  * Two more opens of the memory: one left alone, timed until the open's background filing is
  * done; one written to at once, which files the rest first. What a write right after opening costs.
@@ -199,8 +205,7 @@ async function timeAfterOpen(id: string, token: string, model: Embedder | undefi
   const idle = await Memory.open(id, options)
   const opened = performance.now()
   const engine = engineOf(idle)
-  for (let waited = 0; engine.filedAt === undefined && waited < 120_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
-  const idleFiledMs = engine.filedAt === undefined ? -1 : engine.filedAt - opened
+  const idleFiledMs = await msUntilFiled(engine, opened)
   await idle.close()
   const memory = await Memory.open(id, options)
   try {
@@ -268,8 +273,7 @@ const api = {
       }
       // until the open's background filing is done: a change before then files the rest first
       const engine = engineOf(memory)
-      for (let waited = 0; engine.filedAt === undefined && waited < 120_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
-      const filedMs = engine.filedAt === undefined ? -1 : engine.filedAt - o0
+      const filedMs = await msUntilFiled(engine, o0)
       const writeMs: number[] = []
       for (const input of writes) {
         const s = performance.now()
