@@ -8,6 +8,7 @@ import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { topKOf, type Scored } from './top-k'
 import { quantizeRows, VectorRows } from './vector-rows'
+import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { textDigest } from './text-digest'
 import { bm25Top, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
@@ -162,8 +163,8 @@ class OramaEntityIndex implements EntityIndex {
   private readonly vectors: VectorRows | null
   /** A search's fused scores by slot, reused between searches. */
   private fused = new Float64Array(0)
-  /** Per-slot score arrays of a search, reused: Chromium was slower making two 100,000-long arrays per query. */
-  private readonly scratchRows: Float32Array[] = [new Float32Array(0), new Float32Array(0)]
+  /** A search's per-slot scores, reused between searches. */
+  private readonly scratch = new ScoreScratch()
   /** Mutations run one at a time; searches read the last applied state. */
   private queue: Promise<unknown> = Promise.resolve()
 
@@ -243,7 +244,7 @@ class OramaEntityIndex implements EntityIndex {
     }
     // everything below is synchronous, so the slots cannot move under it
     const n = this.entries.length
-    const similarity = this.scratch(0, n) // stays 0 for negative similarity
+    const similarity = this.scratch.zeroed(0, n) // stays 0 for negative similarity
     this.vectors!.maxSimilarity(queryVector, similarity)
     const keyOf = (s: number) => this.entries[s]!.key
     // reused between searches (every slot below n is written first): no 100,000-long array per query
@@ -253,20 +254,13 @@ class OramaEntityIndex implements EntityIndex {
       for (let s = 0; s < n; s++) fused[s] = round(similarity[s]!)
       return topKOf(fused, n, k, keyOf)
     }
-    const text = this.scratch(1, n)
+    const text = this.scratch.zeroed(1, n)
     for (const hit of this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES))) text[this.slotOf.get(hit.key)!] = hit.score
     const { text: wt, vector: wv } = this.weights
     for (let s = 0; s < n; s++) fused[s] = round(wt * text[s]! + wv * similarity[s]!)
     return topKOf(fused, n, k, keyOf)
   }
 
-  /** Scratch array `which`, zeroed over its first `n` slots (a search is synchronous once it uses one). */
-  private scratch(which: number, n: number): Float32Array {
-    let rows = this.scratchRows[which]!
-    if (rows.length < n) rows = this.scratchRows[which] = new Float32Array(Math.max(n, rows.length * 2))
-    else rows.fill(0, 0, n)
-    return rows
-  }
 
   async snapshot(): Promise<IndexSnapshot> {
     await this.queue.catch(() => undefined)

@@ -6,6 +6,7 @@
 import { count, create, insertMultiple, removeMultiple } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
+import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { compareRanked, topK, topKOf, type Scored } from './top-k'
 import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
@@ -181,8 +182,8 @@ class HybridNoteIndex implements NoteIndex {
   private simStamp = new Int32Array(0)
   private simAt = new Int32Array(0)
   private stamp = 0
-  /** Per-slot score arrays of a search, reused: Chromium was slower making two 100,000-long arrays per query. */
-  private readonly scratchRows: Float32Array[] = [new Float32Array(0), new Float32Array(0)]
+  /** A search's per-slot scores, reused between searches. */
+  private readonly scratch = new ScoreScratch()
 
   constructor(private readonly embedder: Embedder | undefined) {
     this.mode = embedder ? 'hybrid' : 'bm25'
@@ -264,7 +265,7 @@ class HybridNoteIndex implements NoteIndex {
     const embedded = this.embedder ? await this.embedder.embed([term, ...queryWords]) : []
     // synchronous from here: slots cannot move under the scan
     const n = this.entries.length
-    const text = this.scratch(0, n)
+    const text = this.scratch.zeroed(0, n)
     const textSlots: number[] = []
     for (const hit of this.textHits(term, pool)) {
       const slot = this.slotOf.get(hit.key)!
@@ -272,7 +273,7 @@ class HybridNoteIndex implements NoteIndex {
       text[slot] = hit.score
     }
     if (!this.embedder) return topKOf(text, n, k, (s) => this.entries[s]!.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
-    const similarity = this.scratch(1, n)
+    const similarity = this.scratch.zeroed(1, n)
     this.vectors!.maxSimilarity(embedded[0]!, similarity)
     const w = NOTE_WEIGHTS
     const candidates = new Set<number>(textSlots)
@@ -409,13 +410,6 @@ class HybridNoteIndex implements NoteIndex {
     return out
   }
 
-  /** Scratch array `which`, zeroed over its first `n` slots (a search is synchronous once it uses one). */
-  private scratch(which: number, n: number): Float32Array {
-    let rows = this.scratchRows[which]!
-    if (rows.length < n) rows = this.scratchRows[which] = new Float32Array(Math.max(n, rows.length * 2))
-    else rows.fill(0, 0, n)
-    return rows
-  }
 
   private addWord(word: string, vector: Float32Array): void {
     if (this.wordRow.has(word)) return
