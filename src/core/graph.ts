@@ -4,7 +4,7 @@
 // An entity lives while some observation describes it. An edge lives while some observation
 // states it and both of its ends live; otherwise it waits, dormant, in its observations.
 import { legacyNameKey, normalizeName, normalizeType, relationshipKey, words } from './normalize'
-import { NoteShelf } from './note-shelf'
+import { NoteInStorage, NoteShelf } from './note-shelf'
 import type { Entity, Observation, RecalledRelationship, Relationship } from './types'
 
 export type AliasMap = ReadonlyMap<string, string>
@@ -114,6 +114,11 @@ export interface GraphView {
   resolve(key: string): string
 }
 
+/** Which entities each note of a saved state backed, by the note's place in the save (see store/graph-columns). */
+export interface SavedBacking {
+  keysAt(place: number): string[]
+}
+
 export class Graph implements GraphView {
   private entityMap = new Map<string, Entity>()
   private relationshipMap = new Map<string, Relationship>()
@@ -152,6 +157,12 @@ export class Graph implements GraphView {
    * for their filing. Valid while no change comes: every change files the rest first.
    */
   private readAhead = new Map<string, Contribution>()
+  /**
+   * Which entities each note backed when the open state was saved, by the note's place in the
+   * save: what `entitiesOf` answers for a note whose text is still in storage. Valid, like
+   * `readAhead`, while no change comes.
+   */
+  private savedBacking: SavedBacking | undefined
 
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
     const g = new Graph()
@@ -171,8 +182,9 @@ export class Graph implements GraphView {
    * at once, and files its observations into the indexes that changes need either a slice at a
    * time (`fileSome`) or all at once before the first change.
    */
-  static fromRows(observations: Iterable<Observation> | NoteShelf, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>): Graph {
+  static fromRows(observations: Iterable<Observation> | NoteShelf, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>, savedBacking?: SavedBacking): Graph {
     const g = new Graph()
+    g.savedBacking = savedBacking
     g.aliases = new Map(aliases)
     // a shelf of saved texts is taken as it is: each note is parsed when first read or filed
     g.observations = observations instanceof NoteShelf ? observations : NoteShelf.of(observations)
@@ -200,6 +212,7 @@ export class Graph implements GraphView {
     this.unfiled = []
     this.unfiledAt = 0
     this.readAhead.clear()
+    this.savedBacking = undefined
     return true
   }
 
@@ -222,6 +235,32 @@ export class Graph implements GraphView {
 
   get observationCount(): number {
     return this.observations.size
+  }
+
+  /** How many notes an open left in storage: reading one throws `NoteInStorage` (see note-shelf). */
+  get notesInStorage(): number {
+    return this.observations.inStorageCount
+  }
+
+  /** Those of `slugs` still in storage. */
+  notesInStorageAmong(slugs: Iterable<string>): string[] {
+    return this.observations.inStorageAmong(slugs)
+  }
+
+  /** Throws `NoteInStorage` naming every one of `slugs` still in storage: a reader about to read them all asks for them at once. */
+  requireNotes(slugs: Iterable<string>): void {
+    const away = this.observations.inStorageAmong(slugs)
+    if (away.length) throw new NoteInStorage(away)
+  }
+
+  /** Takes in notes read from their rows; a note changed since the open keeps its change. */
+  takeInNotes(notes: Iterable<Observation>): void {
+    for (const o of notes) this.observations.takeIn(o.slug, o)
+  }
+
+  /** Takes in a part of the texts of a save: the notes `slugs` from place `from`, cut by `ends`. */
+  takeInNotePart(from: number, slugs: readonly string[], text: string, ends: ArrayLike<number>): void {
+    this.observations.takeInPart(from, slugs, text, ends)
   }
 
   aliasMap(): AliasMap {
@@ -747,6 +786,9 @@ export class Graph implements GraphView {
   entitiesOf(slug: string): string[] {
     let c = this.contributions.get(slug)
     if (!c && this.unfiled.length) {
+      // a note not read since the open backs what the save says it backed: nothing changed since
+      const place = this.savedBacking && this.observations.savedPlace(slug)
+      if (place !== undefined) return this.savedBacking!.keysAt(place).filter((k) => this.entityMap.has(k))
       // a note an open has not filed yet is read from itself, without filing it out of order;
       // what it gave is kept for its filing, so a note shown by many recalls is read once
       c = this.readAhead.get(slug)

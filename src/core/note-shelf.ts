@@ -1,11 +1,32 @@
 // The observations of a graph by slug. An opened memory holds them as the JSON text they were
 // saved as, each parsed the first time it is read: the open then parses only what its first
-// recall shows, and the rest as the graph is filed after it.
+// recall shows, and the rest as the graph is filed after it. A large memory opens before its
+// texts are read at all (they are most of what it stores): a note still in storage is known by
+// its slug, and reading it throws `NoteInStorage` until the texts are taken in.
 import { MemoryError } from './errors'
 import type { Observation } from './types'
 
+/** Thrown by a read of notes whose texts the open left in storage; the caller reads them, then tries again. */
+export class NoteInStorage extends Error {
+  readonly slugs: string[]
+  constructor(slugs: string | string[]) {
+    const list = typeof slugs === 'string' ? [slugs] : slugs
+    super(`observation "${list[0]}"${list.length > 1 ? ` and ${list.length - 1} more are` : ' is'} not read from storage yet`)
+    this.slugs = list
+  }
+}
+
 export class NoteShelf implements Iterable<Observation> {
-  private readonly held = new Map<string, Observation | string>()
+  /**
+   * A note's parsed form, its saved JSON (a save of an older form), or its place in the save:
+   * its text is then in a part read since (`takeInPart`), or still in storage.
+   */
+  private readonly held = new Map<string, Observation | string | number>()
+  /** The parts of the save read so far, and by place, which part (from 1; 0: still in storage). */
+  private readonly parts: Array<{ from: number; text: string; ends: ArrayLike<number> }> = []
+  private partOf = new Uint32Array(0)
+  /** How many notes are still in storage. */
+  private away = 0
 
   static of(observations: Iterable<Observation>): NoteShelf {
     const shelf = new NoteShelf()
@@ -24,8 +45,67 @@ export class NoteShelf implements Iterable<Observation> {
     return shelf
   }
 
+  /** Notes known by slug and place in a save, their texts to be taken in part by part or note by note. */
+  static inStorage(slugs: readonly string[]): NoteShelf {
+    const shelf = new NoteShelf()
+    for (let i = 0; i < slugs.length; i++) shelf.held.set(slugs[i]!, i)
+    shelf.partOf = new Uint32Array(slugs.length)
+    shelf.away = shelf.held.size
+    return shelf
+  }
+
   get size(): number {
     return this.held.size
+  }
+
+  /** How many notes are still in storage (0 once all are taken in). */
+  get inStorageCount(): number {
+    return this.away
+  }
+
+  private stored(held: Observation | string | number | undefined): held is number {
+    return typeof held === 'number' && this.partOf[held] === 0
+  }
+
+  /** Those of `slugs` that are still in storage. */
+  inStorageAmong(slugs: Iterable<string>): string[] {
+    const out: string[] = []
+    if (this.away === 0) return out
+    for (const slug of slugs) if (this.stored(this.held.get(slug))) out.push(slug)
+    return out
+  }
+
+  /** The place in the save of a note not read or changed since the open (its text may be in); undefined for any other. */
+  savedPlace(slug: string): number | undefined {
+    const held = this.held.get(slug)
+    return typeof held === 'number' ? held : undefined
+  }
+
+  /** Takes in a note read from its row; a note changed or removed since the open, or whose part is in, keeps what it has. */
+  takeIn(slug: string, o: Observation): void {
+    if (!this.stored(this.held.get(slug))) return
+    this.held.set(slug, o)
+    this.away--
+  }
+
+  /** Takes in a part of the save: the notes `slugs`, from place `from`, one after another in `text` (see `joinNotes`). */
+  takeInPart(from: number, slugs: readonly string[], text: string, ends: ArrayLike<number>): void {
+    if (from + slugs.length > this.partOf.length) throw new RangeError('a part beyond the save')
+    this.parts.push({ from, text, ends })
+    const part = this.parts.length
+    for (let i = 0; i < slugs.length; i++) {
+      const place = from + i
+      if (this.partOf[place] !== 0) continue
+      if (this.held.get(slugs[i]!) === place) this.away--
+      this.partOf[place] = part
+    }
+  }
+
+  /** The saved JSON of the note at `place`, from the part read that holds it. */
+  private savedText(place: number): string {
+    const { from, text, ends } = this.parts[this.partOf[place]! - 1]!
+    const i = place - from
+    return text.slice(i ? ends[i - 1] : 0, ends[i])
   }
 
   has(slug: string): boolean {
@@ -34,17 +114,20 @@ export class NoteShelf implements Iterable<Observation> {
 
   get(slug: string): Observation | undefined {
     const held = this.held.get(slug)
-    if (typeof held !== 'string') return held
-    const o = parseNote(slug, held)
+    if (held === undefined || typeof held === 'object') return held
+    if (this.stored(held)) throw new NoteInStorage(slug)
+    const o = parseNote(slug, typeof held === 'string' ? held : this.savedText(held))
     this.held.set(slug, o)
     return o
   }
 
   set(slug: string, o: Observation): void {
+    if (this.stored(this.held.get(slug))) this.away--
     this.held.set(slug, o)
   }
 
   delete(slug: string): void {
+    if (this.stored(this.held.get(slug))) this.away--
     this.held.delete(slug)
   }
 
@@ -62,7 +145,10 @@ export class NoteShelf implements Iterable<Observation> {
 
   /** Each note as JSON text: a note not read since it was saved gives its saved text, unparsed. */
   *texts(): IterableIterator<[string, string]> {
-    for (const [slug, held] of this.held) yield [slug, typeof held === 'string' ? held : JSON.stringify(held)]
+    for (const [slug, held] of this.held) {
+      if (this.stored(held)) throw new NoteInStorage(slug)
+      yield [slug, typeof held === 'string' ? held : typeof held === 'number' ? this.savedText(held) : JSON.stringify(held)]
+    }
   }
 }
 

@@ -200,6 +200,7 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<stri
     }
   }
   const byTime = order === 'newest' ? newestFirst : (a: Observation, b: Observation) => newestFirst(b, a)
+  graph.requireNotes(backing.keys())
   const candidates = [...backing].map(([slug, v]) => ({ o: graph.getObservation(slug)!, names: v.names, share: v.share, score: 0, at: Date.parse(graph.getObservation(slug)!.observedAt) || 0 }))
   // recency in proportion to time between the oldest and the newest candidate: no sort by time
   let oldest = Infinity

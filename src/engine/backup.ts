@@ -30,6 +30,7 @@ export type ImportOptions = Omit<CreateMemoryOptions, 'name' | 'retrieval' | 'id
 
 export async function exportMemory(memory: Memory): Promise<MemoryBackup> {
   const info = memory.info
+  await memory.notesHeld()
   const graph = memory.committed
   const files = await Promise.all(memory.listFiles().map(async (f) => ({ ...f, data: toBase64((await memory.readFile(f.path)).data) })))
   return {

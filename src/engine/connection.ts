@@ -65,11 +65,11 @@ export class Connection {
   }
   async getObservation(slug: string): Promise<Observation> {
     this.check('getObservation')
-    return this.engine.getObservation(slug)
+    return this.engine.withNotes(() => this.engine.getObservation(slug), () => (typeof slug === 'string' ? [slug] : []))
   }
   async inspect(entityName: string): Promise<EntityDetail> {
     this.check('inspect')
-    return this.engine.inspect(entityName)
+    return this.engine.withNotes(() => this.engine.inspect(entityName), () => this.engine.notesOfName(entityName))
   }
   /** Read tier, like inspect: it shows only what inspect would, bounded. */
   async graphSlice(opts: GraphSliceOptions = {}): Promise<GraphSlice> {
@@ -79,6 +79,7 @@ export class Connection {
   /** Read tier, like recall: every observation page by page, for browsing notes. */
   async listObservations(request: NoteListRequest = {}): Promise<NotePage> {
     this.check('recall')
+    await this.engine.notesHeld()
     return listNotes(this.engine.committedGraph, request)
   }
   /** Read tier, like inspect: every entity name, alias and relationship type, for linking a note. */

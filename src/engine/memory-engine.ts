@@ -5,6 +5,7 @@ import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, namesMayM
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph, type GraphDelta, type PreviewedChanges } from '../core/graph'
+import { NoteInStorage } from '../core/note-shelf'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
@@ -35,10 +36,25 @@ export const NOTE_INDEX_SNAPSHOT_KEY = 'noteIndex'
 const RECALL_QUIET_MS = 40
 /** Notes the note index offers a recall: enough to reach past the entities' own cap. */
 const NOTE_CANDIDATES = 300
+/** Reads of notes a recall makes, beyond those it reads up front, before it waits for all texts. */
+const NOTE_READ_ROUNDS = 8
+
+/** The prefix of the meta rows of the texts saved with the open state, part by part (see store/open-state). */
+export const NOTE_TEXTS_KEY = 'derivedGraphTexts:'
+
+/** Where the texts of notes an open left in storage are read from. */
+export interface NoteSource {
+  /** Part `part` of the save's texts: its notes' slugs and texts, and how many parts there are; undefined when that part is gone or of another save. */
+  part(part: number): Promise<{ parts: number; from: number; slugs: readonly string[]; text: string; ends: ArrayLike<number> } | undefined>
+  /** Every observation row, when the parts are not there. */
+  rows(): Promise<Observation[]>
+  /** These notes, from their rows (a note not found is left out). */
+  some(slugs: string[]): Promise<Observation[]>
+}
 /**
- * The observations and the derived graph, packed (see store/open-state) and saved with the
- * index snapshots: open reads this one row instead of every observation row, and takes the
- * graph as it is instead of deriving it.
+ * The derived graph, packed (see store/open-state) and saved with the index snapshots and the
+ * notes' texts (`NOTE_TEXTS_KEY`): open reads this one row instead of every observation row,
+ * and takes the graph as it is instead of deriving it.
  */
 export const GRAPH_SNAPSHOT_KEY = 'derivedGraph'
 
@@ -46,6 +62,30 @@ export const GRAPH_SNAPSHOT_KEY = 'derivedGraph'
 const SNAPSHOT_DELAY_MS = 2_000
 
 export { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange } from '../sync/port'
+
+/**
+ * Reads every note still in storage from `source`, part after part, each once `mayGoOn` allows;
+ * a note the source does not have fails, as the stored memory is not whole.
+ */
+export async function readNotesInto(graph: Graph, source: NoteSource, mayGoOn: () => Promise<void> = () => Promise.resolve()): Promise<void> {
+  for (let part = 0, parts = 1; part < parts && graph.notesInStorage > 0; part++) {
+    await mayGoOn()
+    const read = await stored(() => source.part(part))
+    if (!read) break
+    parts = read.parts
+    graph.takeInNotePart(read.from, read.slugs, read.text, read.ends)
+  }
+  // parts gone or of another save: the rows have the rest
+  if (graph.notesInStorage > 0) graph.takeInNotes(await stored(() => source.rows()))
+  const left = graph.notesInStorage
+  // only another tab changing the memory since this one opened it gets here: open it again
+  if (left > 0) throw new MemoryError('storage_failed', `${left} observations of this memory could not be read from storage; open the memory again`, { missing: left })
+}
+
+/** Resolves after `ms`, without keeping a Node process alive. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => (setTimeout(resolve, ms) as { unref?: () => void }).unref?.())
+}
 
 export class MemoryEngine implements SyncPort {
   private readonly queue: WriteQueue
@@ -73,12 +113,20 @@ export class MemoryEngine implements SyncPort {
   openSteps: Record<string, number> = {}
   /** Recalls awaiting their indexes: background filing waits for them. */
   private recalling = 0
-  /** When the last recall ended (performance.now()): filing waits for a pause in a run of recalls. */
-  private lastRecallAt = -Infinity
+  /**
+   * When the last recall ended (performance.now()): filing waits for a pause in a run of recalls.
+   * It starts as the engine is made, so that an open's first recall, usually asked at once, goes first.
+   */
+  private lastRecallAt = performance.now()
   /** When the background filing found everything the open left for later filed (performance.now()). */
   filedAt: number | undefined
   /** Set when indexing a commit failed: snapshots saved since then must not claim to match the graph. */
   private indexBehind = false
+  /** Where notes the open left in storage come from, and the read of all of them once started. */
+  private noteSource: NoteSource | undefined
+  private allNotesRead: Promise<void> | undefined
+  /** Set once a read or change waits for every note: the parts left are then read back to back. */
+  private notesWanted = false
 
   constructor(
     readonly info: MemoryInfo,
@@ -113,6 +161,11 @@ export class MemoryEngine implements SyncPort {
       if (this.recalling > 0) return later(quietMs)
       const quietFor = performance.now() - this.lastRecallAt
       if (quietFor < quietMs) return later(quietMs - quietFor)
+      // filing reads every note: the texts the open left in storage come in first
+      if (this.graph.notesInStorage > 0) {
+        this.readNotes().then(() => later(0), () => nextTask.close())
+        return
+      }
       const until = performance.now() + budgetMs
       let done = false
       while (!done && performance.now() < until) done = this.graph.fileSome(slice) && this.fileNames(slice)
@@ -130,6 +183,66 @@ export class MemoryEngine implements SyncPort {
     }
     const nextTask = taskScheduler()
     later(0)
+  }
+
+  /**
+   * Reads the texts an open left in storage (see store/open-state) from `source`: those a recall
+   * shows as it needs them, and all of them before anything else reads or changes notes.
+   */
+  readNotesFrom(source: NoteSource): void {
+    this.noteSource = source
+  }
+
+  /**
+   * Resolves once every note is held, reading those the open left in storage if that has not
+   * begun. Every read and change but a recall waits for it; a failed read is tried again by the
+   * next caller.
+   */
+  notesHeld(): Promise<void> {
+    this.notesWanted = true
+    return this.readNotes()
+  }
+
+  /**
+   * Reads every note the open left in storage, part after part. Until someone waits for them
+   * (`notesHeld`), each part waits for a pause in recalls, so that a recall waits behind one
+   * part at most.
+   */
+  private readNotes(): Promise<void> {
+    if (this.graph.notesInStorage === 0) return this.allNotesRead ?? Promise.resolve()
+    if (!this.noteSource) return Promise.reject(new MemoryError('storage_failed', 'this memory was opened without a way to read its notes'))
+    if (!this.allNotesRead) {
+      const quiet = async () => {
+        while (!this.notesWanted && !this.closed && (this.recalling > 0 || performance.now() - this.lastRecallAt < RECALL_QUIET_MS)) await pause(RECALL_QUIET_MS)
+      }
+      this.allNotesRead = readNotesInto(this.graph, this.noteSource, quiet)
+      this.allNotesRead.catch(() => (this.allNotesRead = undefined))
+    }
+    return this.allNotesRead
+  }
+
+  /**
+   * Runs `read` over the graph while notes may still be in storage: first reading those of
+   * `likely` it does not hold, then those `read` finds missing, a few times; past that it
+   * waits for every text.
+   */
+  async withNotes<T>(read: () => T, likely: () => Iterable<string>): Promise<T> {
+    if (this.graph.notesInStorage === 0 || !this.noteSource) return read()
+    await this.readSomeNotes(this.graph.notesInStorageAmong(likely()))
+    for (let round = 0; round < NOTE_READ_ROUNDS && this.graph.notesInStorage > 0; round++) {
+      try {
+        return read()
+      } catch (err) {
+        if (!(err instanceof NoteInStorage)) throw err
+        await this.readSomeNotes(err.slugs)
+      }
+    }
+    await this.notesHeld()
+    return read()
+  }
+
+  private async readSomeNotes(slugs: string[]): Promise<void> {
+    if (slugs.length && this.noteSource) this.graph.takeInNotes(await stored(() => this.noteSource!.some(slugs)))
   }
 
   /** Files up to `count` more entity names into the duplicate check; true once all are. */
@@ -426,7 +539,7 @@ export class MemoryEngine implements SyncPort {
     return () => this.commitListeners.delete(listener)
   }
 
-  /** Every observation and the alias map, for reconciling with a sync document. */
+  /** Every observation and the alias map, for reconciling with a sync document (after `notesHeld`). */
   snapshotState(): { observations: Observation[]; aliases: Map<string, string> } {
     return { observations: [...this.graph.allObservations()], aliases: new Map(this.graph.aliasMap()) }
   }
@@ -444,17 +557,24 @@ export class MemoryEngine implements SyncPort {
   async recall(request: unknown): Promise<RecallResult> {
     this.assertOpen()
     const f = parseRecallRequest(request)
-    if (!f.query) return assembleStructural(this.graph, f, this.info.retrieval.snippetLength)
+    if (!f.query) return this.withNotes(() => assembleStructural(this.graph, f, this.info.retrieval.snippetLength), () => [])
     this.recalling++
     try {
       // the note index first: it embeds the query with its words, the entity index then reuses the query's vector
       const notes = await this.notes.search(f.query, Math.max(f.limits.observations, NOTE_CANDIDATES))
       const hits = await this.index.search(f.query, Math.max(f.limits.entities * SEARCH_HEADROOM, 20))
-      return assembleSemantic(this.graph, hits, notes, f, this.info.retrieval.snippetLength)
+      // it asks for the notes it reads as it goes (see Graph.requireNotes): those backing what it recalls
+      return await this.withNotes(() => assembleSemantic(this.graph, hits, notes, f, this.info.retrieval.snippetLength), () => [])
     } finally {
       this.recalling--
       this.lastRecallAt = performance.now()
     }
+  }
+
+  /** The notes backing the entity `name` names (none for a name that names none), to read them ahead. */
+  notesOfName(name: unknown): readonly string[] {
+    if (typeof name !== 'string' || !normalizeName(name)) return []
+    return this.graph.entities.get(this.graph.resolveName(name))?.observations ?? []
   }
 
   getObservation(slug: unknown): Observation {
@@ -512,6 +632,7 @@ export class MemoryEngine implements SyncPort {
     this.snapshotTimer = undefined
     const version = this.version
     if (version === this.savedVersion) return
+    await this.notesHeld()
     const [snapshot, notes] = await Promise.all([this.index.snapshot(), this.notes.snapshot()])
     // a snapshot that may miss a commit is saved without the id that lets open trust it whole
     const saveId = this.indexBehind ? undefined : randomId(12)
@@ -524,7 +645,8 @@ export class MemoryEngine implements SyncPort {
           { key: NOTE_INDEX_SNAPSHOT_KEY, value: packIndex(version, saveId, notes) },
         ])
         // without a state of this save, an older one must not stand for it
-        if (state) await db.meta.put({ key: GRAPH_SNAPSHOT_KEY, value: state })
+        await db.meta.where(':id').startsWith(NOTE_TEXTS_KEY).delete()
+        if (state) await db.meta.bulkPut([{ key: GRAPH_SNAPSHOT_KEY, value: state.state }, ...state.texts.map((part) => ({ key: `${NOTE_TEXTS_KEY}${part.part}`, value: part }))])
         else await db.meta.delete(GRAPH_SNAPSHOT_KEY)
       }),
     )
@@ -559,6 +681,8 @@ export class MemoryEngine implements SyncPort {
     this.assertOpen()
     return this.queue.run(async () => {
       this.assertOpen()
+      // a change reads and files every note
+      await this.notesHeld()
       return task()
     })
   }

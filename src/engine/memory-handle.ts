@@ -11,9 +11,9 @@ import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityDoc, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
-import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, noteDoc, VERSION_KEY } from './memory-engine'
-import { unpackIndex, unpackOpenState, type SavedIndex } from '../store/open-state'
-import type { NoteShelf } from '../core/note-shelf'
+import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY, noteDoc, readNotesInto, VERSION_KEY, type NoteSource } from './memory-engine'
+import { unpackIndex, unpackNoteTexts, unpackOpenState, type SavedIndex } from '../store/open-state'
+import { NoteInStorage, type NoteShelf } from '../core/note-shelf'
 import { Connection } from './connection'
 import { registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
@@ -176,9 +176,13 @@ export class Memory {
     const { version, proposals, files, connections } = read
     const aliasMap = new Map(read.aliases.map((a) => [a.variant, a.canonical]))
     clock.step('read')
-    const graph = state ? Graph.fromRows(observations, aliasMap, state.entities, state.relationships) : Graph.derive(observations, aliasMap)
+    const graph = state ? Graph.fromRows(observations, aliasMap, state.entities, state.relationships, state.noteEntities) : Graph.derive(observations, aliasMap)
     if (!read.rulesMatch) await repairDerived(db, graph)
     clock.step(state ? 'graph' : 'derive')
+    // the notes' texts are left in storage when the state saved them apart: read after the open
+    const source = state?.slugs && state.saveId !== undefined ? noteSource(db, state.saveId, state.slugs) : undefined
+    // the first recall reads its notes from their rows: one read now has the storage ready for it while the indexes restore
+    if (source && state?.slugs?.length) void source.some([state.slugs[0]!]).catch(() => undefined)
     // Index snapshots saved in the same write as the open state hold exactly its graph and
     // notes: nothing to bring up to date. Any other (older, or saved by another tab) is checked
     // document by document, and only changed texts are indexed again.
@@ -201,9 +205,11 @@ export class Memory {
       await index.upsert([...graph.entities.values()].map(entityDoc))
     }
     clock.step('entity catch-up')
-    const notes = await openNoteIndex(read.noteIndex, graph, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock)
+    const readNotes = async () => void (source && graph.notesInStorage > 0 && (await readNotesInto(graph, source)))
+    const notes = await openNoteIndex(read.noteIndex, graph, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock, readNotes)
     // both indexes and the state as saved together: closing right away has nothing to save again
     const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, ...(indexCurrent && notes.current ? { savedVersion: version } : {}) })
+    if (source) engine.readNotesFrom(source)
     const memory = new Memory(engine, new Map(connections.map((c) => [c.id, c])))
     clock.step('engine')
     engine.openSteps = clock.steps
@@ -313,7 +319,8 @@ export class Memory {
    */
   async sync(options: SyncOptions = {}): Promise<MemorySync> {
     if (!this.syncing) {
-      this.syncing = MemorySync.start(this.engine, options).then(async (sync) => {
+      // reconciling with the document reads every note
+      this.syncing = this.engine.notesHeld().then(() => MemorySync.start(this.engine, options)).then(async (sync) => {
         await this.refreshConnections()
         this.sharing = shareConnectionsThrough(sync.doc, {
           memoryId: this.engine.info.id,
@@ -356,7 +363,12 @@ export class Memory {
   // ---- for the package's own exports, imports and hosts ------------------------------
   // Owner-level access without a connection's tier; left out of the published declarations.
 
-  /** @internal The committed graph, read-only. */
+  /** @internal Resolves once every note is held: an open may leave the texts in storage a while, and `committed` reads them. */
+  notesHeld(): Promise<void> {
+    return this.engine.notesHeld()
+  }
+
+  /** @internal The committed graph, read-only; wait for `notesHeld` before reading its notes. */
   get committed(): GraphView {
     return this.engine.committedGraph
   }
@@ -450,10 +462,15 @@ function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Par
  * The saved note index brought up to the observations, or a new one when there is none or it
  * is unreadable; `current` when it was restored as saved with the open state.
  */
-async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock): Promise<{ index: NoteIndex; current: boolean }> {
-  const restored = saved ? await Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, { ...opts, texts: (slug) => noteTextOf(graph, slug) })).catch(() => undefined) : undefined
+async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock, readNotes: () => Promise<void>): Promise<{ index: NoteIndex; current: boolean }> {
+  // a snapshot saved with the open state needs no text; any other may, to index changed notes again
+  if (!current) await readNotes()
+  const restore = () => (saved ? Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, { ...opts, texts: (slug) => noteTextOf(graph, slug) })) : Promise.resolve(undefined))
+  // one of an older analysis is rebuilt from the texts: read them, then restore again
+  const restored = await restore().catch((err) => (err instanceof NoteInStorage ? readNotes().then(restore) : undefined)).catch(() => undefined)
   clock.step('note index')
   if (restored && current) return { index: restored, current: true }
+  await readNotes()
   const notes = restored ?? (await createNoteIndex(opts))
   const gone = notes.keys().filter((slug) => graph.getObservation(slug) === undefined)
   if (gone.length) await notes.remove(gone)
@@ -461,6 +478,17 @@ async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: 
   await notes.upsert([...graph.allObservations()].map(noteDoc))
   clock.step('note catch-up')
   return { index: notes, current: false }
+}
+
+/** The texts of the save `saveId` from their parts' rows, or, when those are of another save, from the observation rows. */
+function noteSource(db: MemoryDB, saveId: string, slugs: string[]): NoteSource {
+  return {
+    part: async (part) => unpackNoteTexts((await db.meta.get(`${NOTE_TEXTS_KEY}${part}`))?.value, saveId, slugs, part),
+    rows: () => db.observations.toArray(),
+    async some(wanted) {
+      return (await db.observations.bulkGet(wanted)).filter((o): o is Observation => o !== undefined)
+    },
+  }
 }
 
 interface OpenRead {

@@ -34,6 +34,7 @@ export function detectFormat(text: string): ImportFormat {
 
 /** Adds the entities and relations of an MCP memory server file as observations, in one transaction. */
 export async function importMcpMemory(memory: Memory, text: string, opts: { source?: string; createdBy?: string } = {}): Promise<McpMemoryReport> {
+  await memory.notesHeld()
   const graph = memory.committed
   const { observations, report } = convertMcpMemory(text, {
     now: new Date().toISOString(),
@@ -53,6 +54,7 @@ export async function importMcpMemory(memory: Memory, text: string, opts: { sour
 /** Merges a backup into an existing memory: observations and files it lacks, aliases, rejected merges. */
 export async function mergeBackup(memory: Memory, raw: unknown): Promise<BackupMergeReport> {
   const b = await parseBackup(raw)
+  await memory.notesHeld()
   const graph = memory.committed
   const fresh = b.observations.filter((o) => !graph.getObservation(o.slug))
   const known = new Set(memory.listFiles().map((f) => f.path))

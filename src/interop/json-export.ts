@@ -10,6 +10,7 @@ export interface GraphExport extends MemoryBackup {
 
 export async function exportGraphJson(memory: Memory): Promise<GraphExport> {
   const backup = await exportMemory(memory)
+  await memory.notesHeld()
   const graph = memory.committed
   const name = (key: string): string => graph.entities.get(key)?.name ?? key
   return {

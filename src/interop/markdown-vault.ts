@@ -33,6 +33,7 @@ const label = (text: string): string => text.replace(/[|[\]]/g, ' ').replace(/\s
 
 export async function buildMarkdownVault(memory: Memory, now: Date = new Date()): Promise<{ files: VaultFile[]; report: VaultReport }> {
   const out: VaultFile[] = []
+  await memory.notesHeld()
   const graph = memory.committed
   const entities = [...graph.entities.values()].sort((a, b) => a.name.localeCompare(b.name))
   // one file per entity; names that differ only where a file system cannot tell get a number

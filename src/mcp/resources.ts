@@ -15,7 +15,8 @@ export const RESOURCE_TEMPLATES = [
 ]
 
 /** One page of resources: observations newest first, then entities by name; the cursor is an offset. */
-export function listResources(memory: Memory, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
+export async function listResources(memory: Memory, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
+  await memory.notesHeld()
   const graph = memory.committed
   const offset = cursor === undefined ? 0 : Number(cursor)
   if (!Number.isInteger(offset) || offset < 0) throw new McpError(ErrorCode.InvalidParams, `cursor "${cursor}" is not one this server gave`)

@@ -4,7 +4,7 @@ import { existsSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
 import { MemoryError } from '../core/errors'
-import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY } from '../engine/memory-engine'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY } from '../engine/memory-engine'
 import { Memory } from '../engine/memory-handle'
 import type { Embedder } from '../search/embedder'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
@@ -57,7 +57,7 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
       // The search index snapshots and the saved graph (megabytes at 10k entities, saved seconds
       // after each burst of writes) are kept at close and compaction; after a crash, open brings
       // older ones up to date (a graph of another commit is derived again).
-      deferRow: (db, table, key) => db.startsWith(MEMORY_DB_PREFIX) && table === 'meta' && DEFERRED_META.has(String(key)),
+      deferRow: (db, table, key) => db.startsWith(MEMORY_DB_PREFIX) && table === 'meta' && (DEFERRED_META.has(String(key)) || String(key).startsWith(NOTE_TEXTS_KEY)),
     },
   )
   const t1 = performance.now()

@@ -157,8 +157,40 @@ function backing(counts: Uint32Array, notes: unknown, slugs: readonly string[]):
   return out
 }
 
+/**
+ * Which entities each note of a save backs, by the note's place in the save's slugs: read from
+ * the entities' backing columns (numbers both ways), so that a recall right after an open can
+ * tell the entities of a note whose text is still in storage.
+ */
+export class SavedNoteEntities {
+  private constructor(
+    private readonly starts: Uint32Array,
+    private readonly list: Uint32Array,
+    private readonly entities: readonly Entity[],
+  ) {}
+
+  /** Inverts `counts` (notes per entity) and `numbers` (those notes, entity after entity). */
+  static of(counts: Uint32Array, numbers: Uint32Array, notes: number, entities: readonly Entity[]): SavedNoteEntities {
+    const starts = new Uint32Array(notes + 1)
+    for (let i = 0; i < numbers.length; i++) starts[numbers[i]! + 1]!++
+    for (let i = 0; i < notes; i++) starts[i + 1]! += starts[i]!
+    const next = starts.slice(0, notes)
+    const list = new Uint32Array(numbers.length)
+    let at = 0
+    for (let e = 0; e < counts.length; e++) for (let k = counts[e]!; k > 0; k--) list[next[numbers[at++]!]!++] = e
+    return new SavedNoteEntities(starts, list, entities)
+  }
+
+  /** The keys of the entities the note at `place` backs, as saved. */
+  keysAt(place: number): string[] {
+    const out: string[] = []
+    for (let i = this.starts[place]!; i < this.starts[place + 1]!; i++) out.push(this.entities[this.list[i]!]!.key)
+    return out
+  }
+}
+
 /** The entities and relationships `packGraph` was given, or undefined when the columns do not fit together. */
-export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: Relationship[] } | undefined {
+export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: Relationship[]; noteEntities: SavedNoteEntities } | undefined {
   if (typeof saved !== 'object' || saved === null) return undefined
   const c = saved as Partial<Record<keyof GraphColumns, unknown>>
   try {
@@ -171,7 +203,8 @@ export function unpackGraph(saved: unknown, slugs: readonly string[]): { entitie
     if (names.length < n || entityNames.length !== n || descriptions.length !== n) throw new Unfit()
     const entityTypes = column(c.entityTypes, Uint32Array, n)
     const degrees = column(c.entityDegrees, Float64Array, n)
-    const entityNotes = backing(column(c.entityNoteCounts, Uint32Array, n), c.entityNotes, slugs)
+    const entityNoteCounts = column(c.entityNoteCounts, Uint32Array, n)
+    const entityNotes = backing(entityNoteCounts, c.entityNotes, slugs)
     const lists: unknown = JSON.parse(String(c.entityLists))
     if (!Array.isArray(lists)) throw new Unfit()
     const entities: Entity[] = new Array(n)
@@ -210,7 +243,9 @@ export function unpackGraph(saved: unknown, slugs: readonly string[]): { entitie
       if (!r || typeof text !== 'string') throw new Unfit()
       r.description = text
     }
-    return { entities, relationships }
+    // backing() checked every number against the slugs
+    const noteEntities = SavedNoteEntities.of(entityNoteCounts, c.entityNotes as Uint32Array, slugs.length, entities)
+    return { entities, relationships, noteEntities }
   } catch {
     // damaged or foreign columns cost a read of the tables and a derive, never the memory
     return undefined

@@ -1,13 +1,18 @@
-// What a memory opens from when nothing changed since its last save: the observations and the
-// derived graph, in one meta row. IndexedDB hands back a string or a typed array as one copy,
-// where thousands of rows (or a value holding thousands of objects) are deserialized one object
-// at a time. The graph is saved as columns (see graph-columns). The observations are one string,
-// not parsed at all at open: each note's JSON is cut from it and parsed when first read.
+// What a memory opens from when nothing changed since its last save: the derived graph in one
+// meta row, and the observations' texts in a few more. IndexedDB hands back a string or a typed
+// array as one copy, where thousands of rows (or a value holding thousands of objects) are
+// deserialized one object at a time. The graph is saved as columns (see graph-columns). The
+// texts are most of what a memory stores (110 MB of 130 at 100,000 notes), read at about 100 MB
+// a second: open reads only the graph row, so a memory answers its first recall before the
+// texts are in (a recall reads the few notes it shows from their rows). The texts are read
+// after the open in parts of a few MB, so that a recall never waits long behind one.
 import { joinNotes, NoteShelf } from '../core/note-shelf'
 import type { Entity, Observation, Relationship } from '../core/types'
-import { packGraph, unpackGraph, type GraphColumns } from './graph-columns'
+import { packGraph, unpackGraph, type GraphColumns, type SavedNoteEntities } from './graph-columns'
 
-export const OPEN_STATE_FORMAT = 'cairn-open-state@3'
+export const OPEN_STATE_FORMAT = 'cairn-open-state@4'
+/** The texts in the graph's row. Still read. */
+const OPEN_STATE_FORMAT_V3 = 'cairn-open-state@3'
 /** The form with the graph and the cuts as JSON text. Still read. */
 const OPEN_STATE_FORMAT_V2 = 'cairn-open-state@2'
 /** The first packed form: the observations as one JSON array, parsed whole. Still read. */
@@ -19,15 +24,36 @@ export interface SavedOpenState {
   version: number
   /** The derivation rules the graph was derived under. */
   rules: string
-  /** Names this save; the index snapshots saved with it carry the same, so open can tell they match. */
+  /** Names this save; the index snapshots and the texts saved with it carry the same, so open can tell they match. */
   saveId: string
-  /** The JSON of every observation, one after another. */
-  observations: string
-  /** JSON array of each observation's slug, and where its JSON ends in `observations`. */
+  /** JSON array of each observation's slug, in the order of the texts' parts (`SavedNoteTexts`). */
   slugs: string
-  ends: Float64Array
   /** The derived entities and relationships, backing notes included. */
   graph: GraphColumns
+}
+
+/** Characters of note JSON in one part of the texts: about 80 ms to read in Chromium. */
+export const NOTE_TEXT_PART_CHARS = 8_000_000
+
+/** One part of the observations' texts of a save, in a row of its own. */
+export interface SavedNoteTexts {
+  saveId: string
+  /** Which part this is (from 0), of how many. */
+  part: number
+  parts: number
+  /** The place in the state's slugs of the part's first note. */
+  from: number
+  /** The JSON of the part's observations, one after another, in the order of the state's slugs. */
+  text: string
+  /** Where each of them ends in `text`. */
+  ends: Float64Array
+}
+
+/** The third form: the texts in the graph's row. */
+interface SavedOpenStateV3 extends Omit<SavedOpenState, 'format'> {
+  format: typeof OPEN_STATE_FORMAT_V3
+  observations: string
+  ends: Float64Array
 }
 
 /** The second and first forms, still read: cuts and graph as JSON text. */
@@ -52,8 +78,15 @@ export interface GraphRowsSnapshot {
 }
 
 export interface OpenState {
-  /** Absent when only the graph was saved: the observations are then read from their table. */
+  /**
+   * Absent when only the graph was saved: the observations are then read from their table.
+   * With `slugs`, the notes are known by slug only, their texts in the save's texts row.
+   */
   observations?: NoteShelf
+  /** The notes' order in the save's texts, when their texts are left there (see `unpackNoteTexts`). */
+  slugs?: string[]
+  /** Then also which entities each of them backs, by that order. */
+  noteEntities?: SavedNoteEntities
   saveId?: string
   entities: Entity[]
   relationships: Relationship[]
@@ -64,12 +97,26 @@ export interface OpenState {
  * that a JSON string would pass the engine's limit): open then reads the tables, as it would
  * after a crash.
  */
-export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>): SavedOpenState | undefined {
+export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS): { state: SavedOpenState; texts: SavedNoteTexts[] } | undefined {
   try {
     const { slugs, text, ends } = joinNotes(notes)
     const graph = packGraph(slugs, entities, relationships)
     if (!graph) return undefined
-    return { format: OPEN_STATE_FORMAT, version, rules, saveId, observations: text, slugs: JSON.stringify(slugs), ends: Float64Array.from(ends), graph }
+    // parts end at note ends, each once it holds `partChars`; an empty memory has one, empty
+    const cuts: number[] = []
+    for (let i = 0, start = 0; i < ends.length; i++) {
+      if (ends[i]! - start >= partChars || i === ends.length - 1) {
+        cuts.push(i + 1)
+        start = ends[i]!
+      }
+    }
+    if (!cuts.length) cuts.push(0)
+    const texts = cuts.map((to, part): SavedNoteTexts => {
+      const from = part ? cuts[part - 1]! : 0
+      const at = from ? ends[from - 1]! : 0
+      return { saveId, part, parts: cuts.length, from, text: text.slice(at, to ? ends[to - 1]! : 0), ends: Float64Array.from(ends.slice(from, to), (end) => end - at) }
+    })
+    return { state: { format: OPEN_STATE_FORMAT, version, rules, saveId, slugs: JSON.stringify(slugs), graph }, texts }
   } catch (err) {
     if (err instanceof RangeError) return undefined
     throw err
@@ -79,7 +126,7 @@ export function packOpenState(saveId: string, version: number, rules: string, no
 /**
  * The saved state, when it was saved at `version` under `rules` and reads whole; otherwise
  * undefined, and open reads the tables and derives. A row of the older, unpacked form gives
- * the graph alone.
+ * the graph alone. A state of this form gives its notes by slug, in storage.
  */
 export function unpackOpenState(saved: unknown, version: number, rules: string): OpenState | undefined {
   if (typeof saved !== 'object' || saved === null) return undefined
@@ -89,15 +136,44 @@ export function unpackOpenState(saved: unknown, version: number, rules: string):
     const old = saved as Partial<GraphRowsSnapshot>
     return Array.isArray(old.entities) && Array.isArray(old.relationships) ? { entities: old.entities, relationships: old.relationships } : undefined
   }
-  if (typeof s.saveId !== 'string' || typeof s.observations !== 'string') return undefined
+  if (typeof s.saveId !== 'string') return undefined
+  if (s.format === OPEN_STATE_FORMAT_V3) return unpackV3(saved as Partial<SavedOpenStateV3>)
   if (s.format !== OPEN_STATE_FORMAT) return unpackV2(saved as Partial<SavedOpenStateV2>)
   const current = saved as Partial<SavedOpenState>
   try {
     const slugs: unknown = JSON.parse(String(current.slugs))
-    if (!Array.isArray(slugs) || !(current.ends instanceof Float64Array)) return undefined
-    const observations = shelfOf(s.observations, slugs, current.ends)
-    const graph = observations && unpackGraph(current.graph, slugs as string[])
-    return graph ? { saveId: s.saveId, observations, ...graph } : undefined
+    if (!Array.isArray(slugs) || !slugs.every((slug) => typeof slug === 'string')) return undefined
+    const graph = unpackGraph(current.graph, slugs as string[])
+    return graph ? { saveId: s.saveId, observations: NoteShelf.inStorage(slugs as string[]), slugs: slugs as string[], ...graph } : undefined
+  } catch {
+    // an unreadable save costs a read of the tables and a derive, never the memory
+    return undefined
+  }
+}
+
+/**
+ * Part `part` of the texts of the save `saveId`, with the slugs of its notes, when the row is
+ * that part of that save and reads whole; otherwise undefined, and the texts left are read from
+ * the observation rows.
+ */
+export function unpackNoteTexts(saved: unknown, saveId: string, slugs: readonly string[], part: number): { parts: number; from: number; slugs: string[]; text: string; ends: Float64Array } | undefined {
+  if (typeof saved !== 'object' || saved === null) return undefined
+  const t = saved as Partial<SavedNoteTexts>
+  if (t.saveId !== saveId || t.part !== part || typeof t.parts !== 'number' || typeof t.from !== 'number' || typeof t.text !== 'string' || !(t.ends instanceof Float64Array)) return undefined
+  if (!Number.isInteger(t.from) || t.from < 0 || t.from + t.ends.length > slugs.length) return undefined
+  const own = slugs.slice(t.from, t.from + t.ends.length)
+  return cutsAgree(t.text, own, t.ends) ? { parts: t.parts, from: t.from, slugs: own, text: t.text, ends: t.ends } : undefined
+}
+
+/** A state of the third form: the texts in the graph's row. */
+function unpackV3(s: Partial<SavedOpenStateV3>): OpenState | undefined {
+  if (typeof s.saveId !== 'string' || typeof s.observations !== 'string') return undefined
+  try {
+    const slugs: unknown = JSON.parse(String(s.slugs))
+    if (!Array.isArray(slugs) || !(s.ends instanceof Float64Array)) return undefined
+    const observations = shelfOf(s.observations, slugs, s.ends)
+    const graph = observations && unpackGraph(s.graph, slugs as string[])
+    return graph ? { saveId: s.saveId, observations, entities: graph.entities, relationships: graph.relationships } : undefined
   } catch {
     // an unreadable save costs a read of the tables and a derive, never the memory
     return undefined
@@ -121,16 +197,21 @@ function unpackV2(s: Partial<SavedOpenStateV2>): OpenState | undefined {
 
 /** The notes of a save, unparsed, when its slugs and ends agree with its text. */
 function shelfOf(text: string, slugs: unknown, ends: unknown): NoteShelf | undefined {
-  if (!Array.isArray(slugs) || !(Array.isArray(ends) || ends instanceof Float64Array) || slugs.length !== ends.length) return undefined
+  if (!Array.isArray(slugs) || !(Array.isArray(ends) || ends instanceof Float64Array)) return undefined
+  return cutsAgree(text, slugs, ends) ? NoteShelf.fromText(slugs as string[], text, ends as ArrayLike<number>) : undefined
+}
+
+/** Whether `ends` cut `text` into one note per slug. */
+function cutsAgree(text: string, slugs: readonly unknown[], ends: ArrayLike<unknown>): boolean {
+  if (slugs.length !== ends.length) return false
   let last = 0
   for (let i = 0; i < ends.length; i++) {
     const end: unknown = ends[i]
     // each note at least `{}`: a cut that is out of order or empty means the row is not what was saved
-    if (typeof slugs[i] !== 'string' || typeof end !== 'number' || !Number.isInteger(end) || end < last + 2) return undefined
+    if (typeof slugs[i] !== 'string' || typeof end !== 'number' || !Number.isInteger(end) || end < last + 2) return false
     last = end
   }
-  if (last !== text.length) return undefined
-  return NoteShelf.fromText(slugs as string[], text, ends as ArrayLike<number>)
+  return last === text.length
 }
 
 /** The notes of a save of the first form, one JSON array. */

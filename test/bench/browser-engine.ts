@@ -49,6 +49,10 @@ export interface BrowserEngineRow {
   /** Memory.open in a fresh worker: IndexedDB read, the saved graph taken as it is, index restore. */
   openMs: number
   firstRecallMs: number
+  /** Of the first recall, reading the notes it shows that the open left in storage. */
+  firstNoteReadMs: number
+  /** Such reads by the recalls in all (the last cold run): how many, and their time in all. */
+  noteReads: string
   /** open + first recall: the time until recall answers, with the model already loaded. */
   coldOpenMs: number
   /** The steps of open timed one by one afterwards: IndexedDB read, graph from the saved one, index restore. */
@@ -73,7 +77,9 @@ export interface BrowserEngineRow {
   recallAgainP50Ms: number
   /** From the start of the open until what it left for later was filed, with the recalls in between (median; -1 when a run had not within 2 minutes): a write before then waits for the rest. */
   filedMs: number
-  /** In the last cold run, another open left alone: from its end until its filing was done (-1 when not within 2 minutes). */
+  /** In the last cold run, another open left alone: from its end until the notes' texts it left in storage were in. */
+  textsInMs: number
+  /** And until its filing was done (-1 when not within 2 minutes). */
   idleFiledMs: number
   /** And a write issued right after one more open: it files what that open left for later first. */
   firstWriteMs: number
@@ -91,7 +97,7 @@ export interface BrowserEngineRow {
 }
 
 interface Filled { id: string; token: string; entities: number; relationships: number; loadMs: number; saveIndexMs: number }
-interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number> }; writeMs: number[]; recallParts?: Record<string, number[]>; recallAgainMs?: number[]; filedMs?: number; idleFiledMs?: number; firstWriteMs?: number; floor: { vectorBytes: number; scanMs: number } }
+interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; firstNoteReadMs?: number; noteReads?: number; noteReadMs?: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number> }; writeMs: number[]; recallParts?: Record<string, number[]>; recallAgainMs?: number[]; filedMs?: number; textsInMs?: number; idleFiledMs?: number; firstWriteMs?: number; floor: { vectorBytes: number; scanMs: number } }
 
 /** Two words of some entity's description, as a person would half-remember it (as in engine.ts). */
 function queriesFor(n: number): string[] {
@@ -174,6 +180,8 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       modelLoadMs: Math.round(median((t) => t.modelLoadMs)),
       openMs: Math.round(median((t) => t.openMs)),
       firstRecallMs: round(median((t) => t.firstRecallMs)),
+      firstNoteReadMs: round(median((t) => t.firstNoteReadMs ?? 0)),
+      noteReads: `${runs.at(-1)!.noteReads ?? 0} in ${Math.round(runs.at(-1)!.noteReadMs ?? 0)} ms`,
       coldOpenMs: Math.round(median((t) => t.openMs + t.firstRecallMs)),
       openReadMs: Math.round(median((t) => t.phases.readMs)),
       openFromRowsMs: Math.round(median((t) => t.phases.fromRowsMs)),
@@ -188,6 +196,7 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       recallP95Ms: percentile(recallMs, 95),
       recallAgainP50Ms: percentile(runs.flatMap((t) => t.recallAgainMs ?? []), 50),
       filedMs: runs.some((t) => (t.filedMs ?? -1) < 0) ? -1 : Math.round(median((t) => t.filedMs!)),
+      textsInMs: Math.round(runs.at(-1)!.textsInMs ?? -1),
       idleFiledMs: Math.round(runs.at(-1)!.idleFiledMs ?? -1),
       firstWriteMs: round(runs.at(-1)!.firstWriteMs ?? -1),
       hitsPerRecall: round(hits / Math.max(1, recallMs.length)),

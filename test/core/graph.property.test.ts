@@ -65,9 +65,19 @@ describe('incremental derivation', () => {
               g = Graph.fromRows(g.allObservations(), g.aliasMap(), [...g.entities.values()], [...g.relationships.values()])
             } else {
               // through the open state as it is saved and read back: observations as text, the graph as columns
-              const saved = structuredClone(packOpenState('s', 1, 'r', g.observationTexts(), g.entities.values(), g.relationships.values()))
-              const state = unpackOpenState(saved, 1, 'r')!
-              g = Graph.fromRows(state.observations!, g.aliasMap(), state.entities, state.relationships)
+              // in parts of a note or two, so that a note's place in its part is not its place in the save
+              const saved = structuredClone(packOpenState('s', 1, 'r', g.observationTexts(), g.entities.values(), g.relationships.values(), 400))!
+              const state = unpackOpenState(saved.state, 1, 'r')!
+              g = Graph.fromRows(state.observations!, g.aliasMap(), state.entities, state.relationships, state.noteEntities)
+              // before any text is in, each note backs what it backs in a derivation (from the saved columns)
+              const derived = Graph.derive(obs.values(), aliases)
+              for (const slug of obs.keys()) expect(g.entitiesOf(slug).sort()).toEqual(derived.entitiesOf(slug).sort())
+              // the texts come in after the open: some notes first from their rows (a recall's), then the rest
+              g.takeInNotes(state.slugs!.filter((_, i) => (i + n) % 2 === 0).map((slug) => obs.get(slug)!))
+              for (const part of saved.texts) g.takeInNotePart(part.from, state.slugs!.slice(part.from, part.from + part.ends.length), part.text, part.ends)
+              expect(g.notesInStorage).toBe(0)
+              // and once their texts are in, before any is parsed
+              for (const slug of obs.keys()) expect(g.entitiesOf(slug).sort()).toEqual(derived.entitiesOf(slug).sort())
             }
             g.fileSome(n % 3)
             // reads answer the same before the rest is filed (a recall right after an open)

@@ -180,6 +180,95 @@ describe('open from the saved state', () => {
   })
 })
 
+describe('the notes\' texts after an open', () => {
+  const filled = async (n: number) => {
+    const f = await fixture()
+    for (let i = 0; i < n; i++) {
+      await f.conn.write({ title: `n${i}`, content: `note ${i} on the ${i % 3 ? 'engine' : 'society'}`, entities: [i % 2 ? ada : engine, { ...society, description: `society ${i % 7}` }], relationships: [{ source: i % 2 ? ada.name : engine.name, type: 'member_of', target: society.name }] })
+    }
+    const expected = [...engineOf(f.memory).committedGraph.allObservations()]
+    await f.memory.saveIndex()
+    await f.memory.close()
+    return { f, expected }
+  }
+  const texts = async (f: Fixture, change: (db: MemoryDB) => Promise<unknown>) => {
+    const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+    await change(db)
+    db.close()
+  }
+
+  it('opens without them, and answers recalls and reads from the notes they need until all are in', async () => {
+    const f = await fixture()
+    // each note has a word and an entity of its own; Ada backs every other note
+    const word = (i: number) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`
+    for (let i = 0; i < 40; i++) {
+      await f.conn.write({ title: `n${i}`, content: `a note about ${word(i)}`, entities: [{ name: `Item ${word(i)}`, type: 'thing', description: `the ${word(i)} item` }, ...(i % 2 ? [] : [ada])] })
+    }
+    const expected = [...engineOf(f.memory).committedGraph.allObservations()].sort((a, b) => a.slug.localeCompare(b.slug))
+    await f.memory.saveIndex()
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const opened = engineOf(reopened)
+    expect(opened.committedGraph.notesInStorage).toBe(40)
+    // asked before any task has run: the texts are read after a pause in recalls, so this one reads its own
+    const early = await opened.recall({ query: word(7) })
+    expect(early.entities.map((e) => e.name)).toEqual([`Item ${word(7)}`])
+    expect(early.observations.map((o) => o.title)).toEqual(['n7'])
+    expect(opened.committedGraph.notesInStorage).toBe(39)
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    expect(await c.getObservation(expected[5]!.slug)).toEqual(expected[5])
+    expect((await c.inspect(ada.name)).observations).toHaveLength(20)
+    await reopened.notesHeld()
+    expect(opened.committedGraph.notesInStorage).toBe(0)
+    expect([...opened.committedGraph.allObservations()].sort((a, b) => a.slug.localeCompare(b.slug))).toEqual(expected)
+    expect(await c.recall({ query: word(7) })).toEqual(early)
+    await reopened.close()
+  })
+
+  it('a write right after the open waits for them and leaves the graph a derivation gives', async () => {
+    const { f } = await filled(25)
+    const reopened = await f.reopen()
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    await c.write({ title: 'late', content: 'late note', entities: [{ ...ada, description: 'Countess' }] })
+    const graph = engineOf(reopened).committedGraph
+    expect(graph.notesInStorage).toBe(0)
+    expect(graphFingerprint(graph)).toBe(graphFingerprint(Graph.derive(graph.allObservations(), graph.aliasMap())))
+    await reopened.close()
+  })
+
+  it('reads them from the observation rows when their row is of another save, or gone', async () => {
+    const { f, expected } = await filled(12)
+    await texts(f, async (db) => {
+      const row = (await db.meta.get('derivedGraphTexts:0'))!.value as Record<string, unknown>
+      await db.meta.put({ key: 'derivedGraphTexts:0', value: { ...row, saveId: 'another save' } })
+    })
+    const other = await f.reopen()
+    await other.notesHeld()
+    expect([...engineOf(other).committedGraph.allObservations()]).toHaveLength(expected.length)
+    engineOf(other).close()
+    await texts(f, (db) => db.meta.delete('derivedGraphTexts:0'))
+    const gone = await f.reopen()
+    await gone.notesHeld()
+    expect([...engineOf(gone).committedGraph.allObservations()].map((o) => o.content).sort()).toEqual(expected.map((o) => o.content).sort())
+    await gone.close()
+  })
+
+  it('a note missing from storage fails what needs it with storage_failed, and changes nothing', async () => {
+    const { f, expected } = await filled(6)
+    const [lost, kept] = [expected[3]!, expected[2]!]
+    await texts(f, (db) => Promise.all([db.meta.delete('derivedGraphTexts:0'), db.observations.delete(lost.slug)]))
+    const reopened = await f.reopen()
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    await expect(reopened.notesHeld()).rejects.toMatchObject({ code: 'storage_failed' })
+    await expect(c.write({ title: 'w', content: 'c', entities: [ada] })).rejects.toMatchObject({ code: 'storage_failed' })
+    await expect(c.getObservation(lost.slug)).rejects.toMatchObject({ code: 'storage_failed' })
+    // the other notes still read
+    expect(await c.getObservation(kept.slug)).toEqual(kept)
+    expect(await new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange }).observations.count()).toBe(5)
+    engineOf(reopened).close()
+  })
+})
+
 describe('filing after an open', () => {
   it('files in the background what an open from the saved state left for later, and changes after it match a derivation', async () => {
     const f = await fixture()

@@ -268,6 +268,8 @@ for (let i = 0; ; i++) {
     await first.close()
 
     const second = await openNodeMemory(dir)
+    // the texts of a large memory come in after its open
+    await second.memory.notesHeld()
     const g2 = engineOf(second.memory).committedGraph
     expect([...g2.entities.keys()].sort()).toEqual(before.entities)
     expect([...g2.relationships.keys()].sort()).toEqual(before.relationships)

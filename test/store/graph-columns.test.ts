@@ -24,8 +24,13 @@ describe('graph columns', () => {
   it('gives back what it was given, through structured clone', () => {
     const packed = structuredClone(packGraph(slugs, entities, relationships))
     expect(packed?.edgeSources).toBeInstanceOf(Uint32Array)
-    expect(unpackGraph(packed, slugs)).toEqual({ entities, relationships })
-    expect(unpackGraph(packGraph(slugs, [], []), slugs)).toEqual({ entities: [], relationships: [] })
+    expect(unpackGraph(packed, slugs)).toMatchObject({ entities, relationships })
+    expect(unpackGraph(packGraph(slugs, [], []), slugs)).toMatchObject({ entities: [], relationships: [] })
+  })
+
+  it('tells which entities each note backs, by the note\'s place in the slugs', () => {
+    const { noteEntities } = unpackGraph(structuredClone(packGraph(slugs, entities, relationships)), slugs)!
+    expect(slugs.map((_, place) => noteEntities.keysAt(place))).toEqual([['ada', 'engine'], [], ['ada']])
   })
 
   it('packs nothing it could not give back', () => {

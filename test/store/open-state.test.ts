@@ -1,8 +1,9 @@
-// The open state: observations and graph packed as strings, trusted only at its own version and rules.
+// The open state: the graph as columns and the notes' texts in a row apart, trusted only at their own version, rules and save.
 import { describe, expect, it } from 'vitest'
 import { Graph } from '../../src/core/graph'
+import { NoteInStorage } from '../../src/core/note-shelf'
 import type { Observation } from '../../src/core/types'
-import { OPEN_STATE_FORMAT, packIndex, packOpenState, unpackIndex, unpackOpenState } from '../../src/store/open-state'
+import { OPEN_STATE_FORMAT, packIndex, packOpenState, unpackIndex, unpackNoteTexts, unpackOpenState, type SavedNoteTexts, type SavedOpenState } from '../../src/store/open-state'
 
 const note = (slug: string, names: string[]): Observation => ({
   slug, title: slug, content: `about ${names.join(' and ')}`, category: 'fact', tags: ['t'], observedAt: '2026-01-01T00:00:00.000Z', confidence: 1, source: '',
@@ -14,18 +15,69 @@ const note = (slug: string, names: string[]): Observation => ({
 describe('open state', () => {
   const observations = [note('a', ['Ada', 'Bea']), note('b', ['Bea', 'Cy'])]
   const g = Graph.derive(observations)
-  const packed = packOpenState('save-1', 7, 'rules@1', g.observationTexts(), g.entities.values(), g.relationships.values())!
+  const { state: saved, texts: [texts] } = packOpenState('save-1', 7, 'rules@1', g.observationTexts(), g.entities.values(), g.relationships.values())! as { state: SavedOpenState; texts: [SavedNoteTexts] }
+  // the third form, texts in the graph's row, as the tests of the older forms below build on it
+  const packed = { ...saved, format: 'cairn-open-state@3', observations: texts.text, ends: texts.ends }
 
-  it('packs the notes as one string and the graph as columns, and unpacks what was packed at the same version and rules', () => {
-    expect(packed.format).toBe(OPEN_STATE_FORMAT)
-    expect(typeof packed.observations).toBe('string')
-    expect(packed.ends).toBeInstanceOf(Float64Array)
+  it('packs the graph as columns and the notes as one string in a row apart, and unpacks them at the same version, rules and save', () => {
+    expect(saved.format).toBe(OPEN_STATE_FORMAT)
+    expect(saved).not.toHaveProperty('observations')
+    expect(texts).toMatchObject({ saveId: 'save-1', part: 0, parts: 1, from: 0 })
+    expect(texts.ends).toBeInstanceOf(Float64Array)
+    const state = unpackOpenState(structuredClone(saved), 7, 'rules@1')!
+    expect(state.saveId).toBe('save-1')
+    expect(state.slugs).toEqual(['a', 'b'])
+    expect(state.entities).toEqual([...g.entities.values()])
+    expect(state.relationships).toEqual([...g.relationships.values()])
+    // the notes are known, their texts still in storage
+    const shelf = state.observations!
+    expect(shelf.size).toBe(2)
+    expect(shelf.has('b')).toBe(true)
+    expect(shelf.inStorageCount).toBe(2)
+    expect(() => shelf.get('b')).toThrow(NoteInStorage)
+    const cut = unpackNoteTexts(structuredClone(texts), 'save-1', state.slugs!, 0)!
+    expect(cut.slugs).toEqual(['a', 'b'])
+    shelf.takeInPart(cut.from, cut.slugs, cut.text, cut.ends)
+    expect(shelf.inStorageCount).toBe(0)
+    expect([...shelf]).toEqual(observations)
+  })
+
+  it('saves the texts in parts of about the size asked, each read on its own', () => {
+    const many = Array.from({ length: 7 }, (_, i) => note(`n${i}`, ['Ada', `P${i}`]))
+    const gm = Graph.derive(many)
+    const size = JSON.stringify(many[0]).length
+    const { state, texts: parts } = structuredClone(packOpenState('save-2', 1, 'r', gm.observationTexts(), gm.entities.values(), gm.relationships.values(), size * 2))!
+    expect(parts.map((p) => [p.part, p.parts, p.from, p.ends.length])).toEqual([[0, 4, 0, 2], [1, 4, 2, 2], [2, 4, 4, 2], [3, 4, 6, 1]])
+    const open = unpackOpenState(state, 1, 'r')!
+    // read out of order, as a later part may come first
+    for (const p of [...parts].reverse()) {
+      const cut = unpackNoteTexts(p, 'save-2', open.slugs!, p.part)!
+      open.observations!.takeInPart(cut.from, cut.slugs, cut.text, cut.ends)
+    }
+    expect([...open.observations!]).toEqual(many)
+    expect(unpackNoteTexts(parts[1], 'save-2', open.slugs!, 2)).toBeUndefined()
+  })
+
+  it('trusts a texts part of the same save and place only, cut as its slugs say', () => {
+    expect(unpackNoteTexts(texts, 'save-2', ['a', 'b'], 0)).toBeUndefined()
+    expect(unpackNoteTexts(texts, 'save-1', ['a', 'b'], 1)).toBeUndefined()
+    expect(unpackNoteTexts(texts, 'save-1', ['a'], 0)).toBeUndefined()
+    expect(unpackNoteTexts({ ...texts, from: 1 }, 'save-1', ['a', 'b'], 0)).toBeUndefined()
+    expect(unpackNoteTexts({ ...texts, text: `${texts.text} ` }, 'save-1', ['a', 'b'], 0)).toBeUndefined()
+    expect(unpackNoteTexts({ ...texts, ends: [...texts.ends] }, 'save-1', ['a', 'b'], 0)).toBeUndefined()
+    expect(unpackNoteTexts({ ...texts, ends: new Float64Array([3, 2]) }, 'save-1', ['a', 'b'], 0)).toBeUndefined()
+    expect(unpackNoteTexts(undefined, 'save-1', ['a', 'b'], 0)).toBeUndefined()
+    expect(unpackOpenState({ ...saved, slugs: '[1, 2]' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...saved, slugs: '["a"]' }, 7, 'rules@1')).toBeUndefined()
+  })
+
+  it('reads the third form, the texts in the graph row', () => {
     const state = unpackOpenState(structuredClone(packed), 7, 'rules@1')
     expect(state?.saveId).toBe('save-1')
+    expect(state?.slugs).toBeUndefined()
     expect([...state!.observations!]).toEqual(observations)
     expect(state?.observations?.get('b')).toEqual(observations[1])
     expect(state?.entities).toEqual([...g.entities.values()])
-    expect(state?.relationships).toEqual([...g.relationships.values()])
   })
 
   it('is not trusted at another version, under other rules, or unreadable', () => {

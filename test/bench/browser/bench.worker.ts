@@ -7,8 +7,8 @@ import * as Comlink from 'comlink'
 import { validateObservationInput } from '../../../src/core/contract'
 import type { Observation, ObservationInput } from '../../../src/core/types'
 import { Graph } from '../../../src/core/graph'
-import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY } from '../../../src/engine/memory-engine'
-import { unpackIndex, unpackOpenState, type SavedIndex } from '../../../src/store/open-state'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY, VERSION_KEY } from '../../../src/engine/memory-engine'
+import { unpackIndex, unpackNoteTexts, unpackOpenState, type SavedIndex } from '../../../src/store/open-state'
 import { DERIVATION_RULES } from '../../../src/core/graph'
 import { Memory } from '../../../src/engine/memory-handle'
 import { MemoryDB } from '../../../src/store/db'
@@ -39,6 +39,11 @@ export interface RecallTimings {
   openSteps: Record<string, number>
   /** The first recall after opening, which warms lazy structures. */
   firstRecallMs: number
+  /** Of it, reading the notes it shows that the open left in storage (ms). */
+  firstNoteReadMs: number
+  /** Reads of such notes by all the recalls before the recall parts, and their time in all (ms). */
+  noteReads: number
+  noteReadMs: number
   /** Each further recall, in order. */
   recallMs: number[]
   /** Entities returned by the timed recalls, summed: a query that finds nothing is not a benchmark. */
@@ -53,7 +58,8 @@ export interface RecallTimings {
   recallAgainMs: number[]
   /** From the start of the open until its background filing was done (-1: not within 2 minutes), with the recalls above in between. */
   filedMs: number
-  /** Only in a run given writes: from an open left alone to its filing done, and a write issued right after an open. */
+  /** Only in a run given writes: from an open left alone until the notes' texts it left in storage were in, then until its filing was done, and a write issued right after an open. */
+  textsInMs?: number
   idleFiledMs?: number
   firstWriteMs?: number
   /** The parts of a recall, each timed alone over the same queries (ms per query, in order): the note index, the entity index, assembling the answer. */
@@ -87,6 +93,8 @@ async function readParts(db: MemoryDB): Promise<Record<string, number>> {
     entityIndex: () => db.meta.get(INDEX_SNAPSHOT_KEY),
     noteIndex: () => db.meta.get(NOTE_INDEX_SNAPSHOT_KEY),
     graph: () => db.meta.get(GRAPH_SNAPSHOT_KEY),
+    // read after the open, not in it, part by part
+    texts: () => db.meta.where(':id').startsWith(NOTE_TEXTS_KEY).toArray(),
   }
   const out: Record<string, number> = {}
   for (const [name, read] of Object.entries(parts)) {
@@ -114,6 +122,13 @@ async function openPhases(id: string, model: Embedder | undefined): Promise<Open
     const g0 = performance.now()
     Graph.fromRows(observations, aliasMap, rows.entities, rows.relationships)
     const fromRowsMs = performance.now() - g0
+    // the derive it spares needs every text: those the open leaves in storage are read first, untimed
+    for (let part = 0, parts = 1; rows.slugs && rows.saveId && part < parts; part++) {
+      const texts = unpackNoteTexts((await db.meta.get(`${NOTE_TEXTS_KEY}${part}`))?.value, rows.saveId, rows.slugs, part)
+      if (!texts) throw new Error(`part ${part} of the saved texts is missing`)
+      parts = texts.parts
+      rows.observations!.takeInPart(texts.from, texts.slugs, texts.text, texts.ends)
+    }
     const d0 = performance.now()
     Graph.derive(observations, aliasMap)
     const deriveMs = performance.now() - d0
@@ -200,11 +215,13 @@ async function msUntilFiled(engine: { filedAt: number | undefined }, since: numb
  * Two more opens of the memory: one left alone, timed until the open's background filing is
  * done; one written to at once, which files the rest first. What a write right after opening costs.
  */
-async function timeAfterOpen(id: string, token: string, model: Embedder | undefined, input: ObservationInput): Promise<{ idleFiledMs: number; firstWriteMs: number }> {
+async function timeAfterOpen(id: string, token: string, model: Embedder | undefined, input: ObservationInput): Promise<{ textsInMs: number; idleFiledMs: number; firstWriteMs: number }> {
   const options = model ? { embedder: model } : {}
   const idle = await Memory.open(id, options)
   const opened = performance.now()
   const engine = engineOf(idle)
+  await idle.notesHeld()
+  const textsInMs = performance.now() - opened
   const idleFiledMs = await msUntilFiled(engine, opened)
   await idle.close()
   const memory = await Memory.open(id, options)
@@ -212,7 +229,7 @@ async function timeAfterOpen(id: string, token: string, model: Embedder | undefi
     const conn = await memory.connectWithToken(token)
     const s = performance.now()
     await conn.write(input)
-    return { idleFiledMs, firstWriteMs: performance.now() - s }
+    return { textsInMs, idleFiledMs, firstWriteMs: performance.now() - s }
   } finally {
     await memory.close()
   }
@@ -249,12 +266,28 @@ const api = {
     const memory = await Memory.open(id, model ? { embedder: model } : {})
     const openMs = performance.now() - o0
     const openSteps = { ...engineOf(memory).openSteps }
+    // how long recalls wait for notes the open left in storage (a private field, wrapped here only to time it)
+    const noteReadMs: number[] = []
+    const opened = engineOf(memory) as unknown as { noteSource?: { some(slugs: string[]): Promise<unknown> } }
+    const source = opened.noteSource
+    if (source) {
+      const some = source.some.bind(source)
+      opened.noteSource = { ...source, some: async (slugs: string[]) => {
+        const t = performance.now()
+        try {
+          return await some(slugs)
+        } finally {
+          noteReadMs.push(performance.now() - t)
+        }
+      } }
+    }
     try {
       const conn = await memory.connectWithToken(token)
       const [first, ...rest] = queries
       const f0 = performance.now()
       await conn.recall({ query: first ?? '' })
       const firstRecallMs = performance.now() - f0
+      const firstNoteReadMs = noteReadMs.reduce((a, b) => a + b, 0)
       const recallMs: number[] = []
       let hits = 0
       for (const query of rest) {
@@ -263,6 +296,8 @@ const api = {
         recallMs.push(performance.now() - s)
         hits += result.entities.length
       }
+      // the parts read the graph directly: with every text in (a recall reads the notes it needs itself)
+      await memory.notesHeld()
       const recallParts = await timeRecallParts(memory, rest)
       // the same recalls again, once what the open left for later is filed (see fileInBackground)
       const recallAgainMs: number[] = []
@@ -284,7 +319,7 @@ const api = {
       await memory.close()
       const { vectors, ...phases } = await openPhases(id, model)
       const afterOpen = writes.length ? await timeAfterOpen(id, token, model, { ...writes[0]!, title: 'First write after an open' }) : undefined
-      return { modelLoadMs, openMs, openSteps, firstRecallMs, recallMs, hits, embedder: embedderId, phases, writeMs, recallParts, recallAgainMs, filedMs, ...afterOpen, floor: scanFloor(vectors) }
+      return { modelLoadMs, openMs, openSteps, firstRecallMs, firstNoteReadMs, noteReads: noteReadMs.length, noteReadMs: noteReadMs.reduce((a, b) => a + b, 0), recallMs, hits, embedder: embedderId, phases, writeMs, recallParts, recallAgainMs, filedMs, ...afterOpen, floor: scanFloor(vectors) }
     } catch (err) {
       await memory.close()
       throw err
