@@ -159,8 +159,8 @@ export class Graph implements GraphView {
   private readAhead = new Map<string, Contribution>()
   /**
    * Which entities each note backed when the open state was saved, by the note's place in the
-   * save: what `entitiesOf` answers for a note whose text is still in storage. Valid, like
-   * `readAhead`, while no change comes.
+   * save: what `entitiesOf` answers for a note not read since the open, its text in or not.
+   * Valid, like `readAhead`, while no change comes.
    */
   private savedBacking: SavedBacking | undefined
 

@@ -181,8 +181,6 @@ export class Memory {
     clock.step(state ? 'graph' : 'derive')
     // the notes' texts are left in storage when the state saved them apart: read after the open
     const source = state?.slugs && state.saveId !== undefined ? noteSource(db, state.saveId, state.slugs) : undefined
-    // the first recall reads its notes from their rows: one read now has the storage ready for it while the indexes restore
-    if (source && state?.slugs?.length) void source.some([state.slugs[0]!]).catch(() => undefined)
     // Index snapshots saved in the same write as the open state hold exactly its graph and
     // notes: nothing to bring up to date. Any other (older, or saved by another tab) is checked
     // document by document, and only changed texts are indexed again.

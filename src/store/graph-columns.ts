@@ -160,7 +160,7 @@ function backing(counts: Uint32Array, notes: unknown, slugs: readonly string[]):
 /**
  * Which entities each note of a save backs, by the note's place in the save's slugs: read from
  * the entities' backing columns (numbers both ways), so that a recall right after an open can
- * tell the entities of a note whose text is still in storage.
+ * tell the entities of a note without reading or parsing its text.
  */
 export class SavedNoteEntities {
   private constructor(

@@ -123,6 +123,8 @@ export async function benchDurable(sizes: number[], embedder?: Embedder): Promis
       const recall = await reader.recall({ query: 'Entity 7' })
       const restartMs = Math.round(performance.now() - t0)
       const restartCpuMs = cpuMs(process.cpuUsage(c0))
+      // the texts come in after the open: all of them, to see none was lost
+      await again.memory.notesHeld()
       if (engineOf(again.memory).committedGraph.allObservations().next().done || !recall.entities.length) throw new Error('the reopened store lost its observations')
       await again.close()
       rows.push({
