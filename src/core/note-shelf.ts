@@ -17,11 +17,8 @@ export class NoteInStorage extends Error {
 }
 
 export class NoteShelf implements Iterable<Observation> {
-  /**
-   * A note's parsed form, its saved JSON (a save of an older form), or its place in the save:
-   * its text is then in a part read since (`takeInPart`), or still in storage.
-   */
-  private readonly held = new Map<string, Observation | string | number>()
+  /** A note's parsed form, or its place in the save: its text is then in a part read since (`takeInPart`), or still in storage. */
+  private readonly held = new Map<string, Observation | number>()
   /** The parts of the save read so far, and by place, which part (from 1; 0: still in storage). */
   private readonly parts: Array<{ from: number; text: string; ends: ArrayLike<number> }> = []
   private partOf = new Uint32Array(0)
@@ -36,12 +33,8 @@ export class NoteShelf implements Iterable<Observation> {
 
   /** Notes saved one after another in `text` (see `joinNotes`): note i ends at `ends[i]`. */
   static fromText(slugs: readonly string[], text: string, ends: ArrayLike<number>): NoteShelf {
-    const shelf = new NoteShelf()
-    let start = 0
-    for (let i = 0; i < slugs.length; i++) {
-      shelf.held.set(slugs[i]!, text.slice(start, ends[i]))
-      start = ends[i]!
-    }
+    const shelf = NoteShelf.inStorage(slugs)
+    shelf.takeInPart(0, slugs, text, ends)
     return shelf
   }
 
@@ -63,7 +56,7 @@ export class NoteShelf implements Iterable<Observation> {
     return this.away
   }
 
-  private stored(held: Observation | string | number | undefined): held is number {
+  private stored(held: Observation | number | undefined): held is number {
     return typeof held === 'number' && this.partOf[held] === 0
   }
 
@@ -116,7 +109,7 @@ export class NoteShelf implements Iterable<Observation> {
     const held = this.held.get(slug)
     if (held === undefined || typeof held === 'object') return held
     if (this.stored(held)) throw new NoteInStorage(slug)
-    const o = parseNote(slug, typeof held === 'string' ? held : this.savedText(held))
+    const o = parseNote(slug, this.savedText(held))
     this.held.set(slug, o)
     return o
   }
@@ -147,7 +140,7 @@ export class NoteShelf implements Iterable<Observation> {
   *texts(): IterableIterator<[string, string]> {
     for (const [slug, held] of this.held) {
       if (this.stored(held)) throw new NoteInStorage(slug)
-      yield [slug, typeof held === 'string' ? held : typeof held === 'number' ? this.savedText(held) : JSON.stringify(held)]
+      yield [slug, typeof held === 'number' ? this.savedText(held) : JSON.stringify(held)]
     }
   }
 }

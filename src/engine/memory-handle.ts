@@ -461,13 +461,12 @@ function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Par
  * is unreadable; `current` when it was restored as saved with the open state.
  */
 async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock, readNotes: () => Promise<void>): Promise<{ index: NoteIndex; current: boolean }> {
-  // a snapshot saved with the open state needs no text; any other may, to index changed notes again
-  if (!current) await readNotes()
   const restore = () => (saved ? Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, { ...opts, texts: (slug) => noteTextOf(graph, slug) })) : Promise.resolve(undefined))
   // one of an older analysis is rebuilt from the texts: read them, then restore again
   const restored = await restore().catch((err) => (err instanceof NoteInStorage ? readNotes().then(restore) : undefined)).catch(() => undefined)
   clock.step('note index')
   if (restored && current) return { index: restored, current: true }
+  // any other snapshot is brought up to the notes, which needs their texts
   await readNotes()
   const notes = restored ?? (await createNoteIndex(opts))
   const gone = notes.keys().filter((slug) => graph.getObservation(slug) === undefined)
