@@ -229,8 +229,13 @@ export class Graph implements GraphView {
   }
 
   /** Each observation as JSON text, for saving: notes not read since the open give their saved text. */
-  observationTexts(): IterableIterator<[string, string]> {
+  observationTexts(): IterableIterator<[string, string, number]> {
     return this.observations.texts()
+  }
+
+  /** When a note was observed: known without its text when the save gave it, else read from the text (which may throw `NoteInStorage`). */
+  observedAtOf(slug: string): string | undefined {
+    return this.observations.observedAt(slug)
   }
 
   get observationCount(): number {
@@ -250,6 +255,12 @@ export class Graph implements GraphView {
   /** Throws `NoteInStorage` naming every one of `slugs` still in storage: a reader about to read them all asks for them at once. */
   requireNotes(slugs: Iterable<string>): void {
     const away = this.observations.inStorageAmong(slugs)
+    if (away.length) throw new NoteInStorage(away)
+  }
+
+  /** As `requireNotes`, for reading when the notes were observed: only notes whose saved time is unknown are asked for. */
+  requireTimes(slugs: Iterable<string>): void {
+    const away = this.observations.untimedAmong(slugs)
     if (away.length) throw new NoteInStorage(away)
   }
 

@@ -22,6 +22,8 @@ export class NoteShelf implements Iterable<Observation> {
   /** The parts of the save read so far, and by place, which part (from 1; 0: still in storage). */
   private readonly parts: Array<{ from: number; text: string; ends: ArrayLike<number> }> = []
   private partOf = new Uint32Array(0)
+  /** Each saved note's observedAt in ms by place, NaN where the save could not give it (see `canonicalTime`). */
+  private times: Float64Array | undefined
   /** How many notes are still in storage. */
   private away = 0
 
@@ -39,10 +41,11 @@ export class NoteShelf implements Iterable<Observation> {
   }
 
   /** Notes known by slug and place in a save, their texts to be taken in part by part or note by note. */
-  static inStorage(slugs: readonly string[]): NoteShelf {
+  static inStorage(slugs: readonly string[], times?: Float64Array): NoteShelf {
     const shelf = new NoteShelf()
     for (let i = 0; i < slugs.length; i++) shelf.held.set(slugs[i]!, i)
     shelf.partOf = new Uint32Array(slugs.length)
+    if (times && times.length === slugs.length) shelf.times = times
     shelf.away = shelf.held.size
     return shelf
   }
@@ -65,6 +68,17 @@ export class NoteShelf implements Iterable<Observation> {
     const out: string[] = []
     if (this.away === 0) return out
     for (const slug of slugs) if (this.stored(this.held.get(slug))) out.push(slug)
+    return out
+  }
+
+  /** Those of `slugs` still in storage whose time the save did not give (see `observedAt`). */
+  untimedAmong(slugs: Iterable<string>): string[] {
+    const out: string[] = []
+    if (this.away === 0) return out
+    for (const slug of slugs) {
+      const held = this.held.get(slug)
+      if (this.stored(held) && !(this.times && !Number.isNaN(this.times[held]!))) out.push(slug)
+    }
     return out
   }
 
@@ -114,6 +128,19 @@ export class NoteShelf implements Iterable<Observation> {
     return o
   }
 
+  /**
+   * When a note was observed, without its text where the save gave its time: a recall ranks
+   * a hub's notes by time and reads the texts of only those it shows.
+   */
+  observedAt(slug: string): string | undefined {
+    const held = this.held.get(slug)
+    if (held === undefined) return undefined
+    if (typeof held === 'object') return held.observedAt
+    const ms = this.times?.[held]
+    if (ms !== undefined && !Number.isNaN(ms)) return new Date(ms).toISOString()
+    return this.get(slug)!.observedAt
+  }
+
   set(slug: string, o: Observation): void {
     if (this.stored(this.held.get(slug))) this.away--
     this.held.set(slug, o)
@@ -136,27 +163,47 @@ export class NoteShelf implements Iterable<Observation> {
     return this.values()
   }
 
-  /** Each note as JSON text: a note not read since it was saved gives its saved text, unparsed. */
-  *texts(): IterableIterator<[string, string]> {
+  /**
+   * Each note as JSON text, with its time (see `canonicalTime`): a note not read since it was
+   * saved gives its saved text, unparsed, and its saved time.
+   */
+  *texts(): IterableIterator<[string, string, number]> {
     for (const [slug, held] of this.held) {
       if (this.stored(held)) throw new NoteInStorage(slug)
-      yield [slug, typeof held === 'number' ? this.savedText(held) : JSON.stringify(held)]
+      if (typeof held === 'object') {
+        yield [slug, JSON.stringify(held), canonicalTime(held.observedAt)]
+        continue
+      }
+      const ms = this.times?.[held]
+      // a save without times (an older form) gives them once, from the texts
+      yield [slug, this.savedText(held), ms !== undefined ? ms : canonicalTime(this.get(slug)!.observedAt)]
     }
   }
 }
 
-/** The notes as one string, each note's JSON after the other, with each one's slug and end. */
-export function joinNotes(texts: Iterable<readonly [string, string]>): { slugs: string[]; text: string; ends: number[] } {
+/**
+ * A note's observedAt as ms, when the ISO text it was written as is what those ms give back
+ * (the contract writes every time so); otherwise NaN, and the time is read from the note's text.
+ */
+export function canonicalTime(observedAt: string): number {
+  const ms = Date.parse(observedAt)
+  return Number.isFinite(ms) && new Date(ms).toISOString() === observedAt ? ms : NaN
+}
+
+/** The notes as one string, each note's JSON after the other, with each one's slug, end and time (NaN when not given). */
+export function joinNotes(texts: Iterable<readonly [string, string, number?]>): { slugs: string[]; text: string; ends: number[]; times: Float64Array } {
   const slugs: string[] = []
   const parts: string[] = []
   const ends: number[] = []
+  const times: number[] = []
   let at = 0
-  for (const [slug, text] of texts) {
+  for (const [slug, text, ms] of texts) {
     slugs.push(slug)
     parts.push(text)
     ends.push((at += text.length))
+    times.push(ms ?? NaN)
   }
-  return { slugs, text: parts.join(''), ends }
+  return { slugs, text: parts.join(''), ends, times: Float64Array.from(times) }
 }
 
 function parseNote(slug: string, text: string): Observation {

@@ -137,6 +137,14 @@ const RECENCY_SHARE = 0.02
  * @internal it takes the graph, which the published types leave out
  */
 export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score: number }>, notes: NoteMatch[], f: RecallFilter, snippetLength: number): RecallResult {
+  return draftSemantic(graph, hits, notes, f, snippetLength).complete()
+}
+
+/**
+ * `assembleSemantic` ranked, its notes' texts not read yet (see `RecallDraft`).
+ * @internal it takes the graph, which the published types leave out
+ */
+export function draftSemantic(graph: Graph, hits: Array<{ key: string; score: number }>, notes: NoteMatch[], f: RecallFilter, snippetLength: number): RecallDraft {
   const allowed = allowedObservations(graph, f)
   const backed = (key: string): boolean => {
     const e = graph.entities.get(key)
@@ -175,9 +183,9 @@ export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score:
   }
   const ranked = [...chosen.values()].sort(byScore)
   const when = f.query ? timeHints(f.query) : NO_TIME_HINTS
-  const scoreNote = (o: Observation, entityShare: number): number => {
-    let score = (noteScore.get(o.slug) ?? 0) + ENTITY_SHARE * entityShare
-    if (when.range && o.observedAt >= when.range.from && o.observedAt < when.range.to) score += TIME_SHARE
+  const scoreNote = (slug: string, observedAt: string, entityShare: number): number => {
+    let score = (noteScore.get(slug) ?? 0) + ENTITY_SHARE * entityShare
+    if (when.range && observedAt >= when.range.from && observedAt < when.range.to) score += TIME_SHARE
     return score
   }
   return finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, allowed, scoreNote, when.order, f.limits.observations))
@@ -186,8 +194,9 @@ export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score:
 /**
  * The observations backing the recalled entities (only those may come back), ranked by
  * `scoreNote`; time breaks ties and adds a weak prior toward the end the question leans to.
+ * Ranked by slug and time alone: only the texts of those shown are read (see `finish`).
  */
-function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<string> | undefined, scoreNote: (o: Observation, entityShare: number) => number, order: 'newest' | 'oldest', limit: number): Chosen[] {
+function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<string> | undefined, scoreNote: (slug: string, observedAt: string, entityShare: number) => number, order: 'newest' | 'oldest', limit: number): Chosen[] {
   const backing = new Map<string, { share: number; names: string[] }>()
   for (const e of entities) {
     for (const slug of graph.entities.get(e.key)!.observations) {
@@ -199,9 +208,12 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<stri
       } else backing.set(slug, { share: e.score, names: [e.name] })
     }
   }
-  const byTime = order === 'newest' ? newestFirst : (a: Observation, b: Observation) => newestFirst(b, a)
-  graph.requireNotes(backing.keys())
-  const candidates = [...backing].map(([slug, v]) => ({ o: graph.getObservation(slug)!, names: v.names, share: v.share, score: 0, at: Date.parse(graph.getObservation(slug)!.observedAt) || 0 }))
+  graph.requireTimes(backing.keys())
+  const candidates = [...backing].map(([slug, v]) => {
+    const observedAt = graph.observedAtOf(slug)!
+    return { slug, observedAt, names: v.names, share: v.share, score: 0, at: Date.parse(observedAt) || 0 }
+  })
+  const byTime = order === 'newest' ? newestFirst : (a: Timed, b: Timed) => newestFirst(b, a)
   // recency in proportion to time between the oldest and the newest candidate: no sort by time
   let oldest = Infinity
   let newest = -Infinity
@@ -212,9 +224,9 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<stri
   const span = newest - oldest
   for (const c of candidates) {
     const recent = span > 0 ? (order === 'newest' ? c.at - oldest : newest - c.at) / span : 0
-    c.score = scoreNote(c.o, c.share) + RECENCY_SHARE * recent
+    c.score = scoreNote(c.slug, c.observedAt, c.share) + RECENCY_SHARE * recent
   }
-  return rankTop(candidates, limit, (a, b) => b.score - a.score || byTime(a.o, b.o))
+  return rankTop(candidates, limit, (a, b) => b.score - a.score || byTime(a, b))
 }
 
 /**
@@ -282,7 +294,7 @@ export function assembleStructural(graph: Graph, f: RecallFilter, snippetLength:
   const allowed = allowedObservations(graph, f)
   const selected: Observation[] = []
   for (const o of allowed ? [...allowed].map((s) => graph.getObservation(s)!) : graph.allObservations()) {
-    if (!f.cursor || newestFirst(o, f.cursor as Observation) > 0) selected.push(o)
+    if (!f.cursor || newestFirst(o, f.cursor) > 0) selected.push(o)
   }
   selected.sort(newestFirst)
   const page = selected.slice(0, f.limits.observations)
@@ -294,8 +306,8 @@ export function assembleStructural(graph: Graph, f: RecallFilter, snippetLength:
     .sort((a, b) => b.score - a.score || (graph.entities.get(b.key)?.degree ?? 0) - (graph.entities.get(a.key)?.degree ?? 0) || (a.key < b.key ? -1 : 1))
   const result = finish(graph, 'structural', ranked, f, snippetLength, 1, (entities) => {
     const names = new Map(entities.map((e) => [e.key, e.name]))
-    return selected.map((o) => ({ o, names: graph.entitiesOf(o.slug).flatMap((k) => (names.has(k) ? [names.get(k)!] : [])) }))
-  })
+    return selected.map((o) => ({ slug: o.slug, o, names: graph.entitiesOf(o.slug).flatMap((k) => (names.has(k) ? [names.get(k)!] : [])) }))
+  }).complete()
   const last = result.observations[result.observations.length - 1]
   if (last && result.observations.length < selected.length) result.nextCursor = encodeCursor({ observedAt: last.observedAt, slug: last.slug })
   return result
@@ -328,8 +340,11 @@ function fromBase64Url(text: string): string {
   return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)))
 }
 
+/** What orders notes in time: when observed, then slug. */
+type Timed = Pick<Observation, 'observedAt' | 'slug'>
+
 /** Newest first by observedAt, then slug: the order of structural recall and of ties. */
-function newestFirst(a: Observation, b: Observation): number {
+function newestFirst(a: Timed, b: Timed): number {
   return a.observedAt > b.observedAt ? -1 : a.observedAt < b.observedAt ? 1 : a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0
 }
 
@@ -344,12 +359,27 @@ function allowedObservations(graph: Graph, f: RecallFilter): Set<string> | undef
 }
 
 interface Chosen {
-  o: Observation
+  slug: string
+  /** The note, when the chooser read it already. */
+  o?: Observation
   /** Names of the recalled entities the observation backs. */
   names: string[]
 }
 
-function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: RecallFilter, snippetLength: number, topScore: number, choose: (entities: RecalledEntity[]) => Chosen[]): RecallResult {
+/**
+ * A recall ranked but not yet written out: `complete` reads the texts of the notes it shows,
+ * which an opened memory may still hold in storage. Its reader reads those first, so that
+ * nothing is ranked twice.
+ * @internal
+ */
+export interface RecallDraft {
+  /** The notes the result shows, in order. */
+  readonly shown: readonly string[]
+  /** The result; throws `NoteInStorage` while any shown note is still in storage. */
+  complete(): RecallResult
+}
+
+function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: RecallFilter, snippetLength: number, topScore: number, choose: (entities: RecalledEntity[]) => Chosen[]): RecallDraft {
   const { limits } = f
   const keptScored = ranked.slice(0, limits.entities)
   const entities: RecalledEntity[] = keptScored.map((s) => {
@@ -368,24 +398,33 @@ function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: R
   const edgesAll = [...edgeSet.values()].sort((a, b) => a.best - b.best || b.r.weight - a.r.weight || (a.r.key < b.r.key ? -1 : 1))
   const relationships: RecalledRelationship[] = edgesAll.slice(0, limits.relationships).map((x) => graph.present(x.r))
   const obsRanked = choose(entities)
-  const observations: Snippet[] = obsRanked.slice(0, limits.observations).map(({ o, names }) => {
-    const { snippet, truncated } = snippetOf(o.content, snippetLength)
-    return { slug: o.slug, title: o.title, category: o.category, tags: o.tags, observedAt: o.observedAt, snippet, truncated, entities: names }
-  })
-  const dropped = {
-    entities: ranked.length - entities.length,
-    relationships: edgesAll.length - relationships.length,
-    observations: obsRanked.length - observations.length,
+  const shown = obsRanked.slice(0, limits.observations)
+  return {
+    shown: shown.map((c) => c.slug),
+    complete() {
+      graph.requireNotes(shown.flatMap((c) => (c.o ? [] : [c.slug])))
+      const observations: Snippet[] = shown.map(({ slug, o: read, names }) => {
+        const o = read ?? graph.getObservation(slug)!
+        const { snippet, truncated } = snippetOf(o.content, snippetLength)
+        return { slug: o.slug, title: o.title, category: o.category, tags: o.tags, observedAt: o.observedAt, snippet, truncated, entities: names }
+      })
+      const dropped = {
+        entities: ranked.length - entities.length,
+        relationships: edgesAll.length - relationships.length,
+        observations: obsRanked.length - observations.length,
+      }
+      // copies of the lists: capping shortens them, and a draft may be completed again
+      const result: RecallResult = { mode, entities: [...entities], relationships: [...relationships], observations, truncation: null }
+      capBytes(result, limits.bytes, dropped)
+      if (dropped.entities || dropped.relationships || dropped.observations) {
+        result.truncation = {
+          ...dropped,
+          note: `Results were capped: ${dropped.entities} entities, ${dropped.relationships} relationships and ${dropped.observations} observations were left out. Narrow the recall with category, tags, from/to or entity rather than raising the limits; read a whole observation by its slug.`,
+        }
+      }
+      return result
+    },
   }
-  const result: RecallResult = { mode, entities, relationships, observations, truncation: null }
-  capBytes(result, limits.bytes, dropped)
-  if (dropped.entities || dropped.relationships || dropped.observations) {
-    result.truncation = {
-      ...dropped,
-      note: `Results were capped: ${dropped.entities} entities, ${dropped.relationships} relationships and ${dropped.observations} observations were left out. Narrow the recall with category, tags, from/to or entity rather than raising the limits; read a whole observation by its slug.`,
-    }
-  }
-  return result
 }
 
 const encoder = new TextEncoder()

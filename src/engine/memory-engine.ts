@@ -9,7 +9,7 @@ import { NoteInStorage } from '../core/note-shelf'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
-import { assembleSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
+import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
 import { makeSlug } from '../core/slug'
 import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
@@ -563,8 +563,15 @@ export class MemoryEngine implements SyncPort {
       // the note index first: it embeds the query with its words, the entity index then reuses the query's vector
       const notes = await this.notes.search(f.query, Math.max(f.limits.observations, NOTE_CANDIDATES))
       const hits = await this.index.search(f.query, Math.max(f.limits.entities * SEARCH_HEADROOM, 20))
-      // it asks for the notes it reads as it goes (see Graph.requireNotes): those backing what it recalls
-      return await this.withNotes(() => assembleSemantic(this.graph, hits, notes, f, this.info.retrieval.snippetLength), () => [])
+      const assemble = () => assembleSemantic(this.graph, hits, notes, f, this.info.retrieval.snippetLength)
+      if (this.graph.notesInStorage === 0) return assemble()
+      // Ranked first, by what the open saved (slugs, times, backing): the texts of only the notes
+      // it shows are then read, and the recall is not ranked again. A change committed during
+      // the read ranks it again.
+      const version = this.version
+      const draft = await this.withNotes(() => draftSemantic(this.graph, hits, notes, f, this.info.retrieval.snippetLength), () => [])
+      await this.readSomeNotes(this.graph.notesInStorageAmong(draft.shown))
+      return this.version === version ? await this.withNotes(() => draft.complete(), () => []) : await this.withNotes(assemble, () => [])
     } finally {
       this.recalling--
       this.lastRecallAt = performance.now()

@@ -6,7 +6,7 @@
 import { count, create, insertMultiple, removeMultiple } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
-import { topKOf, type Scored } from './top-k'
+import { topKFused, topKOf, type Scored } from './top-k'
 import { quantizeRows, VectorRows } from './vector-rows'
 import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
@@ -246,19 +246,14 @@ class OramaEntityIndex implements EntityIndex {
     const n = this.entries.length
     const similarity = this.scratch.zeroed(0, n) // stays 0 for negative similarity
     this.vectors!.maxSimilarity(queryVector, similarity)
-    const keyOf = (s: number) => this.entries[s]!.key
-    // reused between searches (every slot below n is written first): no 100,000-long array per query
+    if (wanted === 'vector') return this.fusedTop(similarity, n, k, 1, 0, [])
+    const hits = this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES)).map((hit) => ({ slot: this.slotOf.get(hit.key)!, score: hit.score }))
+    return this.fusedTop(similarity, n, k, this.weights.vector, this.weights.text, hits)
+  }
+
+  private fusedTop(similarity: Float32Array, n: number, k: number, wv: number, wt: number, hits: Array<{ slot: number; score: number }>): RankedEntity[] {
     if (this.fused.length < n) this.fused = new Float64Array(Math.max(n, this.fused.length * 2))
-    const fused = this.fused
-    if (wanted === 'vector') {
-      for (let s = 0; s < n; s++) fused[s] = round(similarity[s]!)
-      return topKOf(fused, n, k, keyOf)
-    }
-    const text = this.scratch.zeroed(1, n)
-    for (const hit of this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES))) text[this.slotOf.get(hit.key)!] = hit.score
-    const { text: wt, vector: wv } = this.weights
-    for (let s = 0; s < n; s++) fused[s] = round(wt * text[s]! + wv * similarity[s]!)
-    return topKOf(fused, n, k, keyOf)
+    return topKFused(similarity, n, k, { text: wt, vector: wv }, new Map(hits.map((h) => [h.slot, h.score])), (s) => this.entries[s]!.key, round, this.fused)
   }
 
 

@@ -71,8 +71,11 @@ export interface NoteIndexSnapshot {
   words: string[]
   wordVectors: Int8Array
   wordScales: Float32Array
-  /** Each note's word rows, concatenated in `slugs` order, and how many each has: restoring tokenizes nothing. */
-  noteWords: Int32Array
+  /**
+   * Each note's word rows, concatenated in `slugs` order, and how many each has: restoring
+   * tokenizes nothing. Two bytes a row while the word table allows, half what an open reads.
+   */
+  noteWords: Int32Array | Uint16Array
   noteWordCounts: Uint16Array
 }
 
@@ -119,7 +122,7 @@ interface Entry {
   /** `textDigest` of the text indexed. */
   digest: number
   /** Rows in the word table of the note's distinct content words. */
-  words: Int32Array
+  words: Int32Array | Uint16Array
 }
 
 /** Orama keeps apostrophes inside words: "Menabrea's" would never match "Menabrea". */
@@ -310,7 +313,7 @@ class HybridNoteIndex implements NoteIndex {
       slugs: this.keys(), digests: Float64Array.from(this.entries, (e) => e.digest), text: saveRows(this.db, this.keys()),
       vectors: rows?.data ?? new Int8Array(0), scales: rows?.scales ?? new Float32Array(0),
       words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims), wordScales: this.wordScale.slice(0, this.wordList.length),
-      noteWords: concatRows(this.entries.map((e) => e.words)), noteWordCounts: Uint16Array.from(this.entries, (e) => e.words.length),
+      noteWords: concatRows(this.entries.map((e) => e.words), this.wordList.length), noteWordCounts: Uint16Array.from(this.entries, (e) => e.words.length),
     }
   }
 
@@ -445,9 +448,11 @@ class HybridNoteIndex implements NoteIndex {
     this.wordScale = scale
   }
 
-  private rowsOfWords(words: string[]): Int32Array {
+  private rowsOfWords(words: string[]): Int32Array | Uint16Array {
     if (!this.embedder) return new Int32Array(0)
-    return Int32Array.from(words.map((w) => this.wordRow.get(w)!).filter((r) => r !== undefined))
+    const rows = words.map((w) => this.wordRow.get(w)!).filter((r) => r !== undefined)
+    // the same kind of array as a restore's while the table allows it: one shape for the soft match to read
+    return this.wordList.length <= 0x10000 ? Uint16Array.from(rows) : Int32Array.from(rows)
   }
 
   /** BM25 hits, normalized so the best is 1, best first and ties by slug. */
@@ -464,8 +469,10 @@ class HybridNoteIndex implements NoteIndex {
   }
 }
 
-function concatRows(rows: Int32Array[]): Int32Array {
-  const out = new Int32Array(rows.reduce((n, r) => n + r.length, 0))
+/** The rows one after another, in two bytes each when every row number fits (`words` rows in the table). */
+function concatRows(rows: Array<Int32Array | Uint16Array>, words: number): Int32Array | Uint16Array {
+  const length = rows.reduce((n, r) => n + r.length, 0)
+  const out = words <= 0x10000 ? new Uint16Array(length) : new Int32Array(length)
   let at = 0
   for (const r of rows) {
     out.set(r, at)
@@ -502,7 +509,7 @@ function checkSnapshot(saved: SavedNoteIndex): NoteIndexSnapshot | TextNoteIndex
   const notes = s.embedder ? kept.length : 0
   const words = s.embedder ? s.words.length : 0
   if (s.vectors.length !== notes * s.dimensions || s.scales.length !== notes || s.wordVectors.length !== words * s.dimensions || s.wordScales.length !== words) throw corrupt('vector counts do not match the notes')
-  if (!(s.noteWords instanceof Int32Array) || !(s.noteWordCounts instanceof Uint16Array) || s.noteWordCounts.length !== kept.length) throw corrupt('missing the notes\' words')
+  if (!(s.noteWords instanceof Int32Array || s.noteWords instanceof Uint16Array) || !(s.noteWordCounts instanceof Uint16Array) || s.noteWordCounts.length !== kept.length) throw corrupt('missing the notes\' words')
   const rows = s.noteWordCounts.reduce((n, c) => n + c, 0)
   if (rows !== s.noteWords.length) throw corrupt('the notes\' words do not match the word table')
   const known = s.words.length

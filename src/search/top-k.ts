@@ -74,3 +74,31 @@ export function topKOf(scores: ArrayLike<number>, n: number, k: number, keyOf: (
   for (let i = 0; i < size; i++) out.push({ key: keyOf(slots[i]!), score: values[i]! })
   return out.sort(compareRanked)
 }
+
+/**
+ * The `k` best slots by round(weights.text · text + weights.vector · similarity), as `topKOf`
+ * over every slot fused would give them, without fusing every slot: the k best by similarity
+ * alone bound the k-th fused score from below (text only adds, weights are not negative), and
+ * only slots that can reach that bound are fused (the text hits, and the few close by
+ * similarity). `round` is monotone, to steps of at most `1 / 1e9`; `scratch` holds n scores
+ * when the bound does not hold.
+ */
+export function topKFused(similarity: ArrayLike<number>, n: number, k: number, weights: { text: number; vector: number }, text: ReadonlyMap<number, number>, keyOf: (slot: number) => string, round: (score: number) => number, scratch: Float64Array): Scored[] {
+  const { text: wt, vector: wv } = weights
+  const fuse = (s: number, t: number) => round(wt * t + wv * similarity[s]!)
+  const bySimilarity = wv > 0 ? topKOf(similarity, n, k, keyOf) : []
+  if (bySimilarity.length < k) {
+    // fewer than k alike at all: every slot may count
+    for (let s = 0; s < n; s++) scratch[s] = fuse(s, 0)
+    for (const [s, t] of text) scratch[s] = fuse(s, t)
+    return topKOf(scratch, n, k, keyOf)
+  }
+  const floor = round(wv * bySimilarity[k - 1]!.score)
+  // below this similarity a slot rounds to less than the floor (a whole step of margin)
+  const least = (floor - 1e-9) / wv
+  const slots: number[] = []
+  for (let s = 0; s < n; s++) if (similarity[s]! >= least && !text.has(s) && fuse(s, 0) >= floor) slots.push(s)
+  for (const s of text.keys()) slots.push(s)
+  const scores = Float64Array.from(slots, (s) => fuse(s, text.get(s) ?? 0))
+  return topKOf(scores, slots.length, k, (i) => keyOf(slots[i]!))
+}

@@ -30,6 +30,8 @@ export interface SavedOpenState {
   slugs: string
   /** The derived entities and relationships, backing notes included. */
   graph: GraphColumns
+  /** Each note's observedAt in ms, by the order of `slugs`; NaN where the note's own text must say it. Absent in older saves of this form. */
+  times?: Float64Array
 }
 
 /** Characters of note JSON in one part of the texts: about 80 ms to read in Chromium. */
@@ -97,9 +99,9 @@ export interface OpenState {
  * that a JSON string would pass the engine's limit): open then reads the tables, as it would
  * after a crash.
  */
-export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS): { state: SavedOpenState; texts: SavedNoteTexts[] } | undefined {
+export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string, number?]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS): { state: SavedOpenState; texts: SavedNoteTexts[] } | undefined {
   try {
-    const { slugs, text, ends } = joinNotes(notes)
+    const { slugs, text, ends, times } = joinNotes(notes)
     const graph = packGraph(slugs, entities, relationships)
     if (!graph) return undefined
     // parts end at note ends, each once it holds `partChars`; an empty memory has one, empty
@@ -116,7 +118,7 @@ export function packOpenState(saveId: string, version: number, rules: string, no
       const at = from ? ends[from - 1]! : 0
       return { saveId, part, parts: cuts.length, from, text: text.slice(at, to ? ends[to - 1]! : 0), ends: Float64Array.from(ends.slice(from, to), (end) => end - at) }
     })
-    return { state: { format: OPEN_STATE_FORMAT, version, rules, saveId, slugs: JSON.stringify(slugs), graph }, texts }
+    return { state: { format: OPEN_STATE_FORMAT, version, rules, saveId, slugs: JSON.stringify(slugs), graph, times }, texts }
   } catch (err) {
     if (err instanceof RangeError) return undefined
     throw err
@@ -144,7 +146,9 @@ export function unpackOpenState(saved: unknown, version: number, rules: string):
     const slugs: unknown = JSON.parse(String(current.slugs))
     if (!Array.isArray(slugs) || !slugs.every((slug) => typeof slug === 'string')) return undefined
     const graph = unpackGraph(current.graph, slugs as string[])
-    return graph ? { saveId: s.saveId, observations: NoteShelf.inStorage(slugs as string[]), slugs: slugs as string[], ...graph } : undefined
+    // times of another length are not of these notes: the texts then say them
+    const times = current.times instanceof Float64Array && current.times.length === slugs.length ? current.times : undefined
+    return graph ? { saveId: s.saveId, observations: NoteShelf.inStorage(slugs as string[], times), slugs: slugs as string[], ...graph } : undefined
   } catch {
     // an unreadable save costs a read of the tables and a derive, never the memory
     return undefined

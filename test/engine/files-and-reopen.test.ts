@@ -225,6 +225,34 @@ describe('the notes\' texts after an open', () => {
     await reopened.close()
   })
 
+  it('ranks a hub\'s notes by their saved times and reads only the texts it shows', async () => {
+    const f = await fixture()
+    // Ada backs all 30 notes, observed on 30 days in shuffled order: the newest come first
+    for (let i = 0; i < 30; i++) {
+      const day = (i * 7) % 30
+      await f.conn.write({ title: `d${day}`, content: `day ${day} with Ada`, observedAt: new Date(Date.UTC(2025, 0, 1 + day)).toISOString(), entities: [ada] })
+    }
+    await f.memory.saveIndex()
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const opened = engineOf(reopened)
+    expect(opened.committedGraph.notesInStorage).toBe(30)
+    // what the recall reads from the observation rows (a private field, wrapped to watch it)
+    const reads: string[][] = []
+    const held = opened as unknown as { noteSource: { some(slugs: string[]): Promise<unknown> } }
+    const some = held.noteSource.some.bind(held.noteSource)
+    held.noteSource = { ...held.noteSource, some: (slugs: string[]) => (reads.push(slugs), some(slugs)) }
+    const asked = { query: 'Ada', limits: { observations: 4 } }
+    const early = await opened.recall(asked)
+    expect(early.observations.map((o) => o.title)).toEqual(['d29', 'd28', 'd27', 'd26'])
+    // the other 26 were ranked by time alone, and the 4 shown read at once
+    expect(opened.committedGraph.notesInStorage).toBe(26)
+    expect(reads.map((slugs) => slugs.length)).toEqual([4])
+    await reopened.notesHeld()
+    expect(await opened.recall(asked)).toEqual(early)
+    await reopened.close()
+  })
+
   it('a write right after the open waits for them and leaves the graph a derivation gives', async () => {
     const { f } = await filled(25)
     const reopened = await f.reopen()

@@ -57,10 +57,17 @@ describe('note index', () => {
     // nor the notes' texts: the observations hold them; the snapshot keeps a digest of each
     expect(JSON.stringify(snapshot.slugs)).not.toContain('brownies')
     expect(snapshot.digests).toBeInstanceOf(Float64Array)
+    // a small word table: each note's word rows in two bytes
+    expect(snapshot.noteWords).toBeInstanceOf(Uint16Array)
     const restored = await restoreNoteIndex(snapshot, { embedder: counting })
     expect(calls).toBe(0)
     expect(restored.keys().sort()).toEqual(['cake', 'karate', 'possessive', 'trip'])
     for (const [i, q] of queries.entries()) expect(await restored.search(q, 5)).toEqual(before[i])
+    // rows saved in four bytes (as before, or past 65,536 words) restore the same
+    const wide = await restoreNoteIndex({ ...snapshot, noteWords: Int32Array.from(snapshot.noteWords) }, { embedder })
+    for (const [i, q] of queries.entries()) expect(await wide.search(q, 5)).toEqual(before[i])
+    const outOfTable = await restoreNoteIndex({ ...snapshot, noteWords: Int32Array.from(snapshot.noteWords, () => snapshot.words.length) }, { embedder }).catch((e: unknown) => e)
+    expect(isMemoryError(outOfTable) && outOfTable.code).toBe('storage_failed')
     // the digest tells an unchanged text (nothing embedded) from a changed one
     calls = 0
     await restored.upsert([{ slug: 'cake', text: 'Maria baked brownies for the bake sale.' }, notes[0]!])

@@ -42,6 +42,22 @@ describe('open state', () => {
     expect([...shelf]).toEqual(observations)
   })
 
+  it('saves when each note was observed, so its time is known before its text; a time the ms would not spell back is left to the text', () => {
+    const odd = { ...note('c', ['Cy']), observedAt: '2026-01-01T00:00:00Z' }
+    const gt = Graph.derive([...observations, odd])
+    const { state } = structuredClone(packOpenState('save-3', 1, 'r', gt.observationTexts(), gt.entities.values(), gt.relationships.values()))!
+    expect([...state.times!]).toEqual([Date.parse('2026-01-01T00:00:00.000Z'), Date.parse('2026-01-01T00:00:00.000Z'), NaN])
+    const open = unpackOpenState(state, 1, 'r')!
+    const shelf = open.observations!
+    expect(shelf.observedAt('a')).toBe('2026-01-01T00:00:00.000Z')
+    expect(shelf.untimedAmong(['a', 'b', 'c'])).toEqual(['c'])
+    expect(() => shelf.observedAt('c')).toThrow(NoteInStorage)
+    expect(shelf.inStorageCount).toBe(3)
+    // times of another length are not these notes': every note is then untimed
+    const other = unpackOpenState({ ...state, times: new Float64Array(2) }, 1, 'r')!
+    expect(other.observations!.untimedAmong(['a', 'b', 'c'])).toEqual(['a', 'b', 'c'])
+  })
+
   it('saves the texts in parts of about the size asked, each read on its own', () => {
     const many = Array.from({ length: 7 }, (_, i) => note(`n${i}`, ['Ada', `P${i}`]))
     const gm = Graph.derive(many)
@@ -115,7 +131,7 @@ describe('open state', () => {
   it('gives a note saved as text back unparsed when saved again, and a damaged one as storage_failed', () => {
     const state = unpackOpenState(packed, 7, 'rules@1')!
     const again = Graph.fromRows(state.observations!, new Map(), state.entities, state.relationships)
-    expect([...again.observationTexts()]).toEqual(observations.map((o) => [o.slug, JSON.stringify(o)]))
+    expect([...again.observationTexts()]).toEqual(observations.map((o) => [o.slug, JSON.stringify(o), Date.parse(o.observedAt)]))
     const text = packed.observations.replace('"slug":"b"', '"slug":"x"')
     expect(() => unpackOpenState({ ...packed, observations: text }, 7, 'rules@1')!.observations!.get('b')).toThrow(expect.objectContaining({ code: 'storage_failed' }))
   })
