@@ -394,10 +394,22 @@ class HybridNoteIndex implements NoteIndex {
           }
           const base = row * d
           const to = compared * q
-          for (let j = 0; j < q; j++) {
+          // two query words per pass over the row: each of its values is read once for both
+          for (let j = 0; j < q; j += 2) {
             const v = known[j]!
+            const w = known[j + 1]
             let dot = 0
-            for (let i = 0; i < d; i++) dot += data[base + i]! * v[i]!
+            if (w) {
+              let other = 0
+              for (let i = 0; i < d; i++) {
+                const x = data[base + i]!
+                dot += x * v[i]!
+                other += x * w[i]!
+              }
+              sims[to + j + 1] = other * scale[row]!
+            } else {
+              for (let i = 0; i < d; i++) dot += data[base + i]! * v[i]!
+            }
             sims[to + j] = dot * scale[row]!
           }
           seen[row] = stamp
