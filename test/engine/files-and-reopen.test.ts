@@ -253,6 +253,35 @@ describe('the notes\' texts after an open', () => {
     await reopened.close()
   })
 
+  it('ranks again when a change commits while the shown notes are read', async () => {
+    const f = await fixture()
+    for (let day = 0; day < 8; day++) {
+      await f.conn.write({ title: `d${day}`, content: `day ${day} with Ada`, observedAt: new Date(Date.UTC(2025, 0, 1 + day)).toISOString(), entities: [ada] })
+    }
+    const newest = [...engineOf(f.memory).committedGraph.allObservations()].find((o) => o.title === 'd7')!.slug
+    await f.memory.saveIndex()
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const opened = engineOf(reopened)
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    // the newest note, about to be shown, is deleted while the recall reads the texts it shows
+    const held = opened as unknown as { noteSource: { some(slugs: string[]): Promise<unknown> } }
+    const some = held.noteSource.some.bind(held.noteSource)
+    let deleted = false
+    held.noteSource = { ...held.noteSource, some: async (slugs: string[]) => {
+      const rows = await some(slugs)
+      if (!deleted) {
+        deleted = true
+        await c.delete(newest)
+      }
+      return rows
+    } }
+    const result = await opened.recall({ query: 'Ada', limits: { observations: 3 } })
+    expect(deleted).toBe(true)
+    expect(result.observations.map((o) => o.title)).toEqual(['d6', 'd5', 'd4'])
+    await reopened.close()
+  })
+
   it('a write right after the open waits for them and leaves the graph a derivation gives', async () => {
     const { f } = await filled(25)
     const reopened = await f.reopen()
