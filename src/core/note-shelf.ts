@@ -77,7 +77,7 @@ export class NoteShelf implements Iterable<Observation> {
     if (this.away === 0) return out
     for (const slug of slugs) {
       const held = this.held.get(slug)
-      if (this.stored(held) && !(this.times && !Number.isNaN(this.times[held]!))) out.push(slug)
+      if (this.stored(held) && Number.isNaN(this.savedTime(held))) out.push(slug)
     }
     return out
   }
@@ -136,9 +136,13 @@ export class NoteShelf implements Iterable<Observation> {
     const held = this.held.get(slug)
     if (held === undefined) return undefined
     if (typeof held === 'object') return held.observedAt
-    const ms = this.times?.[held]
-    if (ms !== undefined && !Number.isNaN(ms)) return new Date(ms).toISOString()
-    return this.get(slug)!.observedAt
+    const ms = this.savedTime(held)
+    return Number.isNaN(ms) ? this.get(slug)!.observedAt : new Date(ms).toISOString()
+  }
+
+  /** The time the save gave the note at `place`, in ms; NaN when it gave none. */
+  private savedTime(place: number): number {
+    return this.times ? this.times[place]! : NaN
   }
 
   set(slug: string, o: Observation): void {

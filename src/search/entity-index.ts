@@ -246,14 +246,16 @@ class OramaEntityIndex implements EntityIndex {
     const n = this.entries.length
     const similarity = this.scratch.zeroed(0, n) // stays 0 for negative similarity
     this.vectors!.maxSimilarity(queryVector, similarity)
-    if (wanted === 'vector') return this.fusedTop(similarity, n, k, 1, 0, [])
-    const hits = this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES)).map((hit) => ({ slot: this.slotOf.get(hit.key)!, score: hit.score }))
-    return this.fusedTop(similarity, n, k, this.weights.vector, this.weights.text, hits)
+    if (wanted === 'vector') return this.fusedTop(similarity, n, k, { text: 0, vector: 1 }, new Map())
+    const text = new Map(this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES)).map((hit) => [this.slotOf.get(hit.key)!, hit.score]))
+    return this.fusedTop(similarity, n, k, this.weights, text)
   }
 
-  private fusedTop(similarity: Float32Array, n: number, k: number, wv: number, wt: number, hits: Array<{ slot: number; score: number }>): RankedEntity[] {
+  /** The k best slots by fused score (see `topKFused`), `text` holding the text hits' scores by slot. */
+  private fusedTop(similarity: Float32Array, n: number, k: number, weights: { text: number; vector: number }, text: ReadonlyMap<number, number>): RankedEntity[] {
+    // reused between searches when every slot must be fused: no 100,000-long array per query
     if (this.fused.length < n) this.fused = new Float64Array(Math.max(n, this.fused.length * 2))
-    return topKFused(similarity, n, k, { text: wt, vector: wv }, new Map(hits.map((h) => [h.slot, h.score])), (s) => this.entries[s]!.key, round, this.fused)
+    return topKFused(similarity, n, k, weights, text, (s) => this.entries[s]!.key, round, this.fused)
   }
 
 

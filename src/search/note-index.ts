@@ -463,8 +463,10 @@ class HybridNoteIndex implements NoteIndex {
   private rowsOfWords(words: string[]): Int32Array | Uint16Array {
     if (!this.embedder) return new Int32Array(0)
     const rows = words.map((w) => this.wordRow.get(w)!).filter((r) => r !== undefined)
-    // the same kind of array as a restore's while the table allows it: one shape for the soft match to read
-    return this.wordList.length <= 0x10000 ? Uint16Array.from(rows) : Int32Array.from(rows)
+    // the same kind of array as a restore's: one shape for the soft match to read
+    const out = wordRows(rows.length, this.wordList.length)
+    out.set(rows)
+    return out
   }
 
   /** BM25 hits, normalized so the best is 1, best first and ties by slug. */
@@ -481,10 +483,14 @@ class HybridNoteIndex implements NoteIndex {
   }
 }
 
-/** The rows one after another, in two bytes each when every row number fits (`words` rows in the table). */
+/** Room for `length` word rows of a table of `words` rows: two bytes each while every row number fits. */
+function wordRows(length: number, words: number): Int32Array | Uint16Array {
+  return words <= 0x10000 ? new Uint16Array(length) : new Int32Array(length)
+}
+
+/** The rows one after another (see `wordRows`). */
 function concatRows(rows: Array<Int32Array | Uint16Array>, words: number): Int32Array | Uint16Array {
-  const length = rows.reduce((n, r) => n + r.length, 0)
-  const out = words <= 0x10000 ? new Uint16Array(length) : new Int32Array(length)
+  const out = wordRows(rows.reduce((n, r) => n + r.length, 0), words)
   let at = 0
   for (const r of rows) {
     out.set(r, at)
