@@ -119,6 +119,24 @@ export interface SavedBacking {
   keysAt(place: number): string[]
 }
 
+/**
+ * What a saved state knew of the keys that were not live: each entity named but never
+ * described, each stated edge with an end missing, and the notes backing them. With the live
+ * rows, which list their notes, it tells every note that backs a key, so that a change after an
+ * open files only the notes its keys need (see `Graph.fileFor`).
+ */
+export interface DormantBacking {
+  entities: ReadonlyMap<string, readonly string[]>
+  edges: ReadonlyMap<string, DormantEdge>
+}
+
+export interface DormantEdge {
+  source: string
+  type: string
+  target: string
+  observations: readonly string[]
+}
+
 export class Graph implements GraphView {
   private entityMap = new Map<string, Entity>()
   private relationshipMap = new Map<string, Relationship>()
@@ -154,15 +172,26 @@ export class Graph implements GraphView {
   private unfiledAt = 0
   /**
    * Contributions of unfiled notes that reads needed before their turn (see `entitiesOf`), kept
-   * for their filing. Valid while no change comes: every change files the rest first.
+   * for their filing. Valid until the aliases change, which files the rest first.
    */
   private readAhead = new Map<string, Contribution>()
   /**
    * Which entities each note backed when the open state was saved, by the note's place in the
    * save: what `entitiesOf` answers for a note not read since the open, its text in or not.
-   * Valid, like `readAhead`, while no change comes.
+   * Valid, like `readAhead`, for a note not filed since.
    */
   private savedBacking: SavedBacking | undefined
+  /**
+   * The keys that were not live at the save, with their notes; while it is known, a change files
+   * only what it touches. A key once filed whole is in `filedEntities` or `filedEdges`: its
+   * backers are then all filed, while every other key is backed by the notes the save says
+   * (the live row's list, or this). Changes come only through filed keys.
+   */
+  private dormant: DormantBacking | undefined
+  /** dormant edges by end, made from `dormant` when first needed */
+  private dormantByEnd: Map<string, string[]> | undefined
+  private filedEntities = new Set<string>()
+  private filedEdges = new Set<string>()
 
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
     const g = new Graph()
@@ -182,9 +211,10 @@ export class Graph implements GraphView {
    * at once, and files its observations into the indexes that changes need either a slice at a
    * time (`fileSome`) or all at once before the first change.
    */
-  static fromRows(observations: Iterable<Observation> | NoteShelf, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>, savedBacking?: SavedBacking): Graph {
+  static fromRows(observations: Iterable<Observation> | NoteShelf, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>, savedBacking?: SavedBacking, dormant?: DormantBacking): Graph {
     const g = new Graph()
     g.savedBacking = savedBacking
+    g.dormant = dormant
     g.aliases = new Map(aliases)
     // a shelf of saved texts is taken as it is: each note is parsed when first read or filed
     g.observations = observations instanceof NoteShelf ? observations : NoteShelf.of(observations)
@@ -206,18 +236,111 @@ export class Graph implements GraphView {
     // every change files the rest first, so each slug still names a held note
     for (; this.unfiledAt < end; this.unfiledAt++) {
       const slug = this.unfiled[this.unfiledAt]!
-      this.attach(this.observations.get(slug)!, ignored, this.readAhead.get(slug))
+      // a change may have filed it already, or deleted it
+      if (this.contributions.has(slug)) continue
+      const o = this.observations.get(slug)
+      if (o) this.attach(o, ignored, this.readAhead.get(slug))
     }
     if (this.unfiledAt < this.unfiled.length) return false
     this.unfiled = []
     this.unfiledAt = 0
     this.readAhead.clear()
     this.savedBacking = undefined
+    this.dormant = this.dormantByEnd = undefined
+    this.filedEntities.clear()
+    this.filedEdges.clear()
     return true
+  }
+
+  /**
+   * Files what a change of the notes `changes` (slug and what it becomes, undefined for a
+   * deletion) touches: every note backing an entity or edge either version names, or an edge
+   * touching such an entity (whose life may follow the entity's). Without the save's dormant
+   * keys it files everything. Throws `NoteInStorage`, having filed nothing, when notes it needs
+   * are in storage: the caller reads them and asks again.
+   */
+  private fileFor(changes: Iterable<readonly [string, Observation | undefined]>): void {
+    if (!this.unfiled.length) return
+    if (!this.dormant) return this.fileAll()
+    const entities = new Set<string>()
+    const edges = new Set<string>()
+    const notes = new Set<string>()
+    const take = (c: Contribution) => {
+      for (const k of c.entities) entities.add(k)
+      for (const k of c.relationships.keys()) edges.add(k)
+    }
+    for (const [slug, next] of changes) {
+      if (this.observations.has(slug)) {
+        let c = this.contributions.get(slug) ?? this.readAhead.get(slug)
+        if (!c) this.readAhead.set(slug, (c = this.contributionOf(this.observations.get(slug)!)))
+        take(c)
+        notes.add(slug)
+      }
+      if (next) take(this.contributionOf(next))
+    }
+    for (const k of entities) for (const e of this.edgesTouching(k)) edges.add(e)
+    for (const k of entities) if (!this.filedEntities.has(k)) for (const s of this.entityMap.get(k)?.observations ?? this.dormant.entities.get(k) ?? []) notes.add(s)
+    for (const k of edges) if (!this.filedEdges.has(k)) for (const s of this.relationshipMap.get(k)?.observations ?? this.dormant.edges.get(k)?.observations ?? []) notes.add(s)
+    const unfiled: string[] = []
+    for (const s of notes) if (!this.contributions.has(s)) unfiled.push(s)
+    this.requireNotes(unfiled)
+    const ignored = touchedSet(false)
+    for (const s of unfiled) this.attach(this.observations.get(s)!, ignored, this.readAhead.get(s))
+    for (const k of entities) this.filedEntities.add(k)
+    for (const k of edges) this.filedEdges.add(k)
+  }
+
+  /** Whether a change files only what it touches; otherwise, every note first (an open of a save without the dormant keys). */
+  get filesByChange(): boolean {
+    return !this.unfiled.length || this.dormant !== undefined
+  }
+
+  /** Every stated edge touching an entity, live or dormant, filed or not (while `dormant` is known). */
+  private edgesTouching(key: string): string[] {
+    if (!this.dormantByEnd) {
+      this.dormantByEnd = new Map()
+      for (const [k, r] of this.dormant!.edges) {
+        for (const end of [r.source, r.target]) {
+          const list = this.dormantByEnd.get(end)
+          if (list) list.push(k)
+          else this.dormantByEnd.set(end, [k])
+        }
+      }
+    }
+    return [...(this.edgesByEnd.get(key) ?? []), ...(this.dormantByEnd.get(key) ?? [])]
+  }
+
+  /**
+   * The keys not live now with the notes backing them: for a save, which keeps them so that the
+   * next open files only what a change touches. Keys not filed since the open are as the open
+   * found them.
+   */
+  dormantBacking(): DormantBacking {
+    const entities = new Map<string, readonly string[]>()
+    const edges = new Map<string, DormantEdge>()
+    if (this.unfiled.length && this.dormant) {
+      for (const [k, list] of this.dormant.entities) if (!this.filedEntities.has(k)) entities.set(k, list)
+      for (const [k, r] of this.dormant.edges) if (!this.filedEdges.has(k)) edges.set(k, r)
+    } else this.fileAll()
+    const filedAll = !this.unfiled.length
+    for (const [k, b] of this.entityBackers) {
+      if ((filedAll || this.filedEntities.has(k)) && !this.entityMap.has(k)) entities.set(k, b.sorted.slice())
+    }
+    for (const [k, b] of this.edgeBackers) {
+      if ((!filedAll && !this.filedEdges.has(k)) || this.relationshipMap.has(k)) continue
+      const r = this.contributions.get(b.sorted[0]!)!.relationships.get(k)!
+      edges.set(k, { ...r, observations: b.sorted.slice() })
+    }
+    return { entities, edges }
   }
 
   private fileAll(): void {
     if (this.unfiled.length) this.fileSome(Infinity)
+  }
+
+  /** Whether a note of this slug is held, its text read or not. */
+  hasObservation(slug: string): boolean {
+    return this.observations.has(slug)
   }
 
   getObservation(slug: string): Observation | undefined {
@@ -284,7 +407,7 @@ export class Graph implements GraphView {
 
   /** Put (or with `next` undefined, remove) one observation; returns what changed in the graph. */
   apply(slug: string, next: Observation | undefined): GraphDelta {
-    this.fileAll()
+    this.fileFor([[slug, next]])
     const touched = touchedSet()
     this.detach(slug, touched)
     if (next) this.attach(next, touched)
@@ -297,7 +420,7 @@ export class Graph implements GraphView {
    * Pass the delta to `applyPreviewed` to make it real, also without recomputing.
    */
   preview(slug: string, next: Observation | undefined): GraphDelta {
-    this.fileAll()
+    this.fileFor([[slug, next]])
     const prev = this.observations.get(slug)
     // summaries are saved above, only those the change touches
     const log = previewLog(false)
@@ -326,7 +449,7 @@ export class Graph implements GraphView {
 
   /** Applies a change `preview` computed, while nothing else changed the graph in between. */
   applyPreviewed(slug: string, next: Observation | undefined, delta: GraphDelta): void {
-    this.fileAll()
+    // `preview` filed what the change touches; nothing unfiles it
     this.rebook(slug, next)
     for (const k of delta.removedEntities) this.entityMap.delete(k)
     for (const e of delta.upsertedEntities) this.entityMap.set(e.key, e)
@@ -343,7 +466,8 @@ export class Graph implements GraphView {
    * Exactly one of the two must follow, before any other change.
    */
   previewChanges(change: { put?: readonly Observation[]; deleted?: readonly string[]; aliases?: AliasMap }): PreviewedChanges {
-    this.fileAll()
+    if (change.aliases) this.fileAll()
+    else this.fileFor([...(change.put ?? []).map((o) => [o.slug, o] as const), ...(change.deleted ?? []).map((slug) => [slug, undefined] as const)])
     const aliasesBefore = this.aliases
     const log = previewLog()
     this.previewed = log
@@ -490,6 +614,11 @@ export class Graph implements GraphView {
     this.unfiled = next.unfiled
     this.unfiledAt = next.unfiledAt
     this.readAhead = next.readAhead
+    this.savedBacking = next.savedBacking
+    this.dormant = next.dormant
+    this.dormantByEnd = next.dormantByEnd
+    this.filedEntities = next.filedEntities
+    this.filedEdges = next.filedEdges
     return { removedEntities, removedRelationships }
   }
 
@@ -797,7 +926,8 @@ export class Graph implements GraphView {
   entitiesOf(slug: string): string[] {
     let c = this.contributions.get(slug)
     if (!c && this.unfiled.length) {
-      // a note not read since the open backs what the save says it backed: nothing changed since
+      // a note not read since the open backs what the save says it backed: a change since then
+      // filed every note backing a key whose life it changed, and this one is not filed
       const place = this.savedBacking && this.observations.savedPlace(slug)
       if (place !== undefined) return this.savedBacking!.keysAt(place).filter((k) => this.entityMap.has(k))
       // a note an open has not filed yet is read from itself, without filing it out of order;

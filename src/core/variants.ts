@@ -377,18 +377,101 @@ export class VariantIndex {
     }
   }
 
-  /** Indexed names that look like variants of `name`, strongest evidence first, then by key. */
-  match(name: string | NameSignature, skipKey?: string): VariantMatch[] {
+  /**
+   * Indexed names that look like variants of `name`, strongest evidence first, then by key.
+   * With `saved`, also the names of a saved graph not indexed here (see `SavedNameBlocks`).
+   */
+  match(name: string | NameSignature, skipKey?: string, saved?: SavedNames): VariantMatch[] {
     const sig = typeof name === 'string' ? nameSignature(name) : name
     const out: VariantMatch[] = []
-    for (const key of this.candidates(sig)) {
-      const other = this.entries.get(key)!
-      if (key === skipKey || other.key === sig.key) continue
+    const consider = (key: string, other: NameSignature) => {
+      if (key === skipKey || other.key === sig.key) return
       const evidence = compareNames(sig, other)
       if (evidence.length > 0) out.push({ key, name: other.name, evidence })
     }
+    for (const key of this.candidates(sig)) consider(key, this.entries.get(key)!)
+    if (saved) {
+      const probes = probeBlocks(sig)
+      for (const key of saved.blocks.keysUnder(probes)) {
+        const current = this.entries.has(key) ? undefined : saved.nameOf(key)
+        if (current === undefined) continue
+        // a shared hash is not a shared block: the name's own blocks decide, as in the index
+        const other = nameSignature(current)
+        if (storedBlocks(other).some((b) => probes.includes(b))) consider(key, other)
+      }
+    }
     return out.sort((x, y) => y.evidence[0]!.weight - x.evidence[0]!.weight || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
   }
+}
+
+/** Past this many entities a saved graph keeps no name blocks: the numbers would not fit beside the hashes. */
+const SAVED_NAMES_MAX = 2 ** 21
+
+/**
+ * The blocking keys of a saved graph's entity names, each as a 32-bit hash beside the entity's
+ * place in the save, sorted: after an open, a write finds a new name's variants among names not
+ * yet indexed with a binary search per block, where indexing them all first takes about a
+ * second at 100,000 entities. Two blocks may share a hash; `VariantIndex.match` checks the name.
+ */
+export class SavedNameBlocks {
+  private constructor(
+    /** hash * 2^21 + place, ascending: exact in a double while place < 2^21 */
+    private readonly packed: Float64Array,
+    private readonly keys: readonly string[],
+  ) {}
+
+  /** The packed column for `entities` in their save order; undefined past `SAVED_NAMES_MAX` of them. */
+  static pack(entities: readonly { key: string; name: string }[], signatureOf: (e: { key: string; name: string }) => NameSignature): Float64Array | undefined {
+    if (entities.length >= SAVED_NAMES_MAX) return undefined
+    const values: number[] = []
+    entities.forEach((e, place) => {
+      for (const b of new Set(storedBlocks(signatureOf(e)))) values.push(blockHash(b) * SAVED_NAMES_MAX + place)
+    })
+    return Float64Array.from(values).sort()
+  }
+
+  /** Reads a packed column for entities `keys` (in save order); undefined when it does not fit them. */
+  static of(packed: unknown, keys: readonly string[]): SavedNameBlocks | undefined {
+    if (!(packed instanceof Float64Array) || keys.length >= SAVED_NAMES_MAX) return undefined
+    for (let i = 0; i < packed.length; i++) {
+      const v = packed[i]!
+      if (!Number.isInteger(v) || v < 0 || v % SAVED_NAMES_MAX >= keys.length || (i > 0 && v < packed[i - 1]!)) return undefined
+    }
+    return new SavedNameBlocks(packed, keys)
+  }
+
+  /** Keys of the saved entities with a block hashing as one of `blocks` does. */
+  keysUnder(blocks: readonly string[]): Set<string> {
+    const out = new Set<string>()
+    for (const b of blocks) {
+      const low = blockHash(b) * SAVED_NAMES_MAX
+      let lo = 0
+      let hi = this.packed.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (this.packed[mid]! < low) lo = mid + 1
+        else hi = mid
+      }
+      for (let i = lo; i < this.packed.length && this.packed[i]! < low + SAVED_NAMES_MAX; i++) out.add(this.keys[this.packed[i]! - low]!)
+    }
+    return out
+  }
+}
+
+/** Saved names to search besides an index: their blocks, and each key's name now (undefined once gone). */
+export interface SavedNames {
+  blocks: SavedNameBlocks
+  nameOf(key: string): string | undefined
+}
+
+/** FNV-1a over UTF-16 code units: the same number for the same block in every build. */
+function blockHash(block: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < block.length; i++) {
+    h ^= block.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
 }
 
 // Acronyms are stored under one prefix and looked up under the other, so `IBM` finds the
@@ -436,11 +519,11 @@ function cachedSignature(e: { key: string; name: string }): { sig: NameSignature
  * Pass a maintained `VariantIndex` for map lookups only; a plain iterable is scanned once
  * against an index of the (few) new names.
  */
-export function findPossibleDuplicates(newNames: readonly string[], existing: VariantIndex | Iterable<{ key: string; name: string }>): PossibleDuplicate[] {
+export function findPossibleDuplicates(newNames: readonly string[], existing: VariantIndex | Iterable<{ key: string; name: string }>, saved?: SavedNames): PossibleDuplicate[] {
   const names = [...new Set(newNames)]
   const found = new Map<string, VariantMatch[]>()
   if (existing instanceof VariantIndex) {
-    for (const n of names) found.set(n, existing.match(n))
+    for (const n of names) found.set(n, existing.match(n, undefined, saved))
   } else {
     const probe = new VariantIndex(names.map((n) => ({ key: n, name: n })))
     if (probe.size === 0) return []

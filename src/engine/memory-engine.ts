@@ -2,6 +2,7 @@
 // the entity index for ranking, and one write queue so writes never interleave.
 import { checkEndpoints, validateObservationInput, validatePatch } from '../core/contract'
 import { applyMergeToAliases, collapseAliases, findPossibleDuplicates, namesMayMerge, proposeMerges, VariantIndex } from '../core/consolidate'
+import { nameSignature, type SavedNameBlocks } from '../core/variants'
 import { applyPatch, reviewHints } from '../core/edit'
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph, type GraphDelta, type PreviewedChanges } from '../core/graph'
@@ -12,7 +13,7 @@ import { normalizeName } from '../core/normalize'
 import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
 import { makeSlug } from '../core/slug'
 import type {
-  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
+  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, PossibleDuplicate, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
@@ -103,6 +104,8 @@ export class MemoryEngine implements SyncPort {
   /** Keys of entities whose names are not filed into `variants` yet, from `unnamedAt` on. */
   private unnamed: string[]
   private unnamedAt = 0
+  /** The opened save's name blocks, searched for the names not filed into `variants` yet. */
+  private savedNames: SavedNameBlocks | undefined
   /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
   private version: number
   private readonly commitListeners = new Set<(c: CommittedChange) => void>()
@@ -134,13 +137,14 @@ export class MemoryEngine implements SyncPort {
     private readonly graph: Graph,
     private readonly index: EntityIndex,
     private readonly notes: NoteIndex,
-    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number },
+    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: SavedNameBlocks },
     private readonly clock: () => string = () => new Date().toISOString(),
   ) {
     this.queue = new WriteQueue(`cairn-write-${info.id}`)
     this.version = state.version
     if (state.savedVersion !== undefined) this.savedVersion = state.savedVersion
     this.unnamed = [...graph.entities.keys()]
+    this.savedNames = state.savedNames
     for (const p of state.proposals) this.proposals.set(p.id, p)
     for (const f of state.files) this.files.set(f.path, f)
   }
@@ -256,7 +260,19 @@ export class MemoryEngine implements SyncPort {
     if (this.unnamedAt < this.unnamed.length) return false
     this.unnamed = []
     this.unnamedAt = 0
+    this.savedNames = undefined
     return true
+  }
+
+  /**
+   * Existing names a write's new names may be variants of. Right after an open, the names not
+   * filed yet are found through the save's name blocks instead of being signed first.
+   */
+  private possibleDuplicates(newNames: string[]): PossibleDuplicate[] {
+    if (this.unnamed.length && this.savedNames) {
+      return findPossibleDuplicates(newNames, this.variants, { blocks: this.savedNames, nameOf: (key) => this.graph.entities.get(key)?.name })
+    }
+    return findPossibleDuplicates(newNames, this.nameIndex())
   }
 
   /** The duplicate check with every entity name in it. */
@@ -286,24 +302,24 @@ export class MemoryEngine implements SyncPort {
   // ---- writes (queued) -------------------------------------------------------------
 
   write(input: unknown, createdBy: string): Promise<WriteResult> {
-    return this.enqueue(async () => {
+    return this.enqueueNoteChange(async () => {
       const valid = validateObservationInput(input, (name) => this.graph.entities.has(this.graph.resolveName(name)))
       checkEndpoints(valid.entities, valid.relationships, (k) => this.graph.resolve(k), (k) => this.graph.entities.has(k), 'write')
       const now = this.clock()
-      const slug = makeSlug(valid.title, (s) => this.graph.getObservation(s) !== undefined, () => randomId(6))
+      const slug = makeSlug(valid.title, (s) => this.graph.hasObservation(s), () => randomId(6))
       const { warnings: w, ...fields } = valid
       const observation: Observation = { slug, ...fields, observedAt: fields.observedAt ?? now, createdBy, createdAt: now, updatedAt: now }
       const warnings = [...w, ...this.unknownFileWarnings(observation.files)]
       const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolveName(n)))
-      const possibleDuplicates = findPossibleDuplicates(newNames, this.nameIndex())
+      const possibleDuplicates = this.possibleDuplicates(newNames)
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
     })
   }
 
   update(slug: unknown, patchInput: unknown): Promise<UpdateResult> {
-    return this.enqueue(async () => {
-      const current = this.requireObservation(slug)
+    return this.enqueueNoteChange(async () => {
+      const current = await this.requireHeldObservation(slug)
       const patch = validatePatch(patchInput)
       const { next, warnings } = applyPatch(current, patch, this.clock())
       checkEndpoints(next.entities, next.relationships, (k) => this.graph.resolve(k), (k) => this.entityExistsWithout(k, current.slug), 'update')
@@ -315,8 +331,8 @@ export class MemoryEngine implements SyncPort {
   }
 
   delete(slug: unknown): Promise<DeleteResult> {
-    return this.enqueue(async () => {
-      const current = this.requireObservation(slug)
+    return this.enqueueNoteChange(async () => {
+      const current = await this.requireHeldObservation(slug)
       let pruned: DeleteResult['pruned'] = { entities: [], relationships: [] }
       await this.commitObservation(current.slug, undefined, (delta) => {
         // named while the graph still holds what is about to go
@@ -643,7 +659,10 @@ export class MemoryEngine implements SyncPort {
     const [snapshot, notes] = await Promise.all([this.index.snapshot(), this.notes.snapshot()])
     // a snapshot that may miss a commit is saved without the id that lets open trust it whole
     const saveId = this.indexBehind ? undefined : randomId(12)
-    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, this.graph.observationTexts(), this.graph.entities.values(), this.graph.relationships.values())
+    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, this.graph.observationTexts(), this.graph.entities.values(), this.graph.relationships.values(), undefined, this.graph.dormantBacking(), (e) => {
+      const known = this.variants.signature(e.key)
+      return known?.name === e.name ? known : nameSignature(e.name)
+    })
     const db = this.db
     await stored(() =>
       db.transaction('rw', db.meta, async () => {
@@ -694,6 +713,24 @@ export class MemoryEngine implements SyncPort {
     })
   }
 
+  /**
+   * As `enqueue`, for a change of one note: it reads from storage only the notes the change
+   * touches (see `commitObservation`), so a write right after an open does not wait for them all.
+   */
+  private enqueueNoteChange<T>(task: () => Promise<T>): Promise<T> {
+    this.assertOpen()
+    return this.queue.run(async () => {
+      this.assertOpen()
+      return task()
+    })
+  }
+
+  /** An observation by slug, read from storage if the open left it there. */
+  private async requireHeldObservation(slug: unknown): Promise<Observation> {
+    if (typeof slug === 'string') await this.readSomeNotes(this.graph.notesInStorageAmong([slug]))
+    return this.requireObservation(slug)
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new MemoryError('invalid_request', `memory "${this.info.name}" is closed; open it again`)
   }
@@ -727,7 +764,10 @@ export class MemoryEngine implements SyncPort {
    * in one Dexie transaction, then applies the computed change.
    */
   private async commitObservation(slug: string, next: Observation | undefined, beforeCommit?: (delta: GraphDelta) => void): Promise<GraphDelta> {
-    const delta = this.graph.preview(slug, next)
+    // the preview asks for the notes it files that are still in storage, having changed nothing;
+    // one that files every note needs them all
+    if (!this.graph.filesByChange) await this.notesHeld()
+    const delta = await this.withNotes(() => this.graph.preview(slug, next), () => [slug])
     beforeCommit?.(delta)
     const journal = [this.journalRow(observationJournalKey(slug))]
     await saveCommit(this.db, { version: this.version + 1, delta, observations: next ? { put: [next], delete: [] } : { put: [], delete: [slug] }, journal })

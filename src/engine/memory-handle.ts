@@ -176,7 +176,7 @@ export class Memory {
     const { version, proposals, files, connections } = read
     const aliasMap = new Map(read.aliases.map((a) => [a.variant, a.canonical]))
     clock.step('read')
-    const graph = state ? Graph.fromRows(observations, aliasMap, state.entities, state.relationships, state.noteEntities) : Graph.derive(observations, aliasMap)
+    const graph = state ? Graph.fromRows(observations, aliasMap, state.entities, state.relationships, state.noteEntities, state.dormant) : Graph.derive(observations, aliasMap)
     if (!read.rulesMatch) await repairDerived(db, graph)
     clock.step(state ? 'graph' : 'derive')
     // the notes' texts are left in storage when the state saved them apart: read after the open
@@ -206,7 +206,7 @@ export class Memory {
     const readNotes = async () => void (source && graph.notesInStorage > 0 && (await readNotesInto(graph, source)))
     const notes = await openNoteIndex(read.noteIndex, graph, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock, readNotes)
     // both indexes and the state as saved together: closing right away has nothing to save again
-    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, ...(indexCurrent && notes.current ? { savedVersion: version } : {}) })
+    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, ...(indexCurrent && notes.current ? { savedVersion: version } : {}), ...(state?.names ? { savedNames: state.names } : {}) })
     if (source) engine.readNotesFrom(source)
     const memory = new Memory(engine, new Map(connections.map((c) => [c.id, c])))
     clock.step('engine')

@@ -4,6 +4,8 @@
 // stored once and referred to by number, and numbers travel as typed arrays, which IndexedDB
 // hands back as one copy.
 import { relationshipKey } from '../core/normalize'
+import type { DormantBacking, DormantEdge } from '../core/graph'
+import { SavedNameBlocks, type NameSignature } from '../core/variants'
 import type { Entity, Relationship } from '../core/types'
 
 export interface GraphColumns {
@@ -30,6 +32,15 @@ export interface GraphColumns {
   edgeDescriptions: string
   edgeNoteCounts: Uint32Array
   edgeNotes: Uint32Array
+  /**
+   * JSON arrays of the keys that were not live, with their notes: [key, notes] per entity and
+   * [source, type, target, notes] per edge (see `DormantBacking`). Absent in older saves, whose
+   * first change after an open files every note.
+   */
+  dormantEntities?: string
+  dormantEdges?: string
+  /** The entity names' blocks for finding variants (see `SavedNameBlocks`). Absent in older saves. */
+  nameBlocks?: Float64Array
 }
 
 /** A numbering of strings in first-seen order. */
@@ -55,7 +66,7 @@ class Numbering {
  * not give the same graph back (a backing note that is not among `slugs`, an edge whose key is
  * not made of its ends, a key listed twice): the caller then saves no state.
  */
-export function packGraph(slugs: readonly string[], entities: Iterable<Entity>, relationships: Iterable<Relationship>): GraphColumns | undefined {
+export function packGraph(slugs: readonly string[], entities: Iterable<Entity>, relationships: Iterable<Relationship>, dormant?: DormantBacking, signatureOf?: (e: Entity) => NameSignature): GraphColumns | undefined {
   const slugAt = new Map<string, number>()
   slugs.forEach((s, i) => slugAt.set(s, i))
   const names = new Numbering()
@@ -98,7 +109,35 @@ export function packGraph(slugs: readonly string[], entities: Iterable<Entity>, 
     edgeKeys.add(r.key)
     if (r.description) edgeDescriptions.push([i, r.description])
   }
+  let dormantColumns: Pick<GraphColumns, 'dormantEntities' | 'dormantEdges'> = {}
+  if (dormant) {
+    const numbered = (list: readonly string[]) => {
+      const out: number[] = new Array(list.length)
+      for (let i = 0; i < list.length; i++) {
+        const n = slugAt.get(list[i]!)
+        if (n === undefined) return undefined
+        out[i] = n
+      }
+      return out
+    }
+    const des: [string, number[]][] = []
+    for (const [k, list] of dormant.entities) {
+      const notes = numbered(list)
+      if (!notes || names.has(k)) return undefined
+      des.push([k, notes])
+    }
+    const drs: [string, string, string, number[]][] = []
+    for (const [k, r] of dormant.edges) {
+      const notes = numbered(r.observations)
+      if (!notes || k !== relationshipKey(r.source, r.type, r.target) || edgeKeys.has(k)) return undefined
+      drs.push([r.source, r.type, r.target, notes])
+    }
+    dormantColumns = { dormantEntities: JSON.stringify(des), dormantEdges: JSON.stringify(drs) }
+  }
+  const nameBlocks = signatureOf && SavedNameBlocks.pack(es, signatureOf as (e: { key: string; name: string }) => NameSignature)
   return {
+    ...dormantColumns,
+    ...(nameBlocks ? { nameBlocks } : {}),
     entityCount: es.length,
     entityNames: JSON.stringify(es.map((e) => e.name)),
     entityDescriptions: JSON.stringify(es.map((e) => e.description)),
@@ -190,7 +229,7 @@ export class SavedNoteEntities {
 }
 
 /** The entities and relationships `packGraph` was given, or undefined when the columns do not fit together. */
-export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: Relationship[]; noteEntities: SavedNoteEntities } | undefined {
+export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: Relationship[]; noteEntities: SavedNoteEntities; dormant?: DormantBacking; names?: SavedNameBlocks } | undefined {
   if (typeof saved !== 'object' || saved === null) return undefined
   const c = saved as Partial<Record<keyof GraphColumns, unknown>>
   try {
@@ -245,9 +284,40 @@ export function unpackGraph(saved: unknown, slugs: readonly string[]): { entitie
     }
     // backing() checked every number against the slugs
     const noteEntities = SavedNoteEntities.of(entityNoteCounts, c.entityNotes as Uint32Array, slugs.length, entities)
-    return { entities, relationships, noteEntities }
+    const dormant = c.dormantEntities === undefined && c.dormantEdges === undefined ? undefined : unpackDormant(c.dormantEntities, c.dormantEdges, slugs)
+    // blocks that do not fit these entities are only left unused: the names are then signed
+    const nameBlocks = c.nameBlocks === undefined ? undefined : SavedNameBlocks.of(c.nameBlocks, entities.map((e) => e.key))
+    return { entities, relationships, noteEntities, ...(dormant ? { dormant } : {}), ...(nameBlocks ? { names: nameBlocks } : {}) }
   } catch {
     // damaged or foreign columns cost a read of the tables and a derive, never the memory
     return undefined
   }
+}
+
+/** The dormant keys `packGraph` was given, their notes checked against `slugs`. */
+function unpackDormant(entityJson: unknown, edgeJson: unknown, slugs: readonly string[]): DormantBacking {
+  const notesOf = (list: unknown): string[] => {
+    if (!Array.isArray(list)) throw new Unfit()
+    return list.map((n) => {
+      const slug = typeof n === 'number' ? slugs[n] : undefined
+      if (slug === undefined) throw new Unfit()
+      return slug
+    })
+  }
+  const entityRows: unknown = JSON.parse(String(entityJson))
+  const edgeRows: unknown = JSON.parse(String(edgeJson))
+  if (!Array.isArray(entityRows) || !Array.isArray(edgeRows)) throw new Unfit()
+  const entities = new Map<string, readonly string[]>()
+  for (const row of entityRows as unknown[]) {
+    const [key, notes] = Array.isArray(row) ? row : []
+    if (typeof key !== 'string') throw new Unfit()
+    entities.set(key, notesOf(notes))
+  }
+  const edges = new Map<string, DormantEdge>()
+  for (const row of edgeRows as unknown[]) {
+    const [source, type, target, notes] = Array.isArray(row) ? row : []
+    if (typeof source !== 'string' || typeof type !== 'string' || typeof target !== 'string') throw new Unfit()
+    edges.set(relationshipKey(source, type, target), { source, type, target, observations: notesOf(notes) })
+  }
+  return { entities, edges }
 }

@@ -7,6 +7,8 @@
 // texts are in (a recall reads the few notes it shows from their rows). The texts are read
 // after the open in parts of a few MB, so that a recall never waits long behind one.
 import { joinNotes, NoteShelf } from '../core/note-shelf'
+import type { DormantBacking } from '../core/graph'
+import type { NameSignature, SavedNameBlocks } from '../core/variants'
 import type { Entity, Observation, Relationship } from '../core/types'
 import { packGraph, unpackGraph, type GraphColumns, type SavedNoteEntities } from './graph-columns'
 
@@ -89,6 +91,10 @@ export interface OpenState {
   slugs?: string[]
   /** Then also which entities each of them backs, by that order. */
   noteEntities?: SavedNoteEntities
+  /** And the keys that were not live, with their notes. */
+  dormant?: DormantBacking
+  /** And the entity names' blocks for finding variants. */
+  names?: SavedNameBlocks
   saveId?: string
   entities: Entity[]
   relationships: Relationship[]
@@ -99,10 +105,10 @@ export interface OpenState {
  * that a JSON string would pass the engine's limit): open then reads the tables, as it would
  * after a crash.
  */
-export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string, number?]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS): { state: SavedOpenState; texts: SavedNoteTexts[] } | undefined {
+export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string, number?]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS, dormant?: DormantBacking, signatureOf?: (e: Entity) => NameSignature): { state: SavedOpenState; texts: SavedNoteTexts[] } | undefined {
   try {
     const { slugs, text, ends, times } = joinNotes(notes)
-    const graph = packGraph(slugs, entities, relationships)
+    const graph = packGraph(slugs, entities, relationships, dormant, signatureOf)
     if (!graph) return undefined
     // parts end at note ends, each once it holds `partChars`; an empty memory has one, empty
     const cuts: number[] = []

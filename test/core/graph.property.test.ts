@@ -66,9 +66,11 @@ describe('incremental derivation', () => {
             } else {
               // through the open state as it is saved and read back: observations as text, the graph as columns
               // in parts of a note or two, so that a note's place in its part is not its place in the save
-              const saved = structuredClone(packOpenState('s', 1, 'r', g.observationTexts(), g.entities.values(), g.relationships.values(), 400))!
+              // with the keys that were not live, taken from a graph that may itself be only partly filed
+              const saved = structuredClone(packOpenState('s', 1, 'r', g.observationTexts(), g.entities.values(), g.relationships.values(), 400, g.dormantBacking()))!
               const state = unpackOpenState(saved.state, 1, 'r')!
-              g = Graph.fromRows(state.observations!, g.aliasMap(), state.entities, state.relationships, state.noteEntities)
+              expect(state.dormant).toBeDefined()
+              g = Graph.fromRows(state.observations!, g.aliasMap(), state.entities, state.relationships, state.noteEntities, state.dormant)
               // before any text is in, each note backs what it backs in a derivation (from the saved columns)
               const derived = Graph.derive(obs.values(), aliases)
               for (const slug of obs.keys()) expect(g.entitiesOf(slug).sort()).toEqual(derived.entitiesOf(slug).sort())
@@ -80,8 +82,9 @@ describe('incremental derivation', () => {
               for (const slug of obs.keys()) expect(g.entitiesOf(slug).sort()).toEqual(derived.entitiesOf(slug).sort())
             }
             g.fileSome(n % 3)
-            // reads answer the same before the rest is filed (a recall right after an open)
-            expect(reads(g)).toEqual(reads(Graph.derive(obs.values(), aliases)))
+            // reads answer the same before the rest is filed (a recall right after an open); every
+            // other time, not before the change, which then meets notes not parsed since the open
+            if (n % 10 !== 8) expect(reads(g)).toEqual(reads(Graph.derive(obs.values(), aliases)))
           }
           if (op.kind === 'put') {
             const o = observation(`s${op.slug}`, op, n)
@@ -104,6 +107,10 @@ describe('incremental derivation', () => {
             g.setAliases(aliases)
           }
           const fresh = Graph.derive(obs.values(), aliases)
+          // a change files only what it touches: each note still backs what a derivation says, and
+          // the keys that are not live are those of a derivation, with the same notes
+          for (const slug of obs.keys()) expect(g.entitiesOf(slug).sort()).toEqual(fresh.entitiesOf(slug).sort())
+          expect(dormantOf(g)).toEqual(dormantOf(fresh))
           expect(graphFingerprint(g)).toBe(graphFingerprint(fresh))
           expect(reads(g)).toEqual(reads(fresh))
         })
@@ -187,6 +194,14 @@ describe('incremental derivation', () => {
 })
 
 /** What readers of a graph can see, in a comparable form. */
+function dormantOf(g: Graph): unknown {
+  const { entities, edges } = g.dormantBacking()
+  return {
+    entities: [...entities].map(([k, list]) => [k, [...list].sort()]).sort(),
+    edges: [...edges].map(([k, r]) => [k, r.source, r.type, r.target, [...r.observations].sort()]).sort(),
+  }
+}
+
 function reads(g: Graph): unknown {
   const slugs = [...g.allObservations()].map((o) => o.slug).sort()
   return {

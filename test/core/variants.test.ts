@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  SavedNameBlocks,
   VariantIndex,
   acronymSignal,
   compareNames,
@@ -162,5 +163,37 @@ describe('VariantIndex and findPossibleDuplicates', () => {
     const scanned = findPossibleDuplicates(newNames, many)
     expect(scanned.map((d) => d.existing)).toEqual(['International Business Machines', 'Entity Number 42'])
     expect(indexed).toEqual(scanned)
+  })
+
+  it('finds through saved name blocks, beside a partial index, what the whole index finds', () => {
+    const names = ['International Business Machines', 'Jane Doe', 'Doe Jane', 'Kubernetes', 'Acme Corporation', 'Java', 'Paris', 'NASA', 'Dr. Ada Lovelace', 'Royal Society']
+    const saved = [...names, ...Array.from({ length: 2_000 }, (_, i) => `Entity Number ${i}`)].map((name) => ({ key: normalizeName(name), name }))
+    const blocks = SavedNameBlocks.of(SavedNameBlocks.pack(saved, (e) => nameSignature(e.name)), saved.map((e) => e.key))!
+    expect(blocks).toBeDefined()
+    // since the save: one entity gone, one renamed, one added; a third of the rest indexed so far
+    const now = new Map(saved.map((e) => [e.key, e.name]))
+    now.delete('kubernetes')
+    now.set('paris', 'Pariss Hiltonn')
+    now.set('royal academy', 'Royal Academy')
+    const partial = new VariantIndex()
+    saved.forEach((e, i) => i % 3 === 0 && now.has(e.key) && partial.add(e.key, now.get(e.key)!))
+    partial.add('paris', 'Pariss Hiltonn')
+    partial.add('royal academy', 'Royal Academy')
+    const whole = new VariantIndex([...now].map(([key, name]) => ({ key, name })))
+    const newNames = ['IBM', 'Jane Doe', 'Kubernetis', 'ACME Corp.', 'Pariss Hilton', 'Paris', 'N.A.S.A.', 'Ada Lovelace', 'Entity Numbr 7', 'Number Entity 1999', 'Royal Academies', 'Something New']
+    const expected = findPossibleDuplicates(newNames, whole)
+    expect(expected.length).toBeGreaterThanOrEqual(6)
+    expect(findPossibleDuplicates(newNames, partial, { blocks, nameOf: (key) => now.get(key) })).toEqual(expected)
+    // without the saved blocks the partial index misses some
+    expect(findPossibleDuplicates(newNames, partial)).not.toEqual(expected)
+  })
+
+  it('reads saved name blocks only when they fit the saved entities', () => {
+    const saved = ['Jane Doe', 'Paris'].map((name) => ({ key: normalizeName(name), name }))
+    const packed = SavedNameBlocks.pack(saved, (e) => nameSignature(e.name))!
+    expect(SavedNameBlocks.of(packed, saved.map((e) => e.key))).toBeDefined()
+    expect(SavedNameBlocks.of(packed, ['jane doe'])).toBeUndefined()
+    expect(SavedNameBlocks.of(packed.slice().reverse(), saved.map((e) => e.key))).toBeUndefined()
+    expect(SavedNameBlocks.of([1, 2], saved.map((e) => e.key))).toBeUndefined()
   })
 })

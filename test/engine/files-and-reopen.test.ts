@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { IDBKeyRange } from 'fake-indexeddb'
 import { MAX_FILE_BYTES, openMemory } from '../../src/index'
 import { graphFingerprint, Graph } from '../../src/core/graph'
+import { relationshipKey } from '../../src/core/normalize'
 import { MemoryDB } from '../../src/store/db'
 import { ada, engine, fixture, society, type Fixture } from './fixture'
 import { engineOf } from '../../src/internals'
@@ -282,15 +283,47 @@ describe('the notes\' texts after an open', () => {
     await reopened.close()
   })
 
-  it('a write right after the open waits for them and leaves the graph a derivation gives', async () => {
-    const { f } = await filled(25)
+  it('a change right after the open reads only the notes it touches, and leaves the graph a derivation gives', async () => {
+    const f = await fixture()
+    for (let i = 0; i < 24; i++) {
+      await f.conn.write({ title: `n${i}`, content: `note ${i}`, entities: [i % 2 ? ada : engine, { ...society, description: `society ${i % 7}` }], relationships: [{ source: i % 2 ? ada.name : engine.name, type: 'member_of', target: society.name }] })
+    }
+    // named without a description, and the note that described it deleted: neither it nor the
+    // edge to it is live, and the save keeps them as waiting
+    const { slug: described } = await f.conn.write({ title: 'who', content: 'who', entities: [{ name: 'Menabrea', type: 'person', description: 'Italian engineer' }] })
+    await f.conn.write({ title: 'letter', content: 'a letter', entities: [ada, { name: 'Menabrea', type: 'person', description: '' }], relationships: [{ source: ada.name, type: 'wrote_to', target: 'Menabrea' }] })
+    await f.conn.delete(described)
+    await f.memory.saveIndex()
+    await f.memory.close()
     const reopened = await f.reopen()
     const c = await reopened.connect({ agent: 'x', tier: 'full' })
-    await c.write({ title: 'late', content: 'late note', entities: [{ ...ada, description: 'Countess' }] })
     const graph = engineOf(reopened).committedGraph
-    expect(graph.notesInStorage).toBe(0)
-    expect(graphFingerprint(graph)).toBe(graphFingerprint(Graph.derive(graph.allObservations(), graph.aliasMap())))
+    const stored = graph.notesInStorage
+    expect(stored).toBe(25)
+    // describing Menabrea brings it and the waiting edge to life
+    const { slug } = await c.write({ title: 'late', content: 'late note', entities: [{ name: 'Menabrea', type: 'person', description: 'Italian engineer' }] })
+    expect(graph.relationships.has(relationshipKey('ada lovelace', 'wrote_to', 'menabrea'))).toBe(true)
+    // it read the note naming Menabrea and those of the edges touching Ada, not the engine's
+    expect(graph.notesInStorage).toBeGreaterThan(0)
+    expect(graph.notesInStorage).toBeLessThan(stored)
+    const derived = () => Graph.derive(graph.allObservations(), graph.aliasMap())
+    await c.delete(slug)
+    expect(graph.relationships.has(relationshipKey('ada lovelace', 'wrote_to', 'menabrea'))).toBe(false)
+    expect(graph.notesInStorage).toBeGreaterThan(0)
+    // the rest comes in afterwards, and the graph is the one a derivation gives
+    await reopened.notesHeld()
+    expect(graphFingerprint(graph)).toBe(graphFingerprint(derived()))
+    // saved again while only partly filed, then opened, and changed again
+    await reopened.saveIndex()
     await reopened.close()
+    const third = await f.reopen()
+    const c3 = await third.connect({ agent: 'x', tier: 'full' })
+    await c3.write({ title: 'again', content: 'again', entities: [{ name: 'Menabrea', type: 'person', description: 'Italian engineer' }] })
+    const g3 = engineOf(third).committedGraph
+    expect(g3.relationships.has(relationshipKey('ada lovelace', 'wrote_to', 'menabrea'))).toBe(true)
+    await third.notesHeld()
+    expect(graphFingerprint(g3)).toBe(graphFingerprint(Graph.derive(g3.allObservations(), g3.aliasMap())))
+    await third.close()
   })
 
   it('reads them from the observation rows when their row is of another save, or gone', async () => {
