@@ -326,6 +326,27 @@ describe('the notes\' texts after an open', () => {
     await third.close()
   })
 
+  it('a change that needs many of them reads all the texts at once, not row by row', async () => {
+    const f = await fixture()
+    for (let i = 0; i < 210; i++) await f.conn.write({ title: `n${i}`, content: `note ${i}`, entities: [ada] })
+    await f.memory.saveIndex()
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const opened = engineOf(reopened)
+    const held = opened as unknown as { noteSource: { some(slugs: string[]): Promise<unknown> } }
+    const some = held.noteSource.some.bind(held.noteSource)
+    const asked: number[] = []
+    held.noteSource = { ...held.noteSource, some: async (slugs: string[]) => (asked.push(slugs.length), some(slugs)) }
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    await c.write({ title: 'late', content: 'late note', entities: [{ ...ada, description: 'Countess of Lovelace' }] })
+    // all 210 back Ada: past the share read row by row
+    expect(asked.every((n) => n < 200)).toBe(true)
+    const graph = opened.committedGraph
+    expect(graph.notesInStorage).toBe(0)
+    expect(graphFingerprint(graph)).toBe(graphFingerprint(Graph.derive(graph.allObservations(), graph.aliasMap())))
+    await reopened.close()
+  })
+
   it('reads them from the observation rows when their row is of another save, or gone', async () => {
     const { f, expected } = await filled(12)
     await texts(f, async (db) => {
