@@ -421,7 +421,7 @@ export class SavedNameBlocks {
   ) {}
 
   /** The packed column for `entities` in their save order; undefined past `SAVED_NAMES_MAX` of them. */
-  static pack(entities: readonly { key: string; name: string }[], signatureOf: (e: { key: string; name: string }) => NameSignature): Float64Array | undefined {
+  static pack<E extends { key: string; name: string }>(entities: readonly E[], signatureOf: (e: E) => NameSignature): Float64Array | undefined {
     if (entities.length >= SAVED_NAMES_MAX) return undefined
     const values: number[] = []
     entities.forEach((e, place) => {

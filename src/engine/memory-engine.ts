@@ -49,6 +49,8 @@ const ROW_READ_MIN = 200
 
 /** The prefix of the meta rows of the texts saved with the open state, part by part (see store/open-state). */
 export const NOTE_TEXTS_KEY = 'derivedGraphTexts:'
+/** The meta row of the entity names' blocks of the saved state (see store/open-state `SavedNameRow`). */
+export const NAME_BLOCKS_KEY = 'derivedGraphNames'
 
 /** Where the texts of notes an open left in storage are read from. */
 export interface NoteSource {
@@ -111,8 +113,9 @@ export class MemoryEngine implements SyncPort {
   /** Keys of entities whose names are not filed into `variants` yet, from `unnamedAt` on. */
   private unnamed: string[]
   private unnamedAt = 0
-  /** The opened save's name blocks, searched for the names not filed into `variants` yet. */
-  private savedNames: SavedNameBlocks | undefined
+  /** Reads the opened save's name blocks, searched for the names not filed into `variants` yet. */
+  private savedNames: (() => Promise<SavedNameBlocks | undefined>) | undefined
+  private savedNamesRead: Promise<SavedNameBlocks | undefined> | undefined
   /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
   private version: number
   private readonly commitListeners = new Set<(c: CommittedChange) => void>()
@@ -144,7 +147,7 @@ export class MemoryEngine implements SyncPort {
     private readonly graph: Graph,
     private readonly index: EntityIndex,
     private readonly notes: NoteIndex,
-    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: SavedNameBlocks },
+    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: () => Promise<SavedNameBlocks | undefined> },
     private readonly clock: () => string = () => new Date().toISOString(),
   ) {
     this.queue = new WriteQueue(`cairn-write-${info.id}`)
@@ -268,7 +271,7 @@ export class MemoryEngine implements SyncPort {
     if (this.unnamedAt < this.unnamed.length) return false
     this.unnamed = []
     this.unnamedAt = 0
-    this.savedNames = undefined
+    this.savedNames = this.savedNamesRead = undefined
     return true
   }
 
@@ -276,9 +279,13 @@ export class MemoryEngine implements SyncPort {
    * Existing names a write's new names may be variants of. Right after an open, the names not
    * filed yet are found through the save's name blocks instead of being signed first.
    */
-  private possibleDuplicates(newNames: string[]): PossibleDuplicate[] {
+  private async possibleDuplicates(newNames: string[]): Promise<PossibleDuplicate[]> {
+    if (!newNames.length) return []
     if (this.unnamed.length && this.savedNames) {
-      return findPossibleDuplicates(newNames, this.variants, { blocks: this.savedNames, nameOf: (key) => this.graph.entities.get(key)?.name })
+      // a save without its blocks (or one unreadable) leaves the names to be signed
+      this.savedNamesRead ??= this.savedNames().catch(() => undefined)
+      const blocks = await this.savedNamesRead
+      if (blocks && this.unnamed.length) return findPossibleDuplicates(newNames, this.variants, { blocks, nameOf: (key) => this.graph.entities.get(key)?.name })
     }
     return findPossibleDuplicates(newNames, this.nameIndex())
   }
@@ -319,7 +326,7 @@ export class MemoryEngine implements SyncPort {
       const observation: Observation = { slug, ...fields, observedAt: fields.observedAt ?? now, createdBy, createdAt: now, updatedAt: now }
       const warnings = [...w, ...this.unknownFileWarnings(observation.files)]
       const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolveName(n)))
-      const possibleDuplicates = this.possibleDuplicates(newNames)
+      const possibleDuplicates = await this.possibleDuplicates(newNames)
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
     })
@@ -682,6 +689,8 @@ export class MemoryEngine implements SyncPort {
         await db.meta.where(':id').startsWith(NOTE_TEXTS_KEY).delete()
         if (state) await db.meta.bulkPut([{ key: GRAPH_SNAPSHOT_KEY, value: state.state }, ...state.texts.map((part) => ({ key: `${NOTE_TEXTS_KEY}${part.part}`, value: part }))])
         else await db.meta.delete(GRAPH_SNAPSHOT_KEY)
+        if (state?.names) await db.meta.put({ key: NAME_BLOCKS_KEY, value: state.names })
+        else await db.meta.delete(NAME_BLOCKS_KEY)
       }),
     )
     this.savedVersion = version

@@ -1,7 +1,7 @@
 // Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph, type GraphView } from '../core/graph'
-import { BM25_ONLY, type Alias, type AppendixFile, type ConnectionInfo, type ConnectionRecord, type EntityDetail, type MemoryInfo, type MergeProposal, type Observation, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import { BM25_ONLY, type Alias, type AppendixFile, type ConnectionInfo, type ConnectionRecord, type Entity, type EntityDetail, type MemoryInfo, type MergeProposal, type Observation, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB } from '../store/db'
 import type { IndexedDBFactory } from '../store/indexeddb-factory'
@@ -11,8 +11,9 @@ import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityDoc, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
-import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY, noteDoc, readNotesInto, VERSION_KEY, type NoteSource } from './memory-engine'
-import { unpackIndex, unpackNoteTexts, unpackOpenState, type SavedIndex } from '../store/open-state'
+import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY, noteDoc, readNotesInto, VERSION_KEY, type NoteSource } from './memory-engine'
+import { unpackIndex, unpackNameBlocks, unpackNoteTexts, unpackOpenState, type SavedIndex } from '../store/open-state'
+import type { SavedNameBlocks } from '../core/variants'
 import { NoteInStorage, type NoteShelf } from '../core/note-shelf'
 import { Connection } from './connection'
 import { registerEngine } from './engine-door'
@@ -206,7 +207,7 @@ export class Memory {
     const readNotes = async () => void (source && graph.notesInStorage > 0 && (await readNotesInto(graph, source)))
     const notes = await openNoteIndex(read.noteIndex, graph, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock, readNotes)
     // both indexes and the state as saved together: closing right away has nothing to save again
-    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, ...(indexCurrent && notes.current ? { savedVersion: version } : {}), ...(state?.names ? { savedNames: state.names } : {}) })
+    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, ...(indexCurrent && notes.current ? { savedVersion: version } : {}), ...(state?.slugs && state.saveId !== undefined ? { savedNames: nameBlocksOf(db, state.saveId, state.entities) } : {}) })
     if (source) engine.readNotesFrom(source)
     const memory = new Memory(engine, new Map(connections.map((c) => [c.id, c])))
     clock.step('engine')
@@ -478,6 +479,11 @@ async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: 
 }
 
 /** The texts of the save `saveId` from their parts' rows, or, when those are of another save, from the observation rows. */
+/** Reads the name blocks saved with the state `saveId` of `entities` (in save order), when first asked. */
+function nameBlocksOf(db: MemoryDB, saveId: string, entities: readonly Entity[]): () => Promise<SavedNameBlocks | undefined> {
+  return async () => unpackNameBlocks((await db.meta.get(NAME_BLOCKS_KEY))?.value, saveId, entities.map((e) => e.key))
+}
+
 function noteSource(db: MemoryDB, saveId: string, slugs: string[]): NoteSource {
   return {
     part: async (part) => unpackNoteTexts((await db.meta.get(`${NOTE_TEXTS_KEY}${part}`))?.value, saveId, slugs, part),

@@ -4,7 +4,7 @@ import { existsSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
 import { MemoryError } from '../core/errors'
-import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY } from '../engine/memory-engine'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY } from '../engine/memory-engine'
 import { Memory } from '../engine/memory-handle'
 import type { Embedder } from '../search/embedder'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
@@ -14,7 +14,7 @@ import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
 /** Derived rows the durable store does not keep. */
 const DERIVED_TABLES = new Set(['entities', 'relationships', 'entityNotes', 'relationshipNotes'])
 /** Meta rows the durable store keeps at close and compaction only. */
-const DEFERRED_META = new Set([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, GRAPH_SNAPSHOT_KEY])
+const DEFERRED_META = new Set([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, GRAPH_SNAPSHOT_KEY, NAME_BLOCKS_KEY])
 
 export interface NodeMemoryOptions extends DurableStoreOptions {
   /** Name of the memory when the folder is new. */

@@ -5,7 +5,6 @@
 // hands back as one copy.
 import { relationshipKey } from '../core/normalize'
 import type { DormantBacking, DormantEdge } from '../core/graph'
-import { SavedNameBlocks, type NameSignature } from '../core/variants'
 import type { Entity, Relationship } from '../core/types'
 
 export interface GraphColumns {
@@ -39,8 +38,6 @@ export interface GraphColumns {
    */
   dormantEntities?: string
   dormantEdges?: string
-  /** The entity names' blocks for finding variants (see `SavedNameBlocks`). Absent in older saves. */
-  nameBlocks?: Float64Array
 }
 
 /** A numbering of strings in first-seen order. */
@@ -66,7 +63,7 @@ class Numbering {
  * not give the same graph back (a backing note that is not among `slugs`, an edge whose key is
  * not made of its ends, a key listed twice): the caller then saves no state.
  */
-export function packGraph(slugs: readonly string[], entities: Iterable<Entity>, relationships: Iterable<Relationship>, dormant?: DormantBacking, signatureOf?: (e: Entity) => NameSignature): GraphColumns | undefined {
+export function packGraph(slugs: readonly string[], entities: Iterable<Entity>, relationships: Iterable<Relationship>, dormant?: DormantBacking): GraphColumns | undefined {
   const slugAt = new Map<string, number>()
   slugs.forEach((s, i) => slugAt.set(s, i))
   const names = new Numbering()
@@ -134,10 +131,8 @@ export function packGraph(slugs: readonly string[], entities: Iterable<Entity>, 
     }
     dormantColumns = { dormantEntities: JSON.stringify(des), dormantEdges: JSON.stringify(drs) }
   }
-  const nameBlocks = signatureOf && SavedNameBlocks.pack(es, signatureOf as (e: { key: string; name: string }) => NameSignature)
   return {
     ...dormantColumns,
-    ...(nameBlocks ? { nameBlocks } : {}),
     entityCount: es.length,
     entityNames: JSON.stringify(es.map((e) => e.name)),
     entityDescriptions: JSON.stringify(es.map((e) => e.description)),
@@ -229,7 +224,7 @@ export class SavedNoteEntities {
 }
 
 /** The entities and relationships `packGraph` was given, or undefined when the columns do not fit together. */
-export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: Relationship[]; noteEntities: SavedNoteEntities; dormant?: DormantBacking; names?: SavedNameBlocks } | undefined {
+export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: Relationship[]; noteEntities: SavedNoteEntities; dormant?: DormantBacking } | undefined {
   if (typeof saved !== 'object' || saved === null) return undefined
   const c = saved as Partial<Record<keyof GraphColumns, unknown>>
   try {
@@ -285,9 +280,7 @@ export function unpackGraph(saved: unknown, slugs: readonly string[]): { entitie
     // backing() checked every number against the slugs
     const noteEntities = SavedNoteEntities.of(entityNoteCounts, c.entityNotes as Uint32Array, slugs.length, entities)
     const dormant = c.dormantEntities === undefined && c.dormantEdges === undefined ? undefined : unpackDormant(c.dormantEntities, c.dormantEdges, slugs)
-    // blocks that do not fit these entities are only left unused: the names are then signed
-    const nameBlocks = c.nameBlocks === undefined ? undefined : SavedNameBlocks.of(c.nameBlocks, entities.map((e) => e.key))
-    return { entities, relationships, noteEntities, ...(dormant ? { dormant } : {}), ...(nameBlocks ? { names: nameBlocks } : {}) }
+    return { entities, relationships, noteEntities, ...(dormant ? { dormant } : {}) }
   } catch {
     // damaged or foreign columns cost a read of the tables and a derive, never the memory
     return undefined

@@ -8,7 +8,7 @@
 // after the open in parts of a few MB, so that a recall never waits long behind one.
 import { joinNotes, NoteShelf } from '../core/note-shelf'
 import type { DormantBacking } from '../core/graph'
-import type { NameSignature, SavedNameBlocks } from '../core/variants'
+import { SavedNameBlocks, type NameSignature } from '../core/variants'
 import type { Entity, Observation, Relationship } from '../core/types'
 import { packGraph, unpackGraph, type GraphColumns, type SavedNoteEntities } from './graph-columns'
 
@@ -53,6 +53,23 @@ export interface SavedNoteTexts {
   ends: Float64Array
 }
 
+/**
+ * The entity names' blocks for finding variants (`SavedNameBlocks`), by the entities' order in
+ * the graph row of the same save: in a row of their own, since only a write with a new name
+ * before the names are filed after an open reads them (2.4 MB at 100,000 entities).
+ */
+export interface SavedNameRow {
+  saveId: string
+  blocks: Float64Array
+}
+
+/** The name blocks of save `saveId`, for its entities `keys` in save order; undefined when the row is of another save or does not fit. */
+export function unpackNameBlocks(row: unknown, saveId: string, keys: readonly string[]): SavedNameBlocks | undefined {
+  if (typeof row !== 'object' || row === null) return undefined
+  const r = row as Partial<SavedNameRow>
+  return r.saveId === saveId ? SavedNameBlocks.of(r.blocks, keys) : undefined
+}
+
 /** The third form: the texts in the graph's row. */
 interface SavedOpenStateV3 extends Omit<SavedOpenState, 'format'> {
   format: typeof OPEN_STATE_FORMAT_V3
@@ -93,8 +110,6 @@ export interface OpenState {
   noteEntities?: SavedNoteEntities
   /** And the keys that were not live, with their notes. */
   dormant?: DormantBacking
-  /** And the entity names' blocks for finding variants. */
-  names?: SavedNameBlocks
   saveId?: string
   entities: Entity[]
   relationships: Relationship[]
@@ -105,10 +120,12 @@ export interface OpenState {
  * that a JSON string would pass the engine's limit): open then reads the tables, as it would
  * after a crash.
  */
-export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string, number?]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS, dormant?: DormantBacking, signatureOf?: (e: Entity) => NameSignature): { state: SavedOpenState; texts: SavedNoteTexts[] } | undefined {
+export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string, number?]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS, dormant?: DormantBacking, signatureOf?: (e: Entity) => NameSignature): { state: SavedOpenState; texts: SavedNoteTexts[]; names?: SavedNameRow } | undefined {
   try {
     const { slugs, text, ends, times } = joinNotes(notes)
-    const graph = packGraph(slugs, entities, relationships, dormant, signatureOf)
+    // one order for the graph's entities and their name blocks
+    const es = [...entities]
+    const graph = packGraph(slugs, es, relationships, dormant)
     if (!graph) return undefined
     // parts end at note ends, each once it holds `partChars`; an empty memory has one, empty
     const cuts: number[] = []
@@ -124,7 +141,8 @@ export function packOpenState(saveId: string, version: number, rules: string, no
       const at = from ? ends[from - 1]! : 0
       return { saveId, part, parts: cuts.length, from, text: text.slice(at, to ? ends[to - 1]! : 0), ends: Float64Array.from(ends.slice(from, to), (end) => end - at) }
     })
-    return { state: { format: OPEN_STATE_FORMAT, version, rules, saveId, slugs: JSON.stringify(slugs), graph, times }, texts }
+    const blocks = signatureOf && SavedNameBlocks.pack(es, signatureOf)
+    return { state: { format: OPEN_STATE_FORMAT, version, rules, saveId, slugs: JSON.stringify(slugs), graph, times }, texts, ...(blocks ? { names: { saveId, blocks } } : {}) }
   } catch (err) {
     if (err instanceof RangeError) return undefined
     throw err

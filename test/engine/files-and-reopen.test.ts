@@ -6,6 +6,7 @@ import { relationshipKey } from '../../src/core/normalize'
 import { MemoryDB } from '../../src/store/db'
 import { ada, engine, fixture, society, type Fixture } from './fixture'
 import { engineOf } from '../../src/internals'
+import { GRAPH_SNAPSHOT_KEY, NAME_BLOCKS_KEY } from '../../src/engine/memory-engine'
 
 describe('appendix files', () => {
   it('stores, lists and reads files with their hash; refuses bad paths, duplicates and oversize', async () => {
@@ -138,10 +139,18 @@ describe('open from the saved state', () => {
     await f.memory.close()
     const reopened = await f.reopen()
     expect(stepsOf(reopened)).toEqual(expect.arrayContaining(['registry', 'database', 'read', 'graph', 'entity index', 'note index', 'engine']))
-    // written before the names were filed in the background (no task has run since the open): the write files the rest first
+    // written before the names were filed in the background (no task has run since the open):
+    // the write finds them through the blocks saved with the state
     const w = await engineOf(reopened).write({ title: 'b', content: 'c', entities: [{ name: 'Dr. Ada Lovelace', type: 'person', description: 'the same person' }] }, 'w')
     expect(w.possibleDuplicates).toEqual([expect.objectContaining({ name: 'Dr. Ada Lovelace', existing: 'Ada Lovelace' })])
     await reopened.close()
+    // the blocks are a row of their own, of the same save as the graph's row, read only by such a write
+    const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+    const graphRow = (await db.meta.get(GRAPH_SNAPSHOT_KEY))?.value as { saveId: string }
+    const names = (await db.meta.get(NAME_BLOCKS_KEY))?.value as { saveId: string; blocks: Float64Array }
+    db.close()
+    expect(names.saveId).toBe(graphRow.saveId)
+    expect(names.blocks.length).toBeGreaterThan(0)
   })
 
   it('a recall right after the open, before the notes are filed, lends each matching note its entities as one after', async () => {

@@ -318,7 +318,10 @@ const api = {
       const embedderId = memory.info.retrieval.embedder
       await memory.close()
       const { vectors, ...phases } = await openPhases(id, model)
-      const afterOpen = writes.length ? await timeAfterOpen(id, token, model, { ...writes[0]!, title: 'First write after an open' }) : undefined
+      // it also names an entity new to the memory, as a note often does: its duplicate check runs
+      const firstWrite = writes[0]
+      const newcomer = { name: 'Newcomer Entity', type: 'person', description: 'someone the memory has not met yet' }
+      const afterOpen = firstWrite ? await timeAfterOpen(id, token, model, { ...firstWrite, title: 'First write after an open', entities: [...(firstWrite.entities ?? []), newcomer] }) : undefined
       return { modelLoadMs, openMs, openSteps, firstRecallMs, firstNoteReadMs, noteReads: noteReadMs.length, noteReadMs: noteReadMs.reduce((a, b) => a + b, 0), recallMs, hits, embedder: embedderId, phases, writeMs, recallParts, recallAgainMs, filedMs, ...afterOpen, floor: scanFloor(vectors) }
     } catch (err) {
       await memory.close()
