@@ -317,7 +317,7 @@ export class MemoryEngine implements SyncPort {
   // ---- writes (queued) -------------------------------------------------------------
 
   write(input: unknown, createdBy: string): Promise<WriteResult> {
-    return this.enqueueNoteChange(async () => {
+    return this.enqueue(async () => {
       const valid = validateObservationInput(input, (name) => this.graph.entities.has(this.graph.resolveName(name)))
       checkEndpoints(valid.entities, valid.relationships, (k) => this.graph.resolve(k), (k) => this.graph.entities.has(k), 'write')
       const now = this.clock()
@@ -329,11 +329,11 @@ export class MemoryEngine implements SyncPort {
       const possibleDuplicates = await this.possibleDuplicates(newNames)
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
-    })
+    }, 'one note')
   }
 
   update(slug: unknown, patchInput: unknown): Promise<UpdateResult> {
-    return this.enqueueNoteChange(async () => {
+    return this.enqueue(async () => {
       const current = await this.requireHeldObservation(slug)
       const patch = validatePatch(patchInput)
       const { next, warnings } = applyPatch(current, patch, this.clock())
@@ -342,11 +342,11 @@ export class MemoryEngine implements SyncPort {
       if (patch.fields.files) warnings.push(...this.unknownFileWarnings(patch.fields.files))
       await this.commitObservation(current.slug, next)
       return { observation: next, warnings, reviewHints: hints, neighborhoods: neighborhoodsOf(this.graph, next) }
-    })
+    }, 'one note')
   }
 
   delete(slug: unknown): Promise<DeleteResult> {
-    return this.enqueueNoteChange(async () => {
+    return this.enqueue(async () => {
       const current = await this.requireHeldObservation(slug)
       let pruned: DeleteResult['pruned'] = { entities: [], relationships: [] }
       await this.commitObservation(current.slug, undefined, (delta) => {
@@ -357,7 +357,7 @@ export class MemoryEngine implements SyncPort {
         }
       })
       return { slug: current.slug, pruned }
-    })
+    }, 'one note')
   }
 
   storeFile(input: unknown, createdBy: string): Promise<AppendixFile> {
@@ -720,24 +720,16 @@ export class MemoryEngine implements SyncPort {
 
   // ---- internals -------------------------------------------------------------------
 
-  private enqueue<T>(task: () => Promise<T>): Promise<T> {
-    this.assertOpen()
-    return this.queue.run(async () => {
-      this.assertOpen()
-      // a change reads and files every note
-      await this.notesHeld()
-      return task()
-    })
-  }
-
   /**
-   * As `enqueue`, for a change of one note: it reads from storage only the notes the change
-   * touches (see `commitObservation`), so a write right after an open does not wait for them all.
+   * Runs a change in the write queue, once every note is held; a change of one note ('one
+   * note') reads from storage only the notes it touches instead (see `commitObservation`),
+   * so a write right after an open does not wait for them all.
    */
-  private enqueueNoteChange<T>(task: () => Promise<T>): Promise<T> {
+  private enqueue<T>(task: () => Promise<T>, reads: 'every note' | 'one note' = 'every note'): Promise<T> {
     this.assertOpen()
     return this.queue.run(async () => {
       this.assertOpen()
+      if (reads === 'every note') await this.notesHeld()
       return task()
     })
   }
