@@ -11,7 +11,8 @@ import { quantizeRows, VectorRows } from './vector-rows'
 import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { textDigest } from './text-digest'
-import { bm25Top, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
+import { KeySlots } from './key-slots'
+import { bm25Ranked, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 
 export interface EntityDoc {
   key: string
@@ -116,8 +117,6 @@ const SCORE_STEP = 1e9
 
 type TextDb = ReturnType<typeof createTextDb>
 interface TextRow { id: string; name: string; description: string; queries: string }
-/** `digest` is `textDigest(textOf(doc))` of the document indexed. */
-interface Entry { key: string; digest: number }
 
 function createTextDb(stemming: boolean) {
   return create({
@@ -158,8 +157,14 @@ export async function restoreEntityIndex(saved: SavedEntityIndex, opts: EntityIn
 class OramaEntityIndex implements EntityIndex {
   readonly mode: 'bm25' | 'hybrid'
   private db: TextDb
-  private readonly entries: Entry[] = []
-  private readonly slotOf = new Map<string, number>()
+  /**
+   * Each slot's key and the digest of the document indexed for it (`textDigest(textOf(doc))`),
+   * as two arrays rather than an object per slot: a restore of 100,000 entities makes none.
+   */
+  private keyAt: string[] = []
+  private digestAt: number[] = []
+  /** Slots by key; a restore's is built when first asked (see slotOfHit). */
+  private slotOf = new KeySlots()
   private readonly vectors: VectorRows | null
   /** A search's fused scores by slot, reused between searches. */
   private fused = new Float64Array(0)
@@ -179,11 +184,11 @@ class OramaEntityIndex implements EntityIndex {
   }
 
   size(): number {
-    return this.entries.length
+    return this.keyAt.length
   }
 
   keys(): string[] {
-    return this.entries.map((e) => e.key)
+    return this.keyAt.slice()
   }
 
   async upsert(docs: EntityDoc[]): Promise<void> {
@@ -191,14 +196,15 @@ class OramaEntityIndex implements EntityIndex {
     for (const doc of docs) latest.set(checkDoc(doc).key, copyDoc(doc))
     return this.exclusive(async () => {
       const digests = new Map([...latest.values()].map((doc) => [doc.key, textDigest(textOf(doc))]))
-      const changed = [...latest.values()].filter((doc) => this.entries[this.slotOf.get(doc.key) ?? -1]?.digest !== digests.get(doc.key))
+      const changed = [...latest.values()].filter((doc) => this.digestAt[this.slotOf.get(doc.key) ?? -1] !== digests.get(doc.key))
       const vectors = await this.embedDocs(changed)
       // apply synchronously after the only await, so a search never sees half an upsert
       const removed = changed.map((d) => d.key).filter((key) => this.slotOf.has(key))
       if (removed.length) removeMultiple(this.db, removed)
       changed.forEach((doc, i) => {
-        const slot = this.slotOf.get(doc.key) ?? this.entries.length
-        this.entries[slot] = { key: doc.key, digest: digests.get(doc.key)! }
+        const slot = this.slotOf.get(doc.key) ?? this.keyAt.length
+        this.keyAt[slot] = doc.key
+        this.digestAt[slot] = digests.get(doc.key)!
         this.slotOf.set(doc.key, slot)
         if (this.vectors) this.vectors.set(slot, vectors[i]!)
       })
@@ -213,16 +219,18 @@ class OramaEntityIndex implements EntityIndex {
       removeMultiple(this.db, present)
       for (const key of present) {
         const slot = this.slotOf.get(key)!
-        const last = this.entries.length - 1
+        const last = this.keyAt.length - 1
         this.vectors?.clear(slot)
         // keep slots dense: the last entry takes the hole
         if (slot !== last) {
-          const moved = this.entries[last]!
-          this.entries[slot] = moved
-          this.slotOf.set(moved.key, slot)
+          const moved = this.keyAt[last]!
+          this.keyAt[slot] = moved
+          this.digestAt[slot] = this.digestAt[last]!
+          this.slotOf.set(moved, slot)
           this.vectors?.move(last, slot)
         }
-        this.entries.pop()
+        this.keyAt.pop()
+        this.digestAt.pop()
         this.slotOf.delete(key)
       }
     })
@@ -236,18 +244,18 @@ class OramaEntityIndex implements EntityIndex {
     }
     const term = query.trim()
     const k = Math.floor(limit)
-    if (!term || !(k > 0) || this.entries.length === 0) return []
+    if (!term || !(k > 0) || this.keyAt.length === 0) return []
     if (wanted === 'bm25') return this.textHits(term, k).map((h) => ({ key: h.key, score: h.score }))
     const [queryVector] = await this.embedder!.embed([term])
     if (!queryVector || queryVector.length !== this.embedder!.dimensions) {
       throw new MemoryError('model_failed', `embedder ${this.embedder!.id} returned no ${this.embedder!.dimensions}-dimensional vector for the query`)
     }
     // everything below is synchronous, so the slots cannot move under it
-    const n = this.entries.length
+    const n = this.keyAt.length
     const similarity = this.scratch.zeroed(0, n) // stays 0 for negative similarity
     this.vectors!.maxSimilarity(queryVector, similarity)
     if (wanted === 'vector') return this.fusedTop(similarity, n, k, { text: 0, vector: 1 }, new Map())
-    const text = new Map(this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES)).map((hit) => [this.slotOf.get(hit.key)!, hit.score]))
+    const text = new Map(this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES)).map((hit) => [this.slotOfHit(hit), hit.score]))
     return this.fusedTop(similarity, n, k, this.weights, text)
   }
 
@@ -255,14 +263,14 @@ class OramaEntityIndex implements EntityIndex {
   private fusedTop(similarity: Float32Array, n: number, k: number, weights: { text: number; vector: number }, text: ReadonlyMap<number, number>): RankedEntity[] {
     // reused between searches when every slot must be fused: no 100,000-long array per query
     if (this.fused.length < n) this.fused = new Float64Array(Math.max(n, this.fused.length * 2))
-    return topKFused(similarity, n, k, weights, text, (s) => this.entries[s]!.key, round, this.fused)
+    return topKFused(similarity, n, k, weights, text, (s) => this.keyAt[s]!, round, this.fused)
   }
 
 
   async snapshot(): Promise<IndexSnapshot> {
     await this.queue.catch(() => undefined)
     const keys = this.keys()
-    const digests = Float64Array.from(this.entries, (e) => e.digest)
+    const digests = Float64Array.from(this.digestAt)
     const dims = this.embedder?.dimensions ?? 0
     const rows = this.vectors?.export(keys.length) ?? { rowCounts: new Uint16Array(keys.length), data: new Int8Array(0), scales: new Float32Array(0) }
     const text = saveRows(this.db, keys)
@@ -274,16 +282,16 @@ class OramaEntityIndex implements EntityIndex {
     // an older snapshot kept the documents: each gives its digest, and a rebuild below its text
     const docs = 'docs' in snapshot ? snapshot.docs.map((d) => copyDoc(checkDoc(d))) : undefined
     const keys = docs ? docs.map((d) => d.key) : (snapshot as IndexSnapshot).keys
-    keys.forEach((key, slot) => {
-      if (this.slotOf.has(key)) throw corrupt(`key "${key}" appears twice`)
-      this.entries.push({ key, digest: docs ? textDigest(textOf(docs[slot]!)) : (snapshot as IndexSnapshot).digests[slot]! })
-      this.slotOf.set(key, slot)
-    })
+    if (this.keyAt.length) throw new Error('load needs an empty entity index')
+    this.keyAt = keys.slice()
+    this.digestAt = docs ? docs.map((d) => textDigest(textOf(d))) : Array.from((snapshot as IndexSnapshot).digests)
+    // a key listed twice is a corrupt snapshot: found when the map is first built
+    this.slotOf = new KeySlots(keys, 0, (key) => corrupt(`key "${key}" appears twice`))
     this.vectors?.load({ rowCounts: snapshot.rowCounts, data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === TEXT_ANALYSIS && isSavedPostings(snapshot.text, TEXT_PROPERTIES)) {
       try {
         loadRows(this.db, snapshot.text, this.keys())
-        if (count(this.db) === this.entries.length) return
+        if (count(this.db) === this.keyAt.length) return
       } catch {
         // fall through to a rebuild
       }
@@ -298,10 +306,18 @@ class OramaEntityIndex implements EntityIndex {
   }
 
   /** BM25 hits, best first and ties by key, normalized so the best is 1. */
-  private textHits(term: string, k: number): Scored[] {
+  private textHits(term: string, k: number): (Scored & { id: number })[] {
     // every match as Orama's search scores it; ties are cut by key here, since Orama breaks them
     // by insertion order, which differs between devices
-    return bm25Top(this.db, term, TEXT_PROPERTIES, { name: NAME_BOOST }, k, round)
+    return bm25Ranked(this.db, term, TEXT_PROPERTIES, { name: NAME_BOOST }, k, round)
+  }
+
+  /**
+   * A text hit's slot. Until anything changes after a restore, the map by key is not built and
+   * an entity's id in the BM25 index is its slot + 1 (the restore numbered them so).
+   */
+  private slotOfHit(hit: { key: string; id: number }): number {
+    return this.slotOf.built ? this.slotOf.get(hit.key)! : hit.id - 1
   }
 
   private async embedDocs(docs: EntityDoc[]): Promise<Float32Array[][]> {

@@ -8,9 +8,10 @@ import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
-import { compareRanked, topK, topKOf, type Scored } from './top-k'
+import { KeySlots } from './key-slots'
+import { compareRanked, rankSlots, topKOf, type Scored } from './top-k'
 import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
-import { bm25Top, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
+import { bm25Ranked, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 import { textDigest } from './text-digest'
 import { wordTokens } from './word-tokens'
 
@@ -117,13 +118,7 @@ const SOFT_FLOOR = 0.35
 const SCORE_STEP = 1e9
 const STOP = new Set(ENGLISH_STOP_WORDS)
 
-interface Entry {
-  slug: string
-  /** `textDigest` of the text indexed. */
-  digest: number
-  /** Rows in the word table of the note's distinct content words. */
-  words: Int32Array | Uint16Array
-}
+const NO_WORDS = new Uint16Array(0)
 
 /** Orama keeps apostrophes inside words: "Menabrea's" would never match "Menabrea". */
 function bm25Text(text: string): string {
@@ -172,12 +167,26 @@ type SavedNoteIndex = NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexS
 class HybridNoteIndex implements NoteIndex {
   readonly mode: 'bm25' | 'hybrid'
   private db = createTextDb()
-  private readonly entries: Entry[] = []
-  private readonly slotOf = new Map<string, number>()
+  /**
+   * Each slot's slug and the `textDigest` of the text indexed for it, as arrays rather than an
+   * object per slot: a restore of 100,000 notes makes none.
+   */
+  private slugAt: string[] = []
+  private digestAt: number[] = []
+  /**
+   * Rows in the word table of each slot's distinct content words, once set or moved; until then
+   * a restored slot's are a view of the snapshot's rows, made when read (see `wordsOf`).
+   */
+  private wordsSet: (Int32Array | Uint16Array)[] = []
+  private loadedWords: Int32Array | Uint16Array = NO_WORDS
+  /** Restored slot s has loadedWords[loadedFrom[s] .. loadedFrom[s + 1]]. */
+  private loadedFrom = new Int32Array(1)
+  /** Slots by slug; a restore's is built when first asked (see slotOfHit). */
+  private slotOf = new KeySlots()
   private readonly vectors: VectorRows | null
   /** The word table: every content word seen, with its vector (without an embedder, unused), int8 with a scale each. */
-  private readonly wordRow = new Map<string, number>()
-  private readonly wordList: string[] = []
+  private wordRow = new KeySlots()
+  private wordList: string[] = []
   private wordData: Int8Array
   private wordScale: Float32Array
   private queue: Promise<unknown> = Promise.resolve()
@@ -196,11 +205,11 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   size(): number {
-    return this.entries.length
+    return this.slugAt.length
   }
 
   keys(): string[] {
-    return this.entries.map((e) => e.slug)
+    return this.slugAt.slice()
   }
 
   upsert(docs: NoteDoc[]): Promise<void> {
@@ -208,7 +217,7 @@ class HybridNoteIndex implements NoteIndex {
     for (const doc of docs) latest.set(checkDoc(doc).slug, { slug: doc.slug, text: doc.text })
     return this.exclusive(async () => {
       const digests = new Map([...latest.values()].map((d) => [d.slug, textDigest(d.text)]))
-      const changed = [...latest.values()].filter((d) => this.entries[this.slotOf.get(d.slug) ?? -1]?.digest !== digests.get(d.slug))
+      const changed = [...latest.values()].filter((d) => this.digestAt[this.slotOf.get(d.slug) ?? -1] !== digests.get(d.slug))
       if (!changed.length) return
       const words = changed.map((d) => contentWords(d.text))
       let noteVectors: Float32Array[] = []
@@ -229,8 +238,10 @@ class HybridNoteIndex implements NoteIndex {
       const present = changed.map((d) => d.slug).filter((s) => this.slotOf.has(s))
       if (present.length) removeMultiple(this.db, present)
       changed.forEach((doc, i) => {
-        const slot = this.slotOf.get(doc.slug) ?? this.entries.length
-        this.entries[slot] = { slug: doc.slug, digest: digests.get(doc.slug)!, words: this.rowsOfWords(words[i]!) }
+        const slot = this.slotOf.get(doc.slug) ?? this.slugAt.length
+        this.slugAt[slot] = doc.slug
+        this.digestAt[slot] = digests.get(doc.slug)!
+        this.wordsSet[slot] = this.rowsOfWords(words[i]!)
         this.slotOf.set(doc.slug, slot)
         this.vectors?.set(slot, [noteVectors[i]!])
       })
@@ -245,15 +256,20 @@ class HybridNoteIndex implements NoteIndex {
       removeMultiple(this.db, present)
       for (const slug of present) {
         const slot = this.slotOf.get(slug)!
-        const last = this.entries.length - 1
+        const last = this.slugAt.length - 1
         this.vectors?.clear(slot)
         if (slot !== last) {
-          const moved = this.entries[last]!
-          this.entries[slot] = moved
-          this.slotOf.set(moved.slug, slot)
+          const moved = this.slugAt[last]!
+          this.slugAt[slot] = moved
+          this.digestAt[slot] = this.digestAt[last]!
+          this.wordsSet[slot] = this.wordsOf(last)
+          this.slotOf.set(moved, slot)
           this.vectors?.move(last, slot)
         }
-        this.entries.pop()
+        this.slugAt.pop()
+        this.digestAt.pop()
+        // the last slot is gone: a slot made there later gets its words set
+        if (this.wordsSet.length > last) this.wordsSet.length = last
         this.slotOf.delete(slug)
       }
     })
@@ -262,29 +278,30 @@ class HybridNoteIndex implements NoteIndex {
   async search(query: string, limit: number): Promise<NoteHit[]> {
     const term = typeof query === 'string' ? query.trim() : ''
     const k = Math.floor(limit)
-    if (!term || !(k > 0) || this.entries.length === 0) return []
+    if (!term || !(k > 0) || this.slugAt.length === 0) return []
     const pool = Math.max(k, SOFT_POOL)
     const queryWords = contentWords(term).slice(0, MAX_QUERY_WORDS)
     const embedded = this.embedder ? await this.embedder.embed([term, ...queryWords]) : []
     // synchronous from here: slots cannot move under the scan
-    const n = this.entries.length
+    const n = this.slugAt.length
     const text = this.scratch.zeroed(0, n)
     const textSlots: number[] = []
     for (const hit of this.textHits(term, pool)) {
-      const slot = this.slotOf.get(hit.key)!
+      const slot = this.slotOfHit(hit)
       if (hit.score > 0) textSlots.push(slot)
       text[slot] = hit.score
     }
-    if (!this.embedder) return topKOf(text, n, k, (s) => this.entries[s]!.slug).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
+    if (!this.embedder) return topKOf(text, n, k, (s) => this.slugAt[s]!).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
     const similarity = this.scratch.zeroed(1, n)
     this.vectors!.maxSimilarity(embedded[0]!, similarity)
     const w = NOTE_WEIGHTS
     const candidates = new Set<number>(textSlots)
-    for (const hit of topKOf(similarity, this.entries.length, pool, (s) => this.entries[s]!.slug)) candidates.add(this.slotOf.get(hit.key)!)
+    for (const hit of rankSlots(similarity, n, pool, (s) => this.slugAt[s]!)) candidates.add(hit.slot)
     // the soft match, the dearest part, rescores only the best candidates by words and vector
     const listed = [...candidates]
-    const rescored = topK(listed.length, SOFT_RESCORE, (i) => w.text * text[listed[i]!]! + w.vector * Math.max(0, similarity[listed[i]!]!) + 1e-6, (i) => this.entries[listed[i]!]!.slug)
-    const soft = this.softMatch(embedded.slice(1), new Set(rescored.map((h) => this.slotOf.get(h.key)!)))
+    const before = Float64Array.from(listed, (s) => w.text * text[s]! + w.vector * Math.max(0, similarity[s]!) + 1e-6)
+    const rescored = rankSlots(before, listed.length, SOFT_RESCORE, (i) => this.slugAt[listed[i]!]!)
+    const soft = this.softMatch(embedded.slice(1), new Set(rescored.map((h) => listed[h.slot]!)))
     const fused = new Map<number, number>()
     let best = 0
     for (const s of candidates) {
@@ -297,7 +314,7 @@ class HybridNoteIndex implements NoteIndex {
     const lexical = new Set<string>()
     for (const [s, score] of fused) {
       if (score <= 0) continue
-      const slug = this.entries[s]!.slug
+      const slug = this.slugAt[s]!
       hits.push({ key: slug, score: round(score / best) })
       if (text[s]! > 0) lexical.add(slug)
     }
@@ -307,38 +324,41 @@ class HybridNoteIndex implements NoteIndex {
   async snapshot(): Promise<NoteIndexSnapshot> {
     await this.queue.catch(() => undefined)
     const dims = this.embedder?.dimensions ?? 0
-    const rows = this.vectors?.export(this.entries.length)
+    const n = this.slugAt.length
+    const rows = this.vectors?.export(n)
+    const words = Array.from({ length: n }, (_, s) => this.wordsOf(s))
     return {
       format: NOTE_INDEX_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, analysis: NOTE_TEXT_ANALYSIS,
-      slugs: this.keys(), digests: Float64Array.from(this.entries, (e) => e.digest), text: saveRows(this.db, this.keys()),
+      slugs: this.keys(), digests: Float64Array.from(this.digestAt), text: saveRows(this.db, this.keys()),
       vectors: rows?.data ?? new Int8Array(0), scales: rows?.scales ?? new Float32Array(0),
       words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims), wordScales: this.wordScale.slice(0, this.wordList.length),
-      noteWords: concatRows(this.entries.map((e) => e.words), this.wordList.length), noteWordCounts: Uint16Array.from(this.entries, (e) => e.words.length),
+      noteWords: concatRows(words, this.wordList.length), noteWordCounts: Uint16Array.from(words, (w) => w.length),
     }
   }
 
   load(snapshot: NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot, given?: (slug: string) => string | undefined): void {
-    if (this.embedder) this.loadWords(snapshot)
-    let at = 0
-    const none = new Int32Array(0)
-    const { noteWords, noteWordCounts } = snapshot
+    if (this.slugAt.length) throw new Error('load needs an empty note index')
     // an older snapshot kept the texts: each gives its digest, and a rebuild below its words
     const texts = 'docs' in snapshot ? snapshot.docs.map((d) => checkDoc(d).text) : undefined
     const slugs = 'docs' in snapshot ? snapshot.docs.map((d) => d.slug) : snapshot.slugs
-    for (let slot = 0; slot < slugs.length; slot++) {
-      const slug = slugs[slot]!
-      if (this.slotOf.has(slug)) throw corrupt(`slug "${slug}" appears twice`)
-      const n = noteWordCounts[slot]!
-      // views of the snapshot's rows, not copies: a restore of 100,000 notes made as many arrays
-      const words = this.embedder ? noteWords.subarray(at, (at += n)) : none
-      this.entries.push({ slug, digest: texts ? textDigest(texts[slot]!) : (snapshot as NoteIndexSnapshot).digests[slot]!, words })
-      this.slotOf.set(slug, slot)
+    this.slugAt = slugs.slice()
+    this.digestAt = texts ? texts.map((t) => textDigest(t)) : Array.from((snapshot as NoteIndexSnapshot).digests)
+    if (this.embedder) {
+      this.loadWords(snapshot)
+      // the snapshot's rows are read in place: restoring makes no array per note
+      const counts = snapshot.noteWordCounts
+      const from = new Int32Array(counts.length + 1)
+      for (let slot = 0; slot < counts.length; slot++) from[slot + 1] = from[slot]! + counts[slot]!
+      this.loadedWords = snapshot.noteWords
+      this.loadedFrom = from
     }
+    // a slug listed twice is a corrupt snapshot: found when the map is first built
+    this.slotOf = new KeySlots(slugs, 0, (slug) => corrupt(`slug "${slug}" appears twice`))
     this.vectors?.load({ rowCounts: new Uint16Array(slugs.length).fill(1), data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === NOTE_TEXT_ANALYSIS && isSavedPostings(snapshot.text, ['text'])) {
       try {
         loadRows(this.db, snapshot.text, this.keys())
-        if (count(this.db) === this.entries.length) return
+        if (count(this.db) === this.slugAt.length) return
       } catch {
         // fall through to a rebuild
       }
@@ -349,7 +369,7 @@ class HybridNoteIndex implements NoteIndex {
     const rows = texts ?? (given ? slugs.map((slug) => given(slug) ?? '') : undefined)
     if (!rows) throw corrupt('the postings do not match the notes')
     this.db = createTextDb()
-    insertMultiple(this.db, this.entries.map((e, slot) => ({ id: e.slug, text: bm25Text(rows[slot]!) })))
+    insertMultiple(this.db, this.slugAt.map((slug, slot) => ({ id: slug, text: bm25Text(rows[slot]!) })))
   }
 
   /**
@@ -383,7 +403,7 @@ class HybridNoteIndex implements NoteIndex {
     let compared = 0
     const best = new Float32Array(q)
     for (const s of candidates) {
-      const rows = this.entries[s]!.words
+      const rows = this.wordsOf(s)
       best.fill(0)
       for (const row of rows) {
         if (seen[row] !== stamp) {
@@ -426,8 +446,18 @@ class HybridNoteIndex implements NoteIndex {
   }
 
 
+  /** The word rows of `slot`: set ones, or a restored slot's view of the snapshot's rows. */
+  private wordsOf(slot: number): Int32Array | Uint16Array {
+    const set = this.wordsSet[slot]
+    if (set) return set
+    const from = this.loadedFrom
+    return slot + 1 < from.length ? this.loadedWords.subarray(from[slot]!, from[slot + 1]!) : NO_WORDS
+  }
+
   private addWord(word: string, vector: Float32Array): void {
-    if (this.wordRow.has(word)) return
+    // a word the model has no vector for (a number, a name it never saw) can never pass the soft
+    // floor: kept, it would cost a row in the table and in every note that has it
+    if (this.wordRow.has(word) || !vector.some((x) => x !== 0)) return
     const row = this.wordList.length
     this.reserveWords(row + 1)
     this.wordScale[row] = quantizeInto(vector, this.wordData, row * this.embedder!.dimensions)
@@ -441,11 +471,8 @@ class HybridNoteIndex implements NoteIndex {
     this.reserveWords(n)
     this.wordData.set(snapshot.wordVectors)
     this.wordScale.set(snapshot.wordScales)
-    snapshot.words.forEach((w, row) => {
-      if (this.wordRow.has(w)) throw corrupt(`word "${w}" appears twice`)
-      this.wordList.push(w)
-      this.wordRow.set(w, row)
-    })
+    this.wordList = snapshot.words.slice()
+    this.wordRow = new KeySlots(snapshot.words, 0, (w) => corrupt(`word "${w}" appears twice`))
   }
 
   private reserveWords(rows: number): void {
@@ -470,10 +497,19 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   /** BM25 hits, normalized so the best is 1, best first and ties by slug. */
-  private textHits(term: string, k: number): Scored[] {
+  private textHits(term: string, k: number): (Scored & { id: number })[] {
     // every match as Orama's search scores it; ties are cut by slug here, since Orama breaks
     // them by insertion order, which differs between devices
-    return bm25Top(this.db, bm25Text(term), ['text'], {}, k, round)
+    return bm25Ranked(this.db, bm25Text(term), ['text'], {}, k, round)
+  }
+
+  /**
+   * A text hit's slot. Until anything changes after a restore, the map by slug is not built and
+   * a note's id in the BM25 index is its slot + 1 (the restore numbered them so): a recall
+   * right after an open builds no map of 100,000 slugs.
+   */
+  private slotOfHit(hit: { key: string; id: number }): number {
+    return this.slotOf.built ? this.slotOf.get(hit.key)! : hit.id - 1
   }
 
   private exclusive(task: () => Promise<void>): Promise<void> {
@@ -531,7 +567,12 @@ function checkSnapshot(saved: SavedNoteIndex): NoteIndexSnapshot | TextNoteIndex
   const rows = s.noteWordCounts.reduce((n, c) => n + c, 0)
   if (rows !== s.noteWords.length) throw corrupt('the notes\' words do not match the word table')
   const known = s.words.length
-  for (const r of s.noteWords) if (r < 0 || r >= known) throw corrupt('the notes\' words do not match the word table')
+  // an indexed loop: for-of over 3 million rows took 90-120 ms of an open
+  const noteWords = s.noteWords
+  for (let i = 0; i < noteWords.length; i++) {
+    const r = noteWords[i]!
+    if (r < 0 || r >= known) throw corrupt('the notes\' words do not match the word table')
+  }
   return s
 }
 

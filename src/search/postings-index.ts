@@ -9,7 +9,8 @@
 // documents store keeps which documents are present, not their texts: the caller has those.
 
 import { count as oramaCount, load as oramaLoad, save as oramaSave } from '@orama/orama'
-import { topKOf, type Scored } from './top-k'
+import { KeySlots } from './key-slots'
+import { rankSlots, type Scored } from './top-k'
 import type { AnyDocument, AnyOrama, components, IDocumentsStore, IIndex, SearchableType, Tokenizer, TokenScore } from '@orama/orama'
 
 type InternalDocumentIDStore = components.internalDocumentIDStore.InternalDocumentIDStore
@@ -359,6 +360,11 @@ const RELEVANCE = { k: 1.2, b: 0.75, d: 0.5 }
  * which a ranking of the best few never reads.
  */
 export function bm25Top(db: AnyOrama, term: string, properties: string[], boost: Record<string, number>, k: number, round: (score: number) => number): Scored[] {
+  return bm25Ranked(db, term, properties, boost, k, round).map(({ key, score }) => ({ key, score }))
+}
+
+/** `bm25Top` with each hit's id in the database (Orama's internal id). */
+export function bm25Ranked(db: AnyOrama, term: string, properties: string[], boost: Record<string, number>, k: number, round: (score: number) => number): (Scored & { id: number })[] {
   const store = db.data.index as unknown as PostingsIndexStore
   for (const prop of properties) if (!store.fields[prop]) throw new Error(`no field ${prop} in this index`)
   const { ids, scores } = scoreDocuments(store, term, db.tokenizer as Tokenizer, undefined, properties, boost, RELEVANCE, oramaCount(db), undefined)
@@ -368,7 +374,7 @@ export function bm25Top(db: AnyOrama, term: string, properties: string[], boost:
   const keys = db.internalDocumentIDStore.internalIdToId
   if (normalized.length < ids.length) normalized = new Float64Array(Math.max(ids.length, normalized.length * 2))
   for (let i = 0; i < ids.length; i++) normalized[i] = round(scores[i]! / best)
-  return topKOf(normalized, ids.length, k, (i) => keys[ids[i]! - 1]!)
+  return rankSlots(normalized, ids.length, k, (i) => keys[ids[i]! - 1]!).map((hit) => ({ key: hit.key, score: hit.score, id: ids[hit.slot]! }))
 }
 
 /** The saved form with documents renumbered by `ids`: the document of internal id `ids[i]` becomes i + 1. */
@@ -518,5 +524,9 @@ export function saveRows(db: AnyOrama, keys: readonly string[]): SavedPostings {
 export function loadRows(db: AnyOrama, saved: SavedPostings, keys: readonly string[]): void {
   if (saved.documents !== keys.length) throw new RangeError(`saved postings of ${saved.documents} documents for ${keys.length} keys`)
   const raw = oramaSave(db)
-  oramaLoad(db, { ...raw, internalDocumentIDStore: { internalIdToId: keys as string[] }, index: saved, docs: allPresent(keys.length) })
+  oramaLoad(db, { ...raw, internalDocumentIDStore: { internalIdToId: [] }, index: saved, docs: allPresent(keys.length) })
+  // the ids as Orama's own load would number them (key i is document i + 1), its map of them
+  // built only when an insert, a removal or a save first asks
+  db.internalDocumentIDStore.internalIdToId = keys.slice()
+  db.internalDocumentIDStore.idToInternalId = new KeySlots(keys, 1)
 }

@@ -6,6 +6,11 @@ export interface Scored {
   score: number
 }
 
+/** A ranked slot: its key and score, and where it was among the scores ranked. */
+export interface RankedSlot extends Scored {
+  slot: number
+}
+
 /** True when `a` ranks before `b`. */
 export function ranksBefore(a: Scored, b: Scored): boolean {
   return a.score > b.score || (a.score === b.score && a.key < b.key)
@@ -27,6 +32,11 @@ export function topK(n: number, k: number, scoreOf: (slot: number) => number, ke
  * key is read only to break a tie, so passing over 100,000 slots costs a comparison each.
  */
 export function topKOf(scores: ArrayLike<number>, n: number, k: number, keyOf: (slot: number) => string): Scored[] {
+  return rankSlots(scores, n, k, keyOf).map(({ key, score }) => ({ key, score }))
+}
+
+/** `topKOf` with each hit's slot: a caller that scores slots needs no map back from keys. */
+export function rankSlots(scores: ArrayLike<number>, n: number, k: number, keyOf: (slot: number) => string): RankedSlot[] {
   if (k <= 0) return []
   const slots = new Int32Array(k)
   const values = new Float64Array(k)
@@ -70,8 +80,8 @@ export function topKOf(scores: ArrayLike<number>, n: number, k: number, keyOf: (
       }
     }
   }
-  const out: Scored[] = []
-  for (let i = 0; i < size; i++) out.push({ key: keyOf(slots[i]!), score: values[i]! })
+  const out: RankedSlot[] = []
+  for (let i = 0; i < size; i++) out.push({ key: keyOf(slots[i]!), score: values[i]!, slot: slots[i]! })
   return out.sort(compareRanked)
 }
 

@@ -44,8 +44,13 @@ export class VectorRows {
   private scale: Float32Array
   /** row -> owning entity slot */
   private owner: Int32Array
-  /** entity slot -> its rows */
+  /** entity slot -> its rows, once set or changed (see `loadedFrom`) */
   private readonly rowsOf: number[][] = []
+  /**
+   * Until its rows change, slot s of a load owns rows loadedFrom[s] .. loadedFrom[s + 1] - 1:
+   * a restore of 100,000 slots makes no array for each.
+   */
+  private loadedFrom: Int32Array | undefined
   private count = 0
 
   constructor(readonly dimensions: number, capacity = 64, opts: { simd?: boolean } = {}) {
@@ -90,17 +95,19 @@ export class VectorRows {
     if (this.stride === d) this.data.set(rows.data)
     else for (let r = 0; r < total; r++) this.data.set(rows.data.subarray(r * d, (r + 1) * d), r * this.stride)
     this.scale.set(rows.scales)
+    const slots = rows.rowCounts.length
+    const from = new Int32Array(slots + 1)
     let row = 0
-    for (let slot = 0; slot < rows.rowCounts.length; slot++) {
+    for (let slot = 0; slot < slots; slot++) {
       const n = rows.rowCounts[slot]!
-      const own: number[] = new Array(n)
-      for (let i = 0; i < n; i++, row++) {
-        this.owner[row] = slot
-        own[i] = row
-      }
-      this.rowsOf[slot] = own
+      from[slot] = row
+      if (row + n > total) throw new RangeError('row counts do not match the quantized rows')
+      this.owner.fill(slot, row, row + n)
+      row += n
     }
+    from[slots] = row
     if (row !== total) throw new RangeError('row counts do not match the quantized rows')
+    this.loadedFrom = from
     this.count = total
   }
 
@@ -109,12 +116,12 @@ export class VectorRows {
     const d = this.dimensions
     const rowCounts = new Uint16Array(slots)
     let total = 0
-    for (let slot = 0; slot < slots; slot++) total += (rowCounts[slot] = this.rowsOf[slot]?.length ?? 0)
+    for (let slot = 0; slot < slots; slot++) total += (rowCounts[slot] = this.rowsAt(slot).length)
     const data = new Int8Array(total * d)
     const scales = new Float32Array(total)
     let at = 0
     for (let slot = 0; slot < slots; slot++) {
-      for (const row of this.rowsOf[slot] ?? []) {
+      for (const row of this.rowsAt(slot)) {
         data.set(this.data.subarray(row * this.stride, row * this.stride + d), at * d)
         scales[at++] = this.scale[row]!
       }
@@ -124,8 +131,8 @@ export class VectorRows {
 
   /** Drops the rows of `slot`; the last rows move into the holes so the scan stays dense. */
   clear(slot: number): void {
-    const own = this.rowsOf[slot]
-    if (!own) return
+    const own = this.rowsAt(slot)
+    if (!own.length) return
     // remove highest rows first so a moved row is never one still to be removed
     for (const row of [...own].sort((a, b) => b - a)) this.removeRow(row)
     this.rowsOf[slot] = []
@@ -133,7 +140,7 @@ export class VectorRows {
 
   /** Renames `from` to `to` (the caller keeps entity slots dense by moving the last one). */
   move(from: number, to: number): void {
-    const own = this.rowsOf[from] ?? []
+    const own = this.rowsAt(from)
     for (const row of own) this.owner[row] = to
     this.rowsOf[to] = own
     this.rowsOf[from] = []
@@ -142,7 +149,7 @@ export class VectorRows {
   /** The rows of `slot` as floats (as stored: after rounding), in the order they were set. */
   vectorsOf(slot: number): Float32Array[] {
     const d = this.dimensions
-    return (this.rowsOf[slot] ?? []).map((row) => {
+    return this.rowsAt(slot).map((row) => {
       const s = this.scale[row]!
       return Float32Array.from(this.data.subarray(row * this.stride, row * this.stride + d), (q) => q * s)
     })
@@ -162,6 +169,18 @@ export class VectorRows {
     }
   }
 
+  /** The rows of `slot`, as an array of its own from now on (a loaded slot's are made here). */
+  private rowsAt(slot: number): number[] {
+    let own = this.rowsOf[slot]
+    if (own === undefined) {
+      own = []
+      const from = this.loadedFrom
+      if (from && slot + 1 < from.length) for (let row = from[slot]!; row < from[slot + 1]!; row++) own.push(row)
+      this.rowsOf[slot] = own
+    }
+    return own
+  }
+
   private removeRow(row: number): void {
     const last = this.count - 1
     if (row !== last) {
@@ -170,7 +189,7 @@ export class VectorRows {
       this.scale[row] = this.scale[last]!
       const moved = this.owner[last]!
       this.owner[row] = moved
-      const list = this.rowsOf[moved]!
+      const list = this.rowsAt(moved)
       list[list.indexOf(last)] = row
     }
     this.count = last

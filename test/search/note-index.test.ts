@@ -153,4 +153,62 @@ describe('note index', () => {
     for (const q of ['martial arts', 'which dessert did she make', 'European countries visited', 'budget']) expect(await restored.search(q, 5)).toEqual(await index.search(q, 5))
     expect((await restored.snapshot()).format).toBe(snap.format)
   }, 30_000)
+
+  it('keeps no word the model has no vector for: such a word can never match softly', async () => {
+    const embedder = await defaultEmbedder()
+    const index = await createNoteIndex({ embedder })
+    const numbered = notes.map((n, i) => ({ ...n, text: `${n.text} Ticket 48213${i} zqxvbnw.` }))
+    await index.upsert(numbered)
+    const zero = (await embedder.embed(['482130', 'zqxvbnw'])).map((v) => v.some((x) => x !== 0))
+    expect(zero).toEqual([false, false])
+    const snap = await index.snapshot()
+    expect(snap.words).not.toContain('zqxvbnw')
+    expect(snap.words.filter((w) => /^\d+$/.test(w))).toEqual([])
+    expect(snap.words).toContain('karate')
+    // BM25 still finds a note by such a word, and the soft match by the others
+    expect((await index.search('482132', 1))[0]?.slug).toBe('cake')
+    expect((await index.search('martial arts', 1))[0]?.slug).toBe('karate')
+  }, 30_000)
+
+  it('a restored index changed afterwards answers as the index it was saved from, changed the same way', async () => {
+    const embedder = await defaultEmbedder()
+    let seed = 3
+    const rand = () => ((seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0) / 2 ** 32
+    const vocab = 'river stone ledger orchard lantern harbor copper meadow signal archive falcon doctor guitar garden painting travel'.split(' ')
+    const text = (n: number) => Array.from({ length: n }, () => vocab[Math.floor(rand() * vocab.length)]).join(' ')
+    const original = await createNoteIndex({ embedder })
+    await original.upsert(Array.from({ length: 40 }, (_, i) => ({ slug: `n${i}`, text: text(3 + (i % 5)) })))
+    const restored = await restoreNoteIndex(structuredClone(await original.snapshot()), { embedder })
+    const queries = ['river garden', 'copper signal lantern', 'doctor', 'painting travel meadow']
+    const same = async () => {
+      for (const q of queries) expect(await restored.search(q, 8)).toEqual(await original.search(q, 8))
+    }
+    // searched first, as after an open: nothing looked up by slug yet
+    await same()
+    for (let step = 0; step < 60; step++) {
+      const slug = `n${Math.floor(rand() * 50)}`
+      if (rand() < 0.35) {
+        for (const index of [original, restored]) await index.remove([slug])
+      } else {
+        const doc = { slug, text: text(2 + Math.floor(rand() * 6)) }
+        for (const index of [original, restored]) await index.upsert([doc])
+      }
+      if (step % 10 === 9) await same()
+    }
+    expect(restored.keys().sort()).toEqual(original.keys().sort())
+    // and saved again, it restores to the same answers once more
+    const again = await restoreNoteIndex(structuredClone(await restored.snapshot()), { embedder })
+    for (const q of queries) expect(await again.search(q, 8)).toEqual(await original.search(q, 8))
+  }, 30_000)
+
+  it('a snapshot listing a note twice answers searches but refuses the first change, as unreadable', async () => {
+    const index = await createNoteIndex()
+    await index.upsert(notes)
+    const snap = structuredClone(await index.snapshot())
+    snap.slugs[1] = snap.slugs[0]!
+    const restored = await restoreNoteIndex(snap)
+    expect((await restored.search('Menabrea', 3)).map((h) => h.slug)).toEqual(['possessive'])
+    const err = await restored.upsert([{ slug: 'new', text: 'A new note.' }]).catch((e: unknown) => e)
+    expect(isMemoryError(err) && err.code).toBe('storage_failed')
+  })
 })

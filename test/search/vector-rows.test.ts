@@ -66,6 +66,41 @@ describe('vector rows', () => {
     expect(() => reloaded.load(saved)).toThrow()
   })
 
+  it('a loaded instance changed afterwards holds and scans what the instance it came from holds, changed the same way', () => {
+    let seed = 11
+    const rand = () => ((seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0) / 2 ** 32
+    const original = new VectorRows(D)
+    let slots = 40
+    for (let slot = 0; slot < slots; slot++) original.set(slot, Array.from({ length: 1 + Math.floor(rand() * 2) }, () => randomVector(Math.floor(rand() * 1e6))))
+    const loaded = new VectorRows(D)
+    loaded.load(original.export(slots))
+    for (let step = 0; step < 200; step++) {
+      const slot = Math.floor(rand() * slots)
+      const op = rand()
+      for (const rows of [original, loaded]) {
+        if (op < 0.4) rows.set(slot, Array.from({ length: 1 + (step % 3) }, (_, i) => randomVector(step * 7 + i)))
+        else if (op < 0.7) {
+          // a removal as the indexes do it: the last slot moves into the hole
+          rows.clear(slot)
+          if (slot !== slots - 1) rows.move(slots - 1, slot)
+        } else if (op < 0.8) rows.clear(slot)
+        else rows.set(slots, [randomVector(step)])
+      }
+      if (op >= 0.4 && op < 0.7) slots--
+      else if (op >= 0.8) slots++
+      {
+        for (let s = 0; s < slots; s++) expect(loaded.vectorsOf(s)).toEqual(original.vectorsOf(s))
+        const query = randomVector(step + 5)
+        const [a, b] = [new Float32Array(slots), new Float32Array(slots)]
+        original.maxSimilarity(query, a)
+        loaded.maxSimilarity(query, b)
+        expect([...b]).toEqual([...a])
+        expect(loaded.rows).toBe(original.rows)
+      }
+    }
+    expect(loaded.export(slots)).toEqual(original.export(slots))
+  })
+
   it('refuses a vector of another length and keeps the rows the slot had', () => {
     const rows = new VectorRows(D)
     rows.set(0, [randomVector(1)])
