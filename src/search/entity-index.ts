@@ -163,7 +163,7 @@ class OramaEntityIndex implements EntityIndex {
    */
   private keyAt: string[] = []
   private digestAt: number[] = []
-  /** Slots by key; a restore's is built when first asked (see slotOfHit). */
+  /** Slots by key; a restore's is a map only once asked often (see KeySlots, slotOfHit). */
   private slotOf = new KeySlots()
   private readonly vectors: VectorRows | null
   /** A search's fused scores by slot, reused between searches. */
@@ -286,11 +286,12 @@ class OramaEntityIndex implements EntityIndex {
     this.keyAt = keys.slice()
     this.digestAt = docs ? docs.map((d) => textDigest(textOf(d))) : Array.from((snapshot as IndexSnapshot).digests)
     // a key listed twice is a corrupt snapshot: found when the map is first built
-    this.slotOf = new KeySlots(keys, 0, (key) => corrupt(`key "${key}" appears twice`))
+    const listedTwice = (key: string) => corrupt(`key "${key}" appears twice`)
+    this.slotOf = new KeySlots(keys, 0, listedTwice)
     this.vectors?.load({ rowCounts: snapshot.rowCounts, data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === TEXT_ANALYSIS && isSavedPostings(snapshot.text, TEXT_PROPERTIES)) {
       try {
-        loadRows(this.db, snapshot.text, this.keys())
+        loadRows(this.db, snapshot.text, this.keys(), listedTwice)
         if (count(this.db) === this.keyAt.length) return
       } catch {
         // fall through to a rebuild
@@ -313,11 +314,11 @@ class OramaEntityIndex implements EntityIndex {
   }
 
   /**
-   * A text hit's slot. Until anything changes after a restore, the map by key is not built and
-   * an entity's id in the BM25 index is its slot + 1 (the restore numbered them so).
+   * A text hit's slot. Until anything changes after a restore, an entity's id in the BM25 index
+   * is its slot + 1 (the restore numbered them so): a recall right after an open looks no key up.
    */
   private slotOfHit(hit: { key: string; id: number }): number {
-    return this.slotOf.built ? this.slotOf.get(hit.key)! : hit.id - 1
+    return this.slotOf.asRestored ? hit.id - 1 : this.slotOf.get(hit.key)!
   }
 
   private async embedDocs(docs: EntityDoc[]): Promise<Float32Array[][]> {

@@ -1,13 +1,24 @@
-// Key -> slot maps that a restore fills only when first asked. A restore has its keys in slot
+// Key -> slot maps that a restore fills only when asked often. A restore has its keys in slot
 // order already; a map of 100,000 of them took 50-140 ms of an open in a browser worker, and
-// most opens answer recalls (which score slots) long before anything looks a key up.
+// most opens answer recalls (which score slots) long before anything looks a key up. The
+// first changes look up a few keys each: a scan of the keys answers those, and the map is
+// built once lookups would cost more than it.
+
+/** Lookups by scanning the keys before the map is built instead. */
+const SCANS_BEFORE_BUILDING = 64
+const GONE = -1
 
 /**
- * A Map of keys to their slots (position + `base`), built on first use from the keys given.
- * Until then `built` is false, which also tells that nothing was set or deleted since.
+ * A Map of keys to their slots (position + `base`), built from the keys given once enough
+ * lookups ask for it. Until then `built` is false, a lookup scans the keys, and changes are
+ * kept beside them. A key listed twice (a corrupt save) is refused when the map is built.
  */
 export class KeySlots extends Map<string, number> {
   private pending: readonly string[] | undefined
+  /** Keys set or deleted (GONE) since the restore, while the map is not built. */
+  private changed = new Map<string, number>()
+  private count: number
+  private scans = 0
 
   constructor(
     keys: readonly string[] = [],
@@ -17,6 +28,7 @@ export class KeySlots extends Map<string, number> {
   ) {
     super()
     this.pending = keys.length ? keys : undefined
+    this.count = keys.length
   }
 
   /** Whether the map was built (or never had keys to build from). */
@@ -24,50 +36,93 @@ export class KeySlots extends Map<string, number> {
     return this.pending === undefined
   }
 
+  /**
+   * Whether nothing was set or deleted since the restore: each key still has the slot of its
+   * position, so a caller that numbered things the same way needs no lookup.
+   */
+  get asRestored(): boolean {
+    return this.unchanged
+  }
+
+  private unchanged = true
+
   private build(): void {
     const keys = this.pending
     if (keys === undefined) return
-    this.pending = undefined
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!
       if (super.has(key)) {
         // left as it was: every later use fails the same way
         super.clear()
-        this.pending = keys
         throw this.listedTwice(key)
       }
       super.set(key, i + this.base)
     }
+    for (const [key, slot] of this.changed) {
+      if (slot === GONE) super.delete(key)
+      else super.set(key, slot)
+    }
+    this.changed.clear()
+    this.pending = undefined
+  }
+
+  /** The slot of `key` without building: its change, or its position among the keys. */
+  private find(key: string, keys: readonly string[]): number | undefined {
+    const changed = this.changed.get(key)
+    if (changed !== undefined) return changed === GONE ? undefined : changed
+    const at = keys.indexOf(key)
+    return at < 0 ? undefined : at + this.base
   }
 
   override get(key: string): number | undefined {
+    const keys = this.pending
+    if (keys !== undefined && this.scans++ < SCANS_BEFORE_BUILDING) return this.find(key, keys)
     this.build()
     return super.get(key)
   }
 
   override has(key: string): boolean {
-    this.build()
-    return super.has(key)
+    return this.get(key) !== undefined
   }
 
   override set(key: string, slot: number): this {
+    this.unchanged = false
+    const keys = this.pending
+    if (keys !== undefined && this.scans < SCANS_BEFORE_BUILDING) {
+      this.scans++
+      if (this.find(key, keys) === undefined) this.count++
+      this.changed.set(key, slot)
+      return this
+    }
     this.build()
     return super.set(key, slot)
   }
 
   override delete(key: string): boolean {
+    const keys = this.pending
+    if (keys !== undefined && this.scans < SCANS_BEFORE_BUILDING) {
+      this.scans++
+      if (this.find(key, keys) === undefined) return false
+      this.unchanged = false
+      this.count--
+      this.changed.set(key, GONE)
+      return true
+    }
     this.build()
-    return super.delete(key)
+    const deleted = super.delete(key)
+    if (deleted) this.unchanged = false
+    return deleted
   }
 
   override clear(): void {
     this.pending = undefined
+    this.changed.clear()
+    this.unchanged = false
     super.clear()
   }
 
   override get size(): number {
-    this.build()
-    return super.size
+    return this.pending !== undefined ? this.count : super.size
   }
 
   override forEach(fn: (slot: number, key: string, map: Map<string, number>) => void, thisArg?: unknown): void {

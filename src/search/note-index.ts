@@ -181,7 +181,7 @@ class HybridNoteIndex implements NoteIndex {
   private loadedWords: Int32Array | Uint16Array = NO_WORDS
   /** Restored slot s has loadedWords[loadedFrom[s] .. loadedFrom[s + 1]]. */
   private loadedFrom = new Int32Array(1)
-  /** Slots by slug; a restore's is built when first asked (see slotOfHit). */
+  /** Slots by slug; a restore's is a map only once asked often (see KeySlots, slotOfHit). */
   private slotOf = new KeySlots()
   private readonly vectors: VectorRows | null
   /** The word table: every content word seen, with its vector (without an embedder, unused), int8 with a scale each. */
@@ -353,11 +353,12 @@ class HybridNoteIndex implements NoteIndex {
       this.loadedFrom = from
     }
     // a slug listed twice is a corrupt snapshot: found when the map is first built
-    this.slotOf = new KeySlots(slugs, 0, (slug) => corrupt(`slug "${slug}" appears twice`))
+    const listedTwice = (slug: string) => corrupt(`slug "${slug}" appears twice`)
+    this.slotOf = new KeySlots(slugs, 0, listedTwice)
     this.vectors?.load({ rowCounts: new Uint16Array(slugs.length).fill(1), data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === NOTE_TEXT_ANALYSIS && isSavedPostings(snapshot.text, ['text'])) {
       try {
-        loadRows(this.db, snapshot.text, this.keys())
+        loadRows(this.db, snapshot.text, this.keys(), listedTwice)
         if (count(this.db) === this.slugAt.length) return
       } catch {
         // fall through to a rebuild
@@ -504,12 +505,11 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   /**
-   * A text hit's slot. Until anything changes after a restore, the map by slug is not built and
-   * a note's id in the BM25 index is its slot + 1 (the restore numbered them so): a recall
-   * right after an open builds no map of 100,000 slugs.
+   * A text hit's slot. Until anything changes after a restore, a note's id in the BM25 index is
+   * its slot + 1 (the restore numbered them so): a recall right after an open looks no slug up.
    */
   private slotOfHit(hit: { key: string; id: number }): number {
-    return this.slotOf.built ? this.slotOf.get(hit.key)! : hit.id - 1
+    return this.slotOf.asRestored ? hit.id - 1 : this.slotOf.get(hit.key)!
   }
 
   private exclusive(task: () => Promise<void>): Promise<void> {

@@ -521,12 +521,13 @@ export function saveRows(db: AnyOrama, keys: readonly string[]): SavedPostings {
 }
 
 /** Fills an empty database built with these components from `saveRows` output and the same keys, in order. */
-export function loadRows(db: AnyOrama, saved: SavedPostings, keys: readonly string[]): void {
+export function loadRows(db: AnyOrama, saved: SavedPostings, keys: readonly string[], listedTwice?: (key: string) => Error): void {
   if (saved.documents !== keys.length) throw new RangeError(`saved postings of ${saved.documents} documents for ${keys.length} keys`)
   const raw = oramaSave(db)
   oramaLoad(db, { ...raw, internalDocumentIDStore: { internalIdToId: [] }, index: saved, docs: allPresent(keys.length) })
   // the ids as Orama's own load would number them (key i is document i + 1), its map of them
-  // built only when an insert, a removal or a save first asks
+  // built only once inserts, removals or a save ask often (see KeySlots)
+  // copies: Orama adds to its list, and the caller may change its own
   db.internalDocumentIDStore.internalIdToId = keys.slice()
-  db.internalDocumentIDStore.idToInternalId = new KeySlots(keys, 1)
+  db.internalDocumentIDStore.idToInternalId = new KeySlots(keys.slice(), 1, listedTwice)
 }
