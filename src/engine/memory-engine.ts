@@ -35,6 +35,8 @@ export const INDEX_SNAPSHOT_KEY = 'entityIndex'
 export const NOTE_INDEX_SNAPSHOT_KEY = 'noteIndex'
 /** How long background filing waits after a recall, so that a run of recalls goes uncut (ms). */
 const RECALL_QUIET_MS = 40
+/** Keys a restored index puts in its maps in one go of the background work: about a millisecond. */
+const KEYS_PER_PART = 1_000
 /** Notes the note index offers a recall: enough to reach past the entities' own cap. */
 const NOTE_CANDIDATES = 300
 /** Reads of notes a recall makes, beyond those it reads up front, before it waits for all texts. */
@@ -167,7 +169,8 @@ export class MemoryEngine implements SyncPort {
    * tens of milliseconds at 100,000 notes on a busy machine. Recalls go first, and a run of
    * them (an agent asking one question after another) is not cut into: filing waits until
    * `quietMs` have passed without one, as its slices and the garbage they leave slowed each
-   * recall of such a run by a fifth at 100,000 notes.
+   * recall of such a run by a fifth at 100,000 notes. Before filing, the indexes build their
+   * maps by key, which a restore leaves for later (see `KeySlots`).
    */
   fileInBackground(budgetMs = 4, slice = 50, quietMs = RECALL_QUIET_MS): void {
     const step = () => {
@@ -175,12 +178,16 @@ export class MemoryEngine implements SyncPort {
       if (this.recalling > 0) return later(quietMs)
       const quietFor = performance.now() - this.lastRecallAt
       if (quietFor < quietMs) return later(quietMs - quietFor)
+      const until = performance.now() + budgetMs
+      // the indexes' maps by key first, a part at a time: the first change after an open then
+      // finds its keys without scanning a restore's 100,000
+      while (!keysMapped && performance.now() < until) keysMapped = this.index.mapKeys(KEYS_PER_PART) && this.notes.mapKeys(KEYS_PER_PART)
+      if (!keysMapped) return nextTask.run(step)
       // filing reads every note: the texts the open left in storage come in first
       if (this.graph.notesInStorage > 0) {
         this.readNotes().then(() => later(0), () => nextTask.close())
         return
       }
-      const until = performance.now() + budgetMs
       let done = false
       while (!done && performance.now() < until) done = this.graph.fileSome(slice) && this.fileNames(slice)
       if (done) {
@@ -196,6 +203,7 @@ export class MemoryEngine implements SyncPort {
       ;(timer as { unref?: () => void }).unref?.()
     }
     const nextTask = taskScheduler()
+    let keysMapped = false
     later(0)
   }
 

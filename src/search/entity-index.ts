@@ -11,7 +11,7 @@ import { quantizeRows, VectorRows } from './vector-rows'
 import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { textDigest } from './text-digest'
-import { KeySlots } from './key-slots'
+import { KeySlots, mapSome } from './key-slots'
 import { bm25Ranked, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 
 export interface EntityDoc {
@@ -49,6 +49,11 @@ export interface EntityIndex {
   size(): number
   /** The keys of every indexed document. */
   keys(): string[]
+  /**
+   * Puts up to `count` more of a restore's keys in its maps by key, so that later changes find
+   * them without scanning (called in idle time); true once every map is whole.
+   */
+  mapKeys(count: number): boolean
   /** Structured-clone-able (IndexedDB) state; restoring it embeds nothing. */
   snapshot(): Promise<IndexSnapshot>
 }
@@ -189,6 +194,10 @@ class OramaEntityIndex implements EntityIndex {
 
   keys(): string[] {
     return this.keyAt.slice()
+  }
+
+  mapKeys(count: number): boolean {
+    return mapSome(count, this.slotOf, this.db.internalDocumentIDStore.idToInternalId)
   }
 
   async upsert(docs: EntityDoc[]): Promise<void> {

@@ -2,7 +2,7 @@
 // order already; a map of 100,000 of them took 50-140 ms of an open in a browser worker, and
 // most opens answer recalls (which score slots) long before anything looks a key up. The
 // first changes look up a few keys each: a scan of the keys answers those, and the map is
-// built once lookups would cost more than it.
+// built once lookups would cost more than it, or a part at a time in idle time.
 
 /** Lookups by scanning the keys before the map is built instead. */
 const SCANS_BEFORE_BUILDING = 64
@@ -10,15 +10,19 @@ const GONE = -1
 
 /**
  * A Map of keys to their slots (position + `base`), built from the keys given once enough
- * lookups ask for it. Until then `built` is false, a lookup scans the keys, and changes are
- * kept beside them. A key listed twice (a corrupt save) is refused when the map is built.
+ * lookups ask for it, or a part at a time by `buildSome` (in idle time). Until it is whole,
+ * `built` is false, a lookup scans the keys not yet in it, and changes are kept beside them.
+ * A key listed twice (a corrupt save) is refused when it is put in the map.
  */
 export class KeySlots extends Map<string, number> {
   private pending: readonly string[] | undefined
+  /** Keys before this position are in the map already (with their slots as restored). */
+  private inMap = 0
   /** Keys set or deleted (GONE) since the restore, while the map is not built. */
   private changed = new Map<string, number>()
   private count: number
   private scans = 0
+  private unchanged = true
 
   constructor(
     keys: readonly string[] = [],
@@ -44,33 +48,43 @@ export class KeySlots extends Map<string, number> {
     return this.unchanged
   }
 
-  private unchanged = true
-
-  private build(): void {
+  /** Puts up to `count` more keys in the map; true once it is whole. */
+  buildSome(count: number): boolean {
     const keys = this.pending
-    if (keys === undefined) return
-    for (let i = 0; i < keys.length; i++) {
+    if (keys === undefined) return true
+    const end = Math.min(keys.length, this.inMap + count)
+    for (let i = this.inMap; i < end; i++) {
       const key = keys[i]!
       if (super.has(key)) {
         // left as it was: every later use fails the same way
         super.clear()
+        this.inMap = 0
         throw this.listedTwice(key)
       }
       super.set(key, i + this.base)
     }
+    this.inMap = end
+    if (end < keys.length) return false
     for (const [key, slot] of this.changed) {
       if (slot === GONE) super.delete(key)
       else super.set(key, slot)
     }
     this.changed.clear()
     this.pending = undefined
+    return true
   }
 
-  /** The slot of `key` without building: its change, or its position among the keys. */
+  private build(): void {
+    this.buildSome(Infinity)
+  }
+
+  /** The slot of `key` while the map is not whole: its change, or its position among the keys. */
   private find(key: string, keys: readonly string[]): number | undefined {
     const changed = this.changed.get(key)
     if (changed !== undefined) return changed === GONE ? undefined : changed
-    const at = keys.indexOf(key)
+    const mapped = super.get(key)
+    if (mapped !== undefined) return mapped
+    const at = keys.indexOf(key, this.inMap)
     return at < 0 ? undefined : at + this.base
   }
 
@@ -116,6 +130,7 @@ export class KeySlots extends Map<string, number> {
 
   override clear(): void {
     this.pending = undefined
+    this.inMap = 0
     this.changed.clear()
     this.unchanged = false
     super.clear()
@@ -148,4 +163,21 @@ export class KeySlots extends Map<string, number> {
   override [Symbol.iterator](): MapIterator<[string, number]> {
     return this.entries()
   }
+}
+
+/**
+ * Puts up to `count` more keys in the first of `maps` not yet whole (plain maps are whole);
+ * true once all are. A map refusing a key listed twice counts as done: the lookups that need
+ * it refuse it too.
+ */
+export function mapSome(count: number, ...maps: Map<string, number>[]): boolean {
+  for (const map of maps) {
+    if (!(map instanceof KeySlots) || map.built) continue
+    try {
+      return map.buildSome(count) && maps.every((m) => !(m instanceof KeySlots) || m.built)
+    } catch {
+      return true
+    }
+  }
+  return true
 }

@@ -8,7 +8,7 @@ import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
-import { KeySlots } from './key-slots'
+import { KeySlots, mapSome } from './key-slots'
 import { compareRanked, rankSlots, topKOf, type Scored } from './top-k'
 import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
 import { bm25Ranked, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
@@ -38,6 +38,8 @@ export interface NoteIndex {
   search(query: string, limit: number): Promise<NoteHit[]>
   size(): number
   keys(): string[]
+  /** As `EntityIndex.mapKeys`: a restore's maps by slug and by word, a part at a time. */
+  mapKeys(count: number): boolean
   /** Structured-clone-able state; restoring it embeds nothing. */
   snapshot(): Promise<NoteIndexSnapshot>
 }
@@ -210,6 +212,10 @@ class HybridNoteIndex implements NoteIndex {
 
   keys(): string[] {
     return this.slugAt.slice()
+  }
+
+  mapKeys(count: number): boolean {
+    return mapSome(count, this.slotOf, this.db.internalDocumentIDStore.idToInternalId, this.wordRow)
   }
 
   upsert(docs: NoteDoc[]): Promise<void> {
