@@ -300,7 +300,7 @@ class OramaEntityIndex implements EntityIndex {
     this.vectors?.load({ rowCounts: snapshot.rowCounts, data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === TEXT_ANALYSIS && isSavedPostings(snapshot.text, TEXT_PROPERTIES)) {
       try {
-        loadRows(this.db, snapshot.text, this.keys(), listedTwice)
+        loadRows(this.db, snapshot.text, this.keyAt, listedTwice)
         if (count(this.db) === this.keyAt.length) return
       } catch {
         // fall through to a rebuild

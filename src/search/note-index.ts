@@ -364,7 +364,7 @@ class HybridNoteIndex implements NoteIndex {
     this.vectors?.load({ rowCounts: new Uint16Array(slugs.length).fill(1), data: snapshot.vectors, scales: snapshot.scales })
     if (snapshot.analysis === NOTE_TEXT_ANALYSIS && isSavedPostings(snapshot.text, ['text'])) {
       try {
-        loadRows(this.db, snapshot.text, this.keys(), listedTwice)
+        loadRows(this.db, snapshot.text, this.slugAt, listedTwice)
         if (count(this.db) === this.slugAt.length) return
       } catch {
         // fall through to a rebuild

@@ -357,13 +357,9 @@ const RELEVANCE = { k: 1.2, b: 0.75, d: 0.5 }
  * with ties by id. Scores are those Orama's `search` gives on a database built with these
  * components (the same tokens, statistics and sums, so the same numbers); Orama's search would
  * also sort every match, fetch a document for each and make an array as long as its limit,
- * which a ranking of the best few never reads.
+ * which a ranking of the best few never reads. Each hit has its id in the database (Orama's
+ * internal id) too.
  */
-export function bm25Top(db: AnyOrama, term: string, properties: string[], boost: Record<string, number>, k: number, round: (score: number) => number): Scored[] {
-  return bm25Ranked(db, term, properties, boost, k, round).map(({ key, score }) => ({ key, score }))
-}
-
-/** `bm25Top` with each hit's id in the database (Orama's internal id). */
 export function bm25Ranked(db: AnyOrama, term: string, properties: string[], boost: Record<string, number>, k: number, round: (score: number) => number): (Scored & { id: number })[] {
   const store = db.data.index as unknown as PostingsIndexStore
   for (const prop of properties) if (!store.fields[prop]) throw new Error(`no field ${prop} in this index`)
