@@ -478,12 +478,12 @@ async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: 
   return { index: notes, current: false }
 }
 
-/** The texts of the save `saveId` from their parts' rows, or, when those are of another save, from the observation rows. */
 /** Reads the name blocks saved with the state `saveId` of `entities` (in save order), when first asked. */
 function nameBlocksOf(db: MemoryDB, saveId: string, entities: readonly Entity[]): () => Promise<SavedNameBlocks | undefined> {
   return async () => unpackNameBlocks((await db.meta.get(NAME_BLOCKS_KEY))?.value, saveId, entities.map((e) => e.key))
 }
 
+/** The texts of the save `saveId` from their parts' rows, or, when those are of another save, from the observation rows. */
 function noteSource(db: MemoryDB, saveId: string, slugs: string[]): NoteSource {
   return {
     part: async (part) => unpackNoteTexts((await db.meta.get(`${NOTE_TEXTS_KEY}${part}`))?.value, saveId, slugs, part),

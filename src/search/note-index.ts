@@ -335,7 +335,7 @@ class HybridNoteIndex implements NoteIndex {
     const words = Array.from({ length: n }, (_, s) => this.wordsOf(s))
     return {
       format: NOTE_INDEX_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, analysis: NOTE_TEXT_ANALYSIS,
-      slugs: this.keys(), digests: Float64Array.from(this.digestAt), text: saveRows(this.db, this.keys()),
+      slugs: this.keys(), digests: Float64Array.from(this.digestAt), text: saveRows(this.db, this.slugAt),
       vectors: rows?.data ?? new Int8Array(0), scales: rows?.scales ?? new Float32Array(0),
       words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims), wordScales: this.wordScale.slice(0, this.wordList.length),
       noteWords: concatRows(words, this.wordList.length), noteWordCounts: Uint16Array.from(words, (w) => w.length),
