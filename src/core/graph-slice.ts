@@ -92,9 +92,13 @@ export function graphSlice(graph: Graph, opts: GraphSliceOptions = {}): GraphSli
     const e = graph.entities.get(key)
     if (e) nodes.push({ key, name: e.name, type: e.type, degree: e.degree, hops: h })
   }
+  // from each node's own edges, each edge once (at its source): a graph opened from a save
+  // makes an edge only when read, and a slice reads a few of the memory's 200,000
   const edges: SliceEdge[] = []
-  for (const r of graph.relationships.values()) {
-    if (hops.has(r.source) && hops.has(r.target)) edges.push({ key: r.key, source: r.source, target: r.target, type: r.type, weight: r.weight })
+  for (const key of hops.keys()) {
+    for (const r of graph.eachEdgeOf(key)) {
+      if (r.source === key && hops.has(r.target)) edges.push({ key: r.key, source: r.source, target: r.target, type: r.type, weight: r.weight })
+    }
   }
   edges.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   return { center, nodes, edges, truncated }

@@ -5,6 +5,7 @@
 // states it and both of its ends live; otherwise it waits, dormant, in its observations.
 import { legacyNameKey, normalizeName, normalizeType, relationshipKey, words } from './normalize'
 import { NoteInStorage, NoteShelf } from './note-shelf'
+import { EdgeEnds, LiveEdges, SavedEdges } from './saved-edges'
 import type { Entity, Observation, RecalledRelationship, Relationship } from './types'
 
 export type AliasMap = ReadonlyMap<string, string>
@@ -139,7 +140,7 @@ export interface DormantEdge {
 
 export class Graph implements GraphView {
   private entityMap = new Map<string, Entity>()
-  private relationshipMap = new Map<string, Relationship>()
+  private relationshipMap = new LiveEdges()
 
   /** The live entities by key: read-only, changed only by the graph's own methods. */
   get entities(): ReadonlyMap<string, Entity> {
@@ -158,7 +159,7 @@ export class Graph implements GraphView {
   private summaries = new Map<string, Summary>()
   private edgeBackers = new Map<string, Backers>()
   /** entity key -> keys of every stated edge touching it, live or dormant */
-  private edgesByEnd = new Map<string, Set<string>>()
+  private edgesByEnd = new EdgeEnds()
   /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
   private authored = new Map<string, Set<string>>()
   /** While previewing: what each entity, edge, summary and observation was before it first changed. */
@@ -192,6 +193,8 @@ export class Graph implements GraphView {
   private dormantByEnd: Map<string, string[]> | undefined
   private filedEntities = new Set<string>()
   private filedEdges = new Set<string>()
+  /** The saved edges under `relationshipMap` and `edgesByEnd` of a graph from rows: their names are mapped in idle time. */
+  private savedEdges: SavedEdges | undefined
 
   static derive(observations: Iterable<Observation>, aliases: AliasMap = new Map()): Graph {
     const g = new Graph()
@@ -211,7 +214,7 @@ export class Graph implements GraphView {
    * at once, and files its observations into the indexes that changes need either a slice at a
    * time (`fileSome`) or all at once before the first change.
    */
-  static fromRows(observations: Iterable<Observation> | NoteShelf, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship>, savedBacking?: SavedBacking, dormant?: DormantBacking): Graph {
+  static fromRows(observations: Iterable<Observation> | NoteShelf, aliases: AliasMap, entities: Iterable<Entity>, relationships: Iterable<Relationship> | SavedEdges, savedBacking?: SavedBacking, dormant?: DormantBacking): Graph {
     const g = new Graph()
     g.savedBacking = savedBacking
     g.dormant = dormant
@@ -219,14 +222,33 @@ export class Graph implements GraphView {
     // a shelf of saved texts is taken as it is: each note is parsed when first read or filed
     g.observations = observations instanceof NoteShelf ? observations : NoteShelf.of(observations)
     for (const e of entities) g.entityMap.set(e.key, e)
-    for (const r of relationships) {
-      g.relationshipMap.set(r.key, r)
-      // live edges are enough to read; filing adds the dormant ones
-      addTo(g.edgesByEnd, r.source, r.key)
-      addTo(g.edgesByEnd, r.target, r.key)
+    // live edges are enough to read; filing adds the dormant ones
+    if (relationships instanceof SavedEdges) {
+      g.savedEdges = relationships
+      g.relationshipMap = new LiveEdges(relationships)
+      g.edgesByEnd = new EdgeEnds(relationships)
+    } else {
+      for (const r of relationships) {
+        g.relationshipMap.set(r.key, r)
+        g.edgesByEnd.add(r.source, r.key)
+        g.edgesByEnd.add(r.target, r.key)
+      }
     }
     g.unfiled = [...g.observations.keys()]
     return g
+  }
+
+  /**
+   * Maps up to `count` more of the saved edges' names (see `SavedEdges.mapNames`), for idle
+   * time after an open; true once all are. A damaged save listing a name twice counts as
+   * done: the reads that need the map refuse it too.
+   */
+  mapKeys(count: number): boolean {
+    try {
+      return this.savedEdges?.mapNames(count) ?? true
+    } catch {
+      return true
+    }
   }
 
   /** Files up to `count` more observations into the change indexes; true once all are. */
@@ -307,7 +329,7 @@ export class Graph implements GraphView {
         }
       }
     }
-    return [...(this.edgesByEnd.get(key) ?? []), ...(this.dormantByEnd.get(key) ?? [])]
+    return [...this.edgesByEnd.of(key), ...(this.dormantByEnd.get(key) ?? [])]
   }
 
   /**
@@ -480,7 +502,7 @@ export class Graph implements GraphView {
       const observations = new Map([...log.observations.keys()].map((slug) => [slug, this.observations.get(slug)] as const))
       const contributions = new Map([...log.observations.keys()].map((slug) => [slug, this.contributions.get(slug)] as const))
       // ends an edge left for good; until applied, readers still find the edge through them
-      const endsLeft = log.endsLeft.filter(([end, key]) => !this.edgesByEnd.get(end)?.has(key))
+      const endsLeft = log.endsLeft.filter(([end, key]) => !this.edgesByEnd.has(end, key))
       previewed = { delta: this.combine(deltas), aliases: this.aliases, observations, undo: { log, aliases: aliasesBefore, contributions, endsLeft } }
     } catch (err) {
       this.previewed = null
@@ -516,7 +538,7 @@ export class Graph implements GraphView {
     this.aliases = aliases
     for (const [slug, o] of log.observations) o ? this.observations.set(slug, o) : this.observations.delete(slug)
     for (const [slug, c] of log.contributions) c ? this.contributions.set(slug, c) : this.contributions.delete(slug)
-    for (const [end, key] of endsLeft) addTo(this.edgesByEnd, end, key)
+    for (const [end, key] of endsLeft) this.edgesByEnd.add(end, key)
     for (const [k, e] of log.entities) e ? this.entityMap.set(k, e) : this.entityMap.delete(k)
     for (const [k, r] of log.relationships) r ? this.relationshipMap.set(k, r) : this.relationshipMap.delete(k)
   }
@@ -527,7 +549,7 @@ export class Graph implements GraphView {
     this.aliases = previewed.aliases
     for (const [slug, o] of previewed.observations) o ? this.observations.set(slug, o) : this.observations.delete(slug)
     for (const [slug, c] of contributions) c ? this.contributions.set(slug, c) : this.contributions.delete(slug)
-    for (const [end, key] of endsLeft) removeFrom(this.edgesByEnd, end, key)
+    for (const [end, key] of endsLeft) this.edgesByEnd.remove(end, key)
   }
 
   /** Undoes a preview entirely, re-filing each observation it touched as it was. */
@@ -610,6 +632,7 @@ export class Graph implements GraphView {
     this.summaries = next.summaries
     this.edgeBackers = next.edgeBackers
     this.edgesByEnd = next.edgesByEnd
+    this.savedEdges = next.savedEdges
     this.authored = next.authored
     this.unfiled = next.unfiled
     this.unfiledAt = next.unfiledAt
@@ -704,8 +727,8 @@ export class Graph implements GraphView {
       const left = unback(this.edgeBackers, k, slug)
       if (left !== 'absent') touched.backing.record('relationship', k, slug, false)
       if (left === 'emptied') {
-        removeFrom(this.edgesByEnd, r.source, k)
-        removeFrom(this.edgesByEnd, r.target, k)
+        this.edgesByEnd.remove(r.source, k)
+        this.edgesByEnd.remove(r.target, k)
         this.previewed?.endsLeft.push([r.source, k], [r.target, k])
       }
       touched.edges.add(k)
@@ -729,8 +752,8 @@ export class Graph implements GraphView {
     }
     for (const [k, r] of c.relationships) {
       if (back(this.edgeBackers, k, o.slug)) touched.backing.record('relationship', k, o.slug, true)
-      addTo(this.edgesByEnd, r.source, k)
-      addTo(this.edgesByEnd, r.target, k)
+      this.edgesByEnd.add(r.source, k)
+      this.edgesByEnd.add(r.target, k)
       touched.edges.add(k)
     }
   }
@@ -745,7 +768,7 @@ export class Graph implements GraphView {
     }
     const edges = new Set(touched.edges)
     for (const [k, was] of lived) {
-      if (was !== this.entityMap.has(k)) for (const e of this.edgesByEnd.get(k) ?? []) edges.add(e)
+      if (was !== this.entityMap.has(k)) for (const e of this.edgesByEnd.of(k)) edges.add(e)
     }
     // an entity's degree moves by the edges that came alive or died, so a well-connected entity
     // is not recounted edge by edge on every write
@@ -918,7 +941,7 @@ export class Graph implements GraphView {
 
   private degreeOf(key: string): number {
     let n = 0
-    for (const k of this.edgesByEnd.get(key) ?? []) if (this.relationshipMap.has(k)) n++
+    for (const k of this.edgesByEnd.of(key)) if (this.relationshipMap.has(k)) n++
     return n
   }
 
@@ -950,7 +973,7 @@ export class Graph implements GraphView {
 
   /** Live edges touching an entity, in no order: for callers that order or filter them themselves. */
   *eachEdgeOf(key: string): IterableIterator<Relationship> {
-    for (const k of this.edgesByEnd.get(key) ?? []) {
+    for (const k of this.edgesByEnd.of(key)) {
       const r = this.relationshipMap.get(k)
       if (r) yield r
     }
@@ -959,7 +982,7 @@ export class Graph implements GraphView {
   /** Live edges touching an entity, heaviest first (ties by key). */
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []
-    for (const k of this.edgesByEnd.get(key) ?? []) {
+    for (const k of this.edgesByEnd.of(key)) {
       const r = this.relationshipMap.get(k)
       if (r) out.push(r)
     }
@@ -973,7 +996,7 @@ export class Graph implements GraphView {
   topEdgesOf(key: string, cap: number): { edges: Relationship[]; total: number } {
     const top: Relationship[] = []
     let total = 0
-    for (const k of this.edgesByEnd.get(key) ?? []) {
+    for (const k of this.edgesByEnd.of(key)) {
       const r = this.relationshipMap.get(k)
       if (!r) continue
       total++

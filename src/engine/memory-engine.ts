@@ -179,9 +179,9 @@ export class MemoryEngine implements SyncPort {
       const quietFor = performance.now() - this.lastRecallAt
       if (quietFor < quietMs) return later(quietMs - quietFor)
       const until = performance.now() + budgetMs
-      // the indexes' maps by key first, a part at a time: the first change after an open then
-      // finds its keys without scanning a restore's 100,000
-      while (!keysMapped && performance.now() < until) keysMapped = this.index.mapKeys(KEYS_PER_PART) && this.notes.mapKeys(KEYS_PER_PART)
+      // the indexes' and the saved edges' maps by key first, a part at a time: the first change
+      // after an open then finds its keys without scanning a restore's 100,000
+      while (!keysMapped && performance.now() < until) keysMapped = this.index.mapKeys(KEYS_PER_PART) && this.notes.mapKeys(KEYS_PER_PART) && this.graph.mapKeys(KEYS_PER_PART)
       if (!keysMapped) return nextTask.run(step)
       // filing reads every note: the texts the open left in storage come in first
       if (this.graph.notesInStorage > 0) {

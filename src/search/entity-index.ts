@@ -11,7 +11,7 @@ import { quantizeRows, VectorRows } from './vector-rows'
 import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { textDigest } from './text-digest'
-import { KeySlots, mapSome } from './key-slots'
+import { KeySlots, mapSome } from '../core/key-slots'
 import { bm25Ranked, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 
 export interface EntityDoc {

@@ -9,7 +9,7 @@
 // documents store keeps which documents are present, not their texts: the caller has those.
 
 import { count as oramaCount, load as oramaLoad, save as oramaSave } from '@orama/orama'
-import { KeySlots } from './key-slots'
+import { KeySlots } from '../core/key-slots'
 import { rankSlots, type Scored } from './top-k'
 import type { AnyDocument, AnyOrama, components, IDocumentsStore, IIndex, SearchableType, Tokenizer, TokenScore } from '@orama/orama'
 

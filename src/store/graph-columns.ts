@@ -5,6 +5,7 @@
 // hands back as one copy.
 import { relationshipKey } from '../core/normalize'
 import type { DormantBacking, DormantEdge } from '../core/graph'
+import { SavedEdges } from '../core/saved-edges'
 import type { Entity, Relationship } from '../core/types'
 
 export interface GraphColumns {
@@ -224,7 +225,7 @@ export class SavedNoteEntities {
 }
 
 /** The entities and relationships `packGraph` was given, or undefined when the columns do not fit together. */
-export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: Relationship[]; noteEntities: SavedNoteEntities; dormant?: DormantBacking } | undefined {
+export function unpackGraph(saved: unknown, slugs: readonly string[]): { entities: Entity[]; relationships: SavedEdges; noteEntities: SavedNoteEntities; dormant?: DormantBacking } | undefined {
   if (typeof saved !== 'object' || saved === null) return undefined
   const c = saved as Partial<Record<keyof GraphColumns, unknown>>
   try {
@@ -260,23 +261,20 @@ export function unpackGraph(saved: unknown, slugs: readonly string[]): { entitie
     const targets = column(c.edgeTargets, Uint32Array, m)
     const edgeTypes = column(c.edgeTypes, Uint32Array, m)
     const weights = column(c.edgeWeights, Float64Array, m)
-    const edgeNotes = backing(column(c.edgeNoteCounts, Uint32Array, m), c.edgeNotes, slugs)
-    const relationships: Relationship[] = new Array(m)
-    for (let i = 0; i < m; i++) {
-      const source = names[sources[i]!]
-      const target = names[targets[i]!]
-      const type = types[edgeTypes[i]!]
-      if (source === undefined || target === undefined || type === undefined) throw new Unfit()
-      relationships[i] = { key: relationshipKey(source, type, target), source, type, target, description: '', weight: weights[i]!, observations: edgeNotes[i]! }
-    }
+    const noteCounts = column(c.edgeNoteCounts, Uint32Array, m)
+    const noteStarts = new Uint32Array(m + 1)
+    for (let i = 0; i < m; i++) noteStarts[i + 1] = noteStarts[i]! + noteCounts[i]!
+    const notes = column(c.edgeNotes, Uint32Array, noteStarts[m]!)
     const described: unknown = JSON.parse(String(c.edgeDescriptions))
     if (!Array.isArray(described)) throw new Unfit()
+    const edgeDescriptions = new Map<number, string>()
     for (const item of described as unknown[]) {
       const [i, text] = Array.isArray(item) ? item : []
-      const r = typeof i === 'number' ? relationships[i] : undefined
-      if (!r || typeof text !== 'string') throw new Unfit()
-      r.description = text
+      if (typeof i !== 'number' || typeof text !== 'string') throw new Unfit()
+      edgeDescriptions.set(i, text)
     }
+    // checks every number against its list: a RangeError lands below, like Unfit
+    const relationships = new SavedEdges({ names, types, sources, targets, edgeTypes, weights, noteStarts, notes, slugs, descriptions: edgeDescriptions })
     // backing() checked every number against the slugs
     const noteEntities = SavedNoteEntities.of(entityNoteCounts, c.entityNotes as Uint32Array, slugs.length, entities)
     const dormant = c.dormantEntities === undefined && c.dormantEdges === undefined ? undefined : unpackDormant(c.dormantEntities, c.dormantEdges, slugs)

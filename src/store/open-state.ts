@@ -10,6 +10,7 @@ import { joinNotes, NoteShelf } from '../core/note-shelf'
 import type { DormantBacking } from '../core/graph'
 import { SavedNameBlocks, type NameSignature } from '../core/variants'
 import type { Entity, Observation, Relationship } from '../core/types'
+import type { SavedEdges } from '../core/saved-edges'
 import { packGraph, unpackGraph, type GraphColumns, type SavedNoteEntities } from './graph-columns'
 
 export const OPEN_STATE_FORMAT = 'cairn-open-state@4'
@@ -112,7 +113,8 @@ export interface OpenState {
   dormant?: DormantBacking
   saveId?: string
   entities: Entity[]
-  relationships: Relationship[]
+  /** A save's columns keep their edges as columns (see core/saved-edges); older formats give objects. */
+  relationships: Relationship[] | SavedEdges
 }
 
 /**

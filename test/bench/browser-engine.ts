@@ -55,6 +55,8 @@ export interface BrowserEngineRow {
   noteReads: string
   /** open + first recall: the time until recall answers, with the model already loaded. */
   coldOpenMs: number
+  /** Each cold run's open + first recall, with the open's steps, in order: the medians are taken apart, so this tells a slow step from noise. */
+  coldRuns: string
   /** The steps of open timed one by one afterwards: IndexedDB read, graph from the saved one, index restore. */
   openReadMs: number
   openFromRowsMs: number
@@ -183,6 +185,7 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       firstNoteReadMs: round(median((t) => t.firstNoteReadMs ?? 0)),
       noteReads: `${runs.at(-1)!.noteReads ?? 0} in ${Math.round(runs.at(-1)!.noteReadMs ?? 0)} ms`,
       coldOpenMs: Math.round(median((t) => t.openMs + t.firstRecallMs)),
+      coldRuns: runs.map((t) => `${Math.round(t.openMs + t.firstRecallMs)} (${Object.entries(t.openSteps ?? {}).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}; first recall ${Math.round(t.firstRecallMs)})`).join(' / '),
       openReadMs: Math.round(median((t) => t.phases.readMs)),
       openFromRowsMs: Math.round(median((t) => t.phases.fromRowsMs)),
       openDeriveMs: Math.round(median((t) => t.phases.deriveMs)),

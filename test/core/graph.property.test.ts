@@ -112,6 +112,8 @@ describe('incremental derivation', () => {
           for (const slug of obs.keys()) expect(g.entitiesOf(slug).sort()).toEqual(fresh.entitiesOf(slug).sort())
           expect(dormantOf(g)).toEqual(dormantOf(fresh))
           expect(graphFingerprint(g)).toBe(graphFingerprint(fresh))
+          // a restored graph keeps its saved edges beside the changes: the count must still add up
+          expect(g.relationships.size).toBe(fresh.relationships.size)
           expect(reads(g)).toEqual(reads(fresh))
         })
         // invariants: degrees count live edges; no self-loops; edges only between live entities

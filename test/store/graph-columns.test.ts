@@ -24,8 +24,12 @@ describe('graph columns', () => {
   it('gives back what it was given, through structured clone', () => {
     const packed = structuredClone(packGraph(slugs, entities, relationships))
     expect(packed?.edgeSources).toBeInstanceOf(Uint32Array)
-    expect(unpackGraph(packed, slugs)).toMatchObject({ entities, relationships })
-    expect(unpackGraph(packGraph(slugs, [], []), slugs)).toMatchObject({ entities: [], relationships: [] })
+    const unpacked = unpackGraph(packed, slugs)!
+    expect(unpacked.entities).toEqual(entities)
+    // the edges stay columns until read
+    expect([...unpacked.relationships]).toEqual(relationships)
+    const empty = unpackGraph(packGraph(slugs, [], []), slugs)!
+    expect([empty.entities, [...empty.relationships]]).toEqual([[], []])
   })
 
   it('tells which entities each note backs, by the note\'s place in the slugs', () => {
@@ -59,6 +63,10 @@ describe('graph columns', () => {
       { ...packed, entityLists: '[[0, [1], []]]' },
       { ...packed, edgeDescriptions: '[[0, 5]]' },
       { ...packed, edgeDescriptions: '{' },
+      { ...packed, edgeDescriptions: '[[3, "no such edge"]]' },
+      { ...packed, edgeNotes: new Uint32Array([1, 7, 0]) },
+      { ...packed, edgeNoteCounts: new Uint32Array([2, 2, 0]) },
+      { ...packed, edgeTypes: new Uint32Array([0, 1, 9]) },
     ]
     for (const columns of damaged) expect(unpackGraph(columns, slugs)).toBeUndefined()
     // numbers into the notes must name notes that are there

@@ -28,7 +28,7 @@ describe('open state', () => {
     expect(state.saveId).toBe('save-1')
     expect(state.slugs).toEqual(['a', 'b'])
     expect(state.entities).toEqual([...g.entities.values()])
-    expect(state.relationships).toEqual([...g.relationships.values()])
+    expect([...state.relationships]).toEqual([...g.relationships.values()])
     // the notes are known, their texts still in storage
     const shelf = state.observations!
     expect(shelf.size).toBe(2)

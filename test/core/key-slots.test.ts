@@ -2,7 +2,7 @@
 // lookup scans the keys or the map was built, through sets and deletes; a key listed twice
 // refused every time once the map is built.
 import { describe, expect, it } from 'vitest'
-import { KeySlots, mapSome } from '../../src/search/key-slots'
+import { KeySlots, mapSome } from '../../src/core/key-slots'
 
 describe('key slots', () => {
   it('answers as a map of each key to its position plus the base, scanning the keys until asked often', () => {
