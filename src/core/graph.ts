@@ -238,17 +238,9 @@ export class Graph implements GraphView {
     return g
   }
 
-  /**
-   * Maps up to `count` more of the saved edges' names (see `SavedEdges.mapNames`), for idle
-   * time after an open; true once all are. A damaged save listing a name twice counts as
-   * done: the reads that need the map refuse it too.
-   */
+  /** Maps up to `count` more of the saved edges' names (see `SavedEdges.mapNames`), for idle time after an open; true once all are. */
   mapKeys(count: number): boolean {
-    try {
-      return this.savedEdges?.mapNames(count) ?? true
-    } catch {
-      return true
-    }
+    return this.savedEdges?.mapNames(count) ?? true
   }
 
   /** Files up to `count` more observations into the change indexes; true once all are. */

@@ -5,7 +5,7 @@
 // first read, the edges touching an entity come from a compressed adjacency over the save's
 // entity numbers, and the graph's changes are kept beside the save (`LiveEdges`, `EdgeEnds`).
 import { MemoryError } from './errors'
-import { KeySlots } from './key-slots'
+import { KeySlots, mapSome } from './key-slots'
 import { relationshipKey } from './normalize'
 import type { Relationship } from './types'
 
@@ -58,7 +58,7 @@ export class SavedEdges implements Iterable<Relationship> {
     }
     if (c.noteStarts[0] !== 0 || c.noteStarts[m] !== c.notes.length) throw new RangeError('edge notes do not add up')
     for (let i = 0; i < c.notes.length; i++) if (c.notes[i]! >= c.slugs.length) throw new RangeError(`edge note ${i} is not a saved note`)
-    for (const i of c.descriptions.keys()) if (!(i >= 0 && i < m)) throw new RangeError(`a description for edge ${i}, which is not saved`)
+    for (const i of c.descriptions.keys()) if (!Number.isInteger(i) || i < 0 || i >= m) throw new RangeError(`a description for edge ${i}, which is not saved`)
     for (let n = 0; n < names; n++) starts[n + 1]! += starts[n]!
     const touching = new Uint32Array(starts[names]!)
     const filled = starts.slice(0, names)
@@ -77,9 +77,12 @@ export class SavedEdges implements Iterable<Relationship> {
     this.nameNumbers = new KeySlots(c.names, 0, (name) => new MemoryError('storage_failed', `The saved graph is unreadable (the name "${name}" is listed twice).`, { name }))
   }
 
-  /** Maps up to `count` more names by number; true once all are (see `KeySlots.buildSome`). */
+  /**
+   * Maps up to `count` more names by number, for idle time; true once all are. A damaged save
+   * listing a name twice counts as done: the lookups that need the map refuse it (`mapSome`).
+   */
   mapNames(count: number): boolean {
-    return this.nameNumbers.buildSome(count)
+    return mapSome(count, this.nameNumbers)
   }
 
   keyAt(i: number): string {
