@@ -82,6 +82,16 @@ export class HostedMemory {
   }
 }
 
+/**
+ * Every open memory keeps its sync document, so other tabs see its writes. The document is
+ * loaded and reconciled after the memory answers: at 100,000 notes that reads a document of
+ * about 100 MB, seconds a recall need not wait for. Writes meanwhile wait in the commit journal
+ * and reach the document when it is bound; a failed start is tried again by the next `sync()`.
+ */
+function keepSyncDocument(memory: Memory): void {
+  memory.sync().catch(() => undefined)
+}
+
 /** Everything the host does beyond listing memories; `createEngineHost` loads it on first use. */
 export function createFullHost(loadEmbedder: EmbedderLoader): EngineHost {
   // promises, so two screens opening one memory at once share one open
@@ -93,8 +103,7 @@ export function createFullHost(loadEmbedder: EmbedderLoader): EngineHost {
     const embedder = info && info.retrieval.embedder !== 'bm25-only' ? await loadEmbedder(info.retrieval.embedder) : undefined
     const options: OpenMemoryOptions = embedder ? { embedder } : {}
     const memory = await Memory.open(id, options)
-    // every open memory keeps its sync document, so other tabs see its writes
-    await memory.sync()
+    keepSyncDocument(memory)
     memories.set(id, memory)
     return new HostedMemory(memory)
   }
@@ -103,7 +112,7 @@ export function createFullHost(loadEmbedder: EmbedderLoader): EngineHost {
       const { embedderId, ...rest } = opts
       const embedder = embedderId ? await loadEmbedder(embedderId) : undefined
       const memory = await Memory.create({ ...rest, ...(embedder ? { embedder } : {}) })
-      await memory.sync()
+      keepSyncDocument(memory)
       const hosted = new HostedMemory(memory)
       open.set(memory.info.id, Promise.resolve(hosted))
       memories.set(memory.info.id, memory)
@@ -144,7 +153,7 @@ export function createFullHost(loadEmbedder: EmbedderLoader): EngineHost {
       const embedderId = typeof retrieval?.embedder === 'string' && retrieval.embedder !== 'bm25-only' ? retrieval.embedder : undefined
       const embedder = embedderId ? await loadEmbedder(embedderId) : undefined
       const memory = await importMemory(backup, embedder ? { embedder } : {})
-      await memory.sync()
+      keepSyncDocument(memory)
       const hosted = new HostedMemory(memory)
       open.set(memory.info.id, Promise.resolve(hosted))
       memories.set(memory.info.id, memory)

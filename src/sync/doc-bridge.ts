@@ -3,10 +3,11 @@
 // re-derives only what they touch. The document is the thing that syncs; Dexie stays the
 // local source the engine opens from.
 import type * as Y from 'yjs'
-import type { Alias, AppendixFile, Observation } from '../core/types'
+import type { Alias, AppendixFile } from '../core/types'
 import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type InvalidEntry, type MemoryWrites } from './memory-doc'
 import { checkAlias, checkFile } from './validate'
 import { collapseAliases } from '../core/consolidate'
+import { sameJson } from '../core/same-json'
 import { memoryMaps } from './layout'
 import { observeMemoryDoc, type MemoryDocChange } from './observe'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type SyncPort } from './port'
@@ -23,10 +24,6 @@ export interface DocBinding {
   /** Values other devices wrote that failed their checks and were left out, newest last (the latest 100). */
   readonly invalid: readonly InvalidEntry[]
   stop(): void
-}
-
-function sameObservation(a: Observation, b: Observation): boolean {
-  return JSON.stringify(a) === JSON.stringify(b)
 }
 
 export interface BindOptions {
@@ -106,18 +103,19 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   // reconcile
   const journal = await engine.journalRows()
   const journaled = new Set(journal.map((r) => r.key))
-  const inDoc = readMemoryDoc(doc)
   const local = engine.snapshotState()
   // by slug: a scan per document entry would make opening a large memory quadratic
   const localBySlug = new Map(local.observations.map((o) => [o.slug, o]))
+  // entries equal to the memory's own notes are not checked again (most of them, most opens)
+  const inDoc = readMemoryDoc(doc, localBySlug)
   const put = [...inDoc.observations.values()].filter((o) => {
     if (journaled.has(observationJournalKey(o.slug))) return false
     const mine = localBySlug.get(o.slug)
-    return !mine || !sameObservation(mine, o)
+    return !mine || !sameJson(mine, o)
   })
   const onlyLocal = local.observations.filter((o) => {
     const theirs = inDoc.observations.get(o.slug)
-    return !theirs || (journaled.has(observationJournalKey(o.slug)) && !sameObservation(o, theirs))
+    return !theirs || (journaled.has(observationJournalKey(o.slug)) && !sameJson(o, theirs))
   })
   // deleted here by a commit the document missed
   const deletedLocally = [...inDoc.observations.keys()].filter((slug) => journaled.has(observationJournalKey(slug)) && !localBySlug.has(slug))

@@ -24,8 +24,11 @@ export async function loadMemoryDoc(db: MemoryDB): Promise<Y.Doc> {
   const doc = createMemoryDoc()
   const rows = await db.docUpdates.orderBy('seq').toArray()
   if (rows.length === 0) return doc
-  const merged = Y.mergeUpdates(rows.map((r) => r.update))
-  Y.applyUpdate(doc, merged, LOADED)
+  // row by row, in one transaction: merging the log into one update first took 14 s of a
+  // 100 MB document's load in Chromium, applying it 5 s
+  doc.transact(() => {
+    for (const row of rows) Y.applyUpdate(doc, row.update, LOADED)
+  }, LOADED)
   const last = rows[rows.length - 1]!.seq!
   loadedSeq.set(doc, last)
   if (rows.length > COMPACT_AFTER) {

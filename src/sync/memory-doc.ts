@@ -3,6 +3,7 @@
 // and copied on the way in and on the way out, so the document never aliases caller objects.
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
+import { sameJson } from '../core/same-json'
 import type { Alias, AppendixFile, Observation } from '../core/types'
 import { MAX_SYNCED_FILE_BYTES, memoryMaps, type MemoryMaps, type RejectedPair, type RootName } from './layout'
 import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from './validate'
@@ -119,9 +120,15 @@ export function readEntry<T>(key: string, value: unknown, check: Checker<T>): Ch
   return check(key, value)
 }
 
-function readMap<T>(name: RootName, map: Y.Map<unknown>, check: Checker<T>, invalid: InvalidEntry[]): Map<string, T> {
+function readMap<T>(name: RootName, map: Y.Map<unknown>, check: Checker<T>, invalid: InvalidEntry[], known?: ReadonlyMap<string, T>): Map<string, T> {
   const out = new Map<string, T>()
   map.forEach((value, key) => {
+    const mine = known?.get(key)
+    // a value equal to one already checked is that value: only what differs is checked again
+    if (mine !== undefined && sameJson(value, mine)) {
+      out.set(key, mine)
+      return
+    }
     const r = readEntry(key, value, check)
     if (r.ok) out.set(key, r.value)
     else invalid.push({ map: name, key: key.slice(0, 200), reason: r.reason })
@@ -129,12 +136,16 @@ function readMap<T>(name: RootName, map: Y.Map<unknown>, check: Checker<T>, inva
   return out
 }
 
-/** The whole document, checked; used once when a memory opens, later changes come from observeMemoryDoc. */
-export function readMemoryDoc(doc: Y.Doc): MemorySnapshot {
+/**
+ * The whole document, checked; used once when a memory opens, later changes come from
+ * observeMemoryDoc. `known` holds observations already checked (the memory's own, by slug): an
+ * entry equal to its known observation is read as that object, unchecked again.
+ */
+export function readMemoryDoc(doc: Y.Doc, known?: ReadonlyMap<string, Observation>): MemorySnapshot {
   const maps: MemoryMaps = memoryMaps(doc)
   const invalid: InvalidEntry[] = []
   return {
-    observations: readMap('observations', maps.observations, checkObservation, invalid),
+    observations: readMap('observations', maps.observations, checkObservation, invalid, known),
     aliases: readMap('aliases', maps.aliases, checkAlias, invalid),
     rejected: readMap('rejected', maps.rejected, checkRejected, invalid),
     files: readMap('files', maps.files, checkFile, invalid),

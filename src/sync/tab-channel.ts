@@ -38,7 +38,10 @@ export function joinTabChannel(memoryId: string, doc: Y.Doc, db: MemoryDB, since
     if (stopped || rows.length === 0) return
     seen = rows[rows.length - 1]!.seq!
     // Stored by this profile's own tabs; applied as stored, so this tab does not save it again.
-    Y.applyUpdate(doc, rows.length === 1 ? rows[0]!.update : Y.mergeUpdates(rows.map((r) => r.update)), STORED_ORIGIN)
+    // row by row in one transaction, not merged first (see loadMemoryDoc)
+    doc.transact(() => {
+      for (const row of rows) Y.applyUpdate(doc, row.update, STORED_ORIGIN)
+    }, STORED_ORIGIN)
   }
   /** One read at a time; hints that arrive during a read make one more read after it. */
   const read = () => {

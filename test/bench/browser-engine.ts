@@ -96,6 +96,15 @@ export interface BrowserEngineRow {
   floorMs: number
   /** recallP50Ms / floorMs. */
   recallOverFloor: number
+  /** After the cold runs, the memory kept in its sync document as the app keeps it: the first time (every note written into a new document), ms. */
+  documentFirstMs: number
+  /** On a later open, from asking for the document until it was read and reconciled, ms; and the document's stored size, MB. */
+  documentStartMs: number
+  documentMB: number
+  /** That open's open + first recall, before the document is asked for. */
+  documentColdOpenMs: number
+  /** Recalls made every 50 ms while the document was read: how many, p50 and the slowest, ms; and the longest the worker was busy meanwhile (a recall made then waits that long). */
+  recallsDuringDocument: string
 }
 
 interface Filled { id: string; token: string; entities: number; relationships: number; loadMs: number; saveIndexMs: number }
@@ -166,6 +175,10 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       const last = r === COLD_RUNS - 1
       runs.push(await page.evaluate(([id, token, hybrid, queries, writes]) => window.cairnBench!.recall(id, token, hybrid, queries, writes), [filled.id, filled.token, hybrid, queriesFor(n), last ? writes : []] as const) as Timings)
     }
+    // the app keeps every open memory in its sync document: its first making, then an open that reads it
+    const docArgs = [filled.id, filled.token, hybrid, queriesFor(n)] as const
+    const firstDocument = await page.evaluate((a) => window.cairnBench!.syncDocument(...a), docArgs)
+    const document = await page.evaluate((a) => window.cairnBench!.syncDocument(...a), docArgs)
     const median = (pick: (t: Timings) => number): number => percentile(runs.map(pick), 50)
     const recallMs = runs.flatMap((t) => t.recallMs)
     const hits = runs.reduce((sum, t) => sum + t.hits, 0)
@@ -208,6 +221,11 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       vectorBytes: runs[0]!.floor.vectorBytes,
       floorMs: Math.round(median((t) => t.floor.scanMs) * 100) / 100,
       recallOverFloor: runs[0]!.floor.vectorBytes ? round(percentile(recallMs, 50) / median((t) => t.floor.scanMs)) : 0,
+      documentFirstMs: Math.round(firstDocument.startMs),
+      documentStartMs: Math.round(document.startMs),
+      documentMB: round(document.documentBytes / 1e6),
+      documentColdOpenMs: Math.round(document.coldOpenMs),
+      recallsDuringDocument: `${document.recallMs.length}, p50 ${round(percentile(document.recallMs, 50))}, max ${round(Math.max(0, ...document.recallMs))}; worker busy at most ${Math.round(document.longestBusyMs)}`,
     }
   } finally {
     await page.close()

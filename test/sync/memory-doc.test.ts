@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { MemoryError } from '../../src/core/errors'
+import type { Observation } from '../../src/core/types'
 import { MAX_FILE_BYTES } from '../../src/engine/files'
-import { MAX_SYNCED_FILE_BYTES, ROOTS } from '../../src/sync/layout'
+import { MAX_SYNCED_FILE_BYTES, ROOTS, memoryMaps } from '../../src/sync/layout'
 import {
   applyMemoryWrites, createMemoryDoc, deleteFile, deleteObservation, putAlias, putFile, putObservation, putRejected,
   readFileBytes, readMemoryDoc, readObservation,
@@ -46,6 +47,26 @@ describe('memory document writes and reads', () => {
       expect(err).toBeInstanceOf(MemoryError)
       expect((err as MemoryError).code).toBe('invalid_write')
     }
+  })
+
+  it('reads an entry equal to a known observation as that observation, and checks every other entry', () => {
+    const doc = createMemoryDoc()
+    const same = observation('same-1')
+    const edited = observation('edited-1')
+    putObservation(doc, same)
+    putObservation(doc, { ...edited, content: 'edited on another device' })
+    // a peer's value that fails its checks, where this memory holds a valid note of that slug
+    memoryMaps(doc).observations.set('bad-1', { ...observation('bad-1'), title: 7 })
+    // the memory's copy with its keys in another order is still the same note
+    const mine = Object.fromEntries(Object.entries(same).reverse()) as unknown as Observation
+    const known = new Map([[mine.slug, mine], [edited.slug, edited], ['bad-1', observation('bad-1')]])
+    const snapshot = readMemoryDoc(doc, known)
+    expect(snapshot.observations.get('same-1')).toBe(mine)
+    expect(snapshot.observations.get('edited-1')).not.toBe(edited)
+    expect(snapshot.observations.get('edited-1')?.content).toBe('edited on another device')
+    expect(snapshot.observations.has('bad-1')).toBe(false)
+    expect(snapshot.invalid.map((i) => i.key)).toEqual(['bad-1'])
+    expect(readMemoryDoc(doc).observations.get('same-1')).toEqual(same)
   })
 
   it('keeps file bytes with their metadata and enforces the size limit', () => {

@@ -328,6 +328,59 @@ const api = {
       throw err
     }
   },
+
+  /**
+   * Opens the memory as the app does, then keeps it in its sync document (what the app starts
+   * after an open), recalling every 50 ms until the document is bound. The first call on a memory
+   * writes every note into a new document; later ones read the stored document and reconcile.
+   */
+  async syncDocument(id: string, token: string, hybrid: boolean, queries: string[]): Promise<DocumentTimings> {
+    const model = await embedder(hybrid)
+    const o0 = performance.now()
+    const memory = await Memory.open(id, model ? { embedder: model } : {})
+    try {
+      const conn = await memory.connectWithToken(token)
+      await conn.recall({ query: queries[0] ?? '' })
+      const coldOpenMs = performance.now() - o0
+      const s0 = performance.now()
+      let bound = false
+      const started = memory.sync().then(() => void (bound = true))
+      // a tick every 10 ms: how late one comes is how long a recall arriving then would wait for the worker
+      let tickDue = performance.now() + 10
+      let longestBusyMs = 0
+      const ticks = setInterval(() => {
+        const now = performance.now()
+        longestBusyMs = Math.max(longestBusyMs, now - tickDue)
+        tickDue = now + 10
+      }, 10)
+      const recallMs: number[] = []
+      for (let q = 1; !bound; q++) {
+        const s = performance.now()
+        await conn.recall({ query: queries[q % queries.length] ?? '' })
+        recallMs.push(performance.now() - s)
+        await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 50))])
+      }
+      clearInterval(ticks)
+      const startMs = performance.now() - s0
+      const updates = await engineOf(memory).db.docUpdates.toArray()
+      return { coldOpenMs, startMs, recallMs, longestBusyMs, documentBytes: updates.reduce((sum, u) => sum + u.update.byteLength, 0) }
+    } finally {
+      await memory.close()
+    }
+  },
+}
+
+export interface DocumentTimings {
+  /** Open and first recall, before the document is asked for. */
+  coldOpenMs: number
+  /** From asking for the sync document until it was bound. */
+  startMs: number
+  /** The recalls made meanwhile, each timed from its call. */
+  recallMs: number[]
+  /** The longest the worker was busy meanwhile (a 10 ms tick's lateness): what a recall made at the worst moment waits. */
+  longestBusyMs: number
+  /** The document as stored, once bound. */
+  documentBytes: number
 }
 
 export type BenchApi = typeof api

@@ -1,7 +1,7 @@
 // The benchmark page: `window.cairnBench` runs each step in its own module worker, so the
 // timed open starts with nothing in memory from the fill (only what the browser keeps on disk).
 import * as Comlink from 'comlink'
-import type { BenchApi, FilledMemory, RecallTimings } from './bench.worker'
+import type { BenchApi, DocumentTimings, FilledMemory, RecallTimings } from './bench.worker'
 import type { ObservationInput } from '../../../src/core/types'
 
 async function inWorker<T>(run: (api: Comlink.Remote<BenchApi>) => Promise<T>): Promise<T> {
@@ -25,6 +25,8 @@ const bench = {
   },
   recall: (id: string, token: string, hybrid: boolean, queries: string[], writes: ObservationInput[]): Promise<RecallTimings> =>
     inWorker((api) => api.recall(id, token, hybrid, queries, writes)),
+  syncDocument: (id: string, token: string, hybrid: boolean, queries: string[]): Promise<DocumentTimings> =>
+    inWorker((api) => api.syncDocument(id, token, hybrid, queries)),
 }
 
 declare global {
