@@ -5,6 +5,7 @@
 import * as Y from 'yjs'
 import type { Tier } from '../core/types'
 import { applyMemoryWrites, createMemoryDoc, readFileBytes, readMemoryDoc, type MemoryWrites } from './memory-doc'
+import { sameJson } from '../core/same-json'
 
 export interface Rebuilt {
   /** A new document: the server's state plus the re-applied local additions. Sync this one. */
@@ -24,7 +25,7 @@ export function rebuildFromServer(server: Y.Doc, local: Y.Doc, tier: Tier, origi
   Y.applyUpdate(doc, Y.encodeStateAsUpdate(server), origin)
   const theirs = readMemoryDoc(doc)
   const mine = readMemoryDoc(local)
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+  const same = sameJson
   const kept: MemoryWrites = { observations: { put: [] }, aliases: { put: [] }, rejected: { put: [] }, files: { put: [] } }
   const dropped: Rebuilt['dropped'] = { observations: [], aliases: [], files: [] }
   if (tier === 'read') {
