@@ -1150,16 +1150,10 @@ function addTo(map: Map<string, Set<string>>, key: string, value: string): void 
   s.add(value)
 }
 
-/** Returns true when the key's set became empty and was dropped. */
-function removeFrom(map: Map<string, Set<string>>, key: string, value: string): boolean {
+/** Drops the key's set once it is empty. */
+function removeFrom(map: Map<string, Set<string>>, key: string, value: string): void {
   const s = map.get(key)
-  if (!s) return false
-  s.delete(value)
-  if (s.size === 0) {
-    map.delete(key)
-    return true
-  }
-  return false
+  if (s?.delete(value) && s.size === 0) map.delete(key)
 }
 
 /** A canonical, comparable picture of a graph: for tests and crash-recovery checks. */

@@ -182,7 +182,9 @@ export class LiveEdges implements ReadonlyMap<string, Relationship> {
   }
 
   has(key: string): boolean {
-    return this.get(key) !== undefined
+    // without making the edge: an entity's degree asks this of each of its edges
+    const r = this.changed.get(key)
+    return r !== undefined ? r !== null : this.isSaved(key)
   }
 
   set(key: string, r: Relationship): this {
