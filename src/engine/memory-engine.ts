@@ -18,6 +18,7 @@ import type {
 import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { derivedTables, replaceDerived } from '../store/derived-rows'
+import { importInPieces, observationBytes, piecesOf, whileImporting } from '../store/import-pieces'
 import { saveCommit, VERSION_KEY, type GraphCommit } from '../store/commit'
 import { packIndex, packOpenState } from '../store/open-state'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
@@ -458,17 +459,29 @@ export class MemoryEngine implements SyncPort {
       const rejected = (snapshot.rejected ?? []).filter((r) => this.proposals.get(r.id)?.status !== 'rejected')
       const proposals = rejected.map((r) => this.rejectedProposal(r))
       const db = this.db
-      const journal = [...fresh.map((o) => this.journalRow(observationJournalKey(o.slug))), ...(aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : [])]
-      await stored(() =>
-        db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.proposals, db.meta, db.unmirrored], async () => {
-          await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
-          await db.observations.bulkPut(fresh)
-          await db.aliases.bulkPut(aliases)
-          if (proposals.length) await db.proposals.bulkPut(proposals)
-          await db.unmirrored.bulkPut(journal)
-          await replaceDerived(db, next.entities.values(), next.relationships.values(), next.edgeBacking())
-        }),
-      )
+      const notesJournal = fresh.map((o) => this.journalRow(observationJournalKey(o.slug)))
+      const aliasesJournal = aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : []
+      const journal = [...notesJournal, ...aliasesJournal]
+      // the commit proper: alone when the notes came in pieces before it
+      const commit = async () => {
+        await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
+        await db.aliases.bulkPut(aliases)
+        if (proposals.length) await db.proposals.bulkPut(proposals)
+        if (aliasesJournal.length) await db.unmirrored.bulkPut(aliasesJournal)
+      }
+      if (piecesOf(fresh, observationBytes).length > 1) {
+        const plan = { observations: fresh, journal: notesJournal, entities: [...next.entities.values()], relationships: [...next.relationships.values()], edgeBacking: [...next.edgeBacking()], commit, commitTables: [db.aliases, db.proposals, db.meta, db.unmirrored] }
+        await stored(() => whileImporting(this.info.id, () => importInPieces(db, plan)))
+      } else {
+        await stored(() =>
+          db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.proposals, db.meta, db.unmirrored], async () => {
+            await commit()
+            await db.observations.bulkPut(fresh)
+            await db.unmirrored.bulkPut(notesJournal)
+            await replaceDerived(db, next.entities.values(), next.relationships.values(), next.edgeBacking())
+          }),
+        )
+      }
       for (const p of proposals) this.proposals.set(p.id, p)
       // derived once, above: the live graph takes it over rather than applying each note again
       const removed = this.graph.replaceWith(next)

@@ -5,7 +5,7 @@ import { BM25_ONLY, type Alias, type AppendixFile, type ConnectionInfo, type Con
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB } from '../store/db'
 import type { IndexedDBFactory } from '../store/indexeddb-factory'
-import { derivedTables, replaceDerived } from '../store/derived-rows'
+import { DERIVATION_KEY, IMPORT_PENDING_KEY, importUnderway, rollBackImport, writeDerivedInPieces, type ImportPending } from '../store/import-pieces'
 import { storageError, stored } from '../store/storage-error'
 import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
@@ -48,7 +48,6 @@ export interface OpenMemoryOptions extends IndexedDBFactory {
 
 const DEFAULT_SNIPPET = 280
 const LAST_USED_STEP_MS = 60_000
-const DERIVATION_KEY = 'derivationRules'
 
 function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: Embedder | undefined): RetrievalConfig {
   if (partial?.embedder && partial.embedder !== BM25_ONLY && (!given || given.id !== partial.embedder)) {
@@ -165,6 +164,16 @@ export class Memory {
     // reading every observation row and deriving. Otherwise (rules changed, or commits after the
     // save) the rows are read and the graph derived, and rows of other rules are rewritten.
     let read = await readForOpen(db)
+    // an import that did not commit is put back, unless another tab is writing it right now:
+    // then its notes are left out of what this open reads
+    let importing: Set<string> | undefined
+    if (read.importPending) {
+      if (await importUnderway(id)) importing = new Set(read.importPending.slugs)
+      else {
+        await stored(() => rollBackImport(db, read.importPending!))
+        read = await readForOpen(db)
+      }
+    }
     let state = read.rulesMatch ? unpackOpenState(read.graphRow, read.version, DERIVATION_RULES) : undefined
     let observations: Iterable<Observation> | NoteShelf | undefined = state?.observations
     if (!observations) {
@@ -172,13 +181,13 @@ export class Memory {
       const rows = await readObservations(db)
       read = { ...read, ...rows }
       state = read.rulesMatch ? unpackOpenState(read.graphRow, read.version, DERIVATION_RULES) : undefined
-      observations = rows.observations
+      observations = importing ? rows.observations.filter((o) => !importing.has(o.slug)) : rows.observations
     }
     const { version, proposals, files, connections } = read
     const aliasMap = new Map(read.aliases.map((a) => [a.variant, a.canonical]))
     clock.step('read')
     const graph = state ? Graph.fromRows(observations, aliasMap, state.entities, state.relationships, state.noteEntities, state.dormant) : Graph.derive(observations, aliasMap)
-    if (!read.rulesMatch) await repairDerived(db, graph)
+    if (!read.rulesMatch && !importing) await repairDerived(db, graph)
     clock.step(state ? 'graph' : 'derive')
     // the notes' texts are left in storage when the state saved them apart: read after the open
     const source = state?.slugs && state.saveId !== undefined ? noteSource(db, state.saveId, state.slugs) : undefined
@@ -500,6 +509,8 @@ interface OpenRead {
   graphRow: unknown
   entityIndex: SavedIndex | undefined
   noteIndex: SavedIndex | undefined
+  /** An import that has not committed (see store/import-pieces). */
+  importPending: ImportPending | undefined
   aliases: Alias[]
   proposals: MergeProposal[]
   files: AppendixFile[]
@@ -511,15 +522,16 @@ function readForOpen(db: MemoryDB): Promise<OpenRead> {
   return db.transaction('r', [db.aliases, db.proposals, db.files, db.connections, db.meta], async () => {
       const [aliases, proposals, files, connections, meta] = await Promise.all([
         db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
-        db.meta.bulkGet([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY]),
+        db.meta.bulkGet([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY, IMPORT_PENDING_KEY]),
       ])
-      const [entityIndex, noteIndex, versionRow, rulesRow, graphRow] = meta
+      const [entityIndex, noteIndex, versionRow, rulesRow, graphRow, pendingRow] = meta
       return {
         version: typeof versionRow?.value === 'number' ? versionRow.value : 0,
         rulesMatch: rulesRow?.value === DERIVATION_RULES,
         graphRow: graphRow?.value,
         entityIndex: entityIndex?.value as SavedIndex | undefined,
         noteIndex: noteIndex?.value as SavedIndex | undefined,
+        importPending: pendingRow?.value as ImportPending | undefined,
         aliases, proposals, files, connections,
       }
     })
@@ -569,10 +581,9 @@ function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void 
 
 /** Rewrites the stored entity and relationship rows derived by other rules than this build's. */
 async function repairDerived(db: MemoryDB, graph: Graph): Promise<void> {
-  await db.transaction('rw', [...derivedTables(db), db.meta], async () => {
-    await replaceDerived(db, graph.entities.values(), graph.relationships.values(), graph.edgeBacking())
-    await db.meta.put({ key: DERIVATION_KEY, value: DERIVATION_RULES })
-  })
+  // in pieces, as an import: one transaction of every row left Chromium an undo log to scan at each open
+  await writeDerivedInPieces(db, [...graph.entities.values()], [...graph.relationships.values()], [...graph.edgeBacking()])
+  await db.meta.put({ key: DERIVATION_KEY, value: DERIVATION_RULES })
 }
 
 /**

@@ -9,12 +9,12 @@ export function derivedTables(db: MemoryDB) {
   return [db.entities, db.relationships, db.entityNotes, db.relationshipNotes]
 }
 
-function entityRow(e: Entity): StoredEntity {
+export function entityRow(e: Entity): StoredEntity {
   const { observations: _, ...row } = e
   return { ...row, queries: [...row.queries] }
 }
 
-function relationshipRow(r: Relationship): StoredRelationship {
+export function relationshipRow(r: Relationship): StoredRelationship {
   const { observations: _, ...row } = r
   return row
 }

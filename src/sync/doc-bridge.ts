@@ -3,15 +3,16 @@
 // re-derives only what they touch. The document is the thing that syncs; Dexie stays the
 // local source the engine opens from.
 import type * as Y from 'yjs'
-import type { Alias, AppendixFile } from '../core/types'
+import type { Alias, AppendixFile, Observation } from '../core/types'
 import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type InvalidEntry, type MemoryWrites } from './memory-doc'
 import { checkAlias, checkFile } from './validate'
 import { collapseAliases } from '../core/consolidate'
 import { sameJson } from '../core/same-json'
 import { memoryMaps } from './layout'
 import { observeMemoryDoc, type MemoryDocChange } from './observe'
-import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type SyncPort } from './port'
+import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from './port'
 import type { JournalRow } from '../store/db'
+import { observationBytes, piecesOf } from '../store/import-pieces'
 
 /** The transaction origin of the engine's own writes, so their echo is not applied twice. */
 export const ENGINE_ORIGIN = Symbol('cairn-engine')
@@ -64,6 +65,15 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
     })
   }
 
+  // Many notes at once (a first sync of a large memory) are applied a piece at a time: one
+  // transaction of them all left Chromium's store slower to open ever after (see
+  // store/import-pieces). Each piece is a commit of its own; the rest of the change goes first.
+  const applyInPieces = (put: readonly Observation[], rest: Omit<RemoteChange, 'put'>) => {
+    const pieces = piecesOf(put, observationBytes)
+    schedule(() => engine.applyRemote({ ...rest, put: pieces[0] ?? [] }))
+    for (const piece of pieces.slice(1)) schedule(() => engine.applyRemote({ put: piece, deleted: [] }))
+  }
+
   const stopObserving = observeMemoryDoc(doc, (change: MemoryDocChange) => {
     if (change.origin === ENGINE_ORIGIN) return
     if (change.invalid.length) {
@@ -84,15 +94,12 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
       .map((file) => ({ file, bytes: readFileBytes(doc, file.path) }))
       .filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
     const rejected = change.rejected.upserted.map(({ id, value }) => ({ id, pair: value.pair, at: value.at }))
-    schedule(() =>
-      engine.applyRemote({
-        put: change.observations.upserted,
-        deleted: change.observations.deleted,
-        ...(aliases ? { aliases } : {}),
-        ...(files.length ? { files } : {}),
-        ...(rejected.length ? { rejected } : {}),
-      }),
-    )
+    applyInPieces(change.observations.upserted, {
+      deleted: change.observations.deleted,
+      ...(aliases ? { aliases } : {}),
+      ...(files.length ? { files } : {}),
+      ...(rejected.length ? { rejected } : {}),
+    })
   })
 
   const stopMirroring = engine.onCommitted((c: CommittedChange) => {
@@ -125,7 +132,7 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   const docFiles = [...inDoc.files.values()].map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
   const docRejected = [...inDoc.rejected].map(([id, value]) => ({ id, pair: value.pair, at: value.at }))
   if (put.length || aliasesDiffer || docFiles.length || docRejected.length) {
-    schedule(() => engine.applyRemote({ put, deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected }))
+    applyInPieces(put, { deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected })
   }
   const extras = await engine.extrasState()
   const filesOnlyLocal = extras.files.filter(({ file }) => !inDoc.files.has(file.path))

@@ -9,9 +9,10 @@ import { bindMemoryDoc, type DocBinding } from '../../src/sync/doc-bridge'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
 import { ROOTS } from '../../src/sync/layout'
 import { sha256Hex } from '../../src/engine/tokens'
-import { fileMeta } from './fixture'
+import { fileMeta, observation } from './fixture'
 import { ada, engine as analyticalEngine, fixture, society, type Fixture } from '../engine/fixture'
 import { engineOf } from '../../src/internals'
+import { observationBytes, PIECE_BYTES } from '../../src/store/import-pieces'
 
 interface Device {
   f: Fixture
@@ -136,6 +137,35 @@ describe('files from another device', () => {
     }, 'peer')
     await binding.settled()
     expect((await f.conn.listFiles()).map((x) => x.path)).toEqual(['docs/minutes.txt'])
+  })
+})
+
+describe('a large remote change', () => {
+  it('is applied a piece at a time, each under the size of an import piece, and reaches the same graph and rows', async () => {
+    const a = await device()
+    const b = await device()
+    const link = relay(a.doc, b.doc)
+    link.offline()
+    const long = 'Words about the harbour and its ships. '.repeat(25).trim()
+    const notes = Array.from({ length: 400 }, (_, i) =>
+      observation(`bulk-${i}`, { content: `Harbour log ${i}. ${long}`, entities: [{ name: `Ship ${i % 37}`, type: 'vessel', description: `a ship of the log ${i % 37}`, queries: [] }] }),
+    )
+    // one import on A: its document update carries every note at once
+    expect(await engineOf(a.f.memory).importObservations(notes, [])).toBe(400)
+    const applied: number[] = []
+    const eb = engineOf(b.f.memory)
+    const real = eb.applyRemote.bind(eb)
+    eb.applyRemote = (change) => {
+      applied.push(change.put.reduce((s, o) => s + observationBytes(o), 0))
+      return real(change)
+    }
+    link.online()
+    await b.binding.settled()
+    expect(applied.length).toBeGreaterThan(2)
+    for (const bytes of applied) expect(bytes).toBeLessThanOrEqual(PIECE_BYTES)
+    expect([...engineOf(b.f.memory).committedGraph.allObservations()]).toHaveLength(400)
+    expect(graphFingerprint(engineOf(b.f.memory).committedGraph)).toBe(graphFingerprint(engineOf(a.f.memory).committedGraph))
+    expect(await rows(b)).toEqual(await rows(a))
   })
 })
 

@@ -14,6 +14,8 @@ import { derivedTables, readDerived } from '../../../src/store/derived-rows'
 import { readMemoryDoc } from '../../../src/sync/memory-doc'
 import { canonical, type StoredState } from './state'
 import { engineOf } from '../../../src/internals'
+import { validateObservationInput } from '../../../src/core/contract'
+import { IMPORT_PENDING_KEY } from '../../../src/store/import-pieces'
 
 let memory: Memory | undefined
 let conn: Connection | undefined
@@ -105,6 +107,36 @@ const api = {
   async storeFile(input: StoreFileInput): Promise<{ path: string; size: number }> {
     const f = await connection().storeFile(input)
     return { path: f.path, size: f.size }
+  },
+
+  /**
+   * Imports `count` notes of about 1.2 kB each (named `<prefix>-<i>`) into the open memory, as a
+   * file import does: large enough to be written in many transactions.
+   */
+  async importNotes(count: number, prefix: string): Promise<number> {
+    if (!memory) throw new Error('no memory is open in this worker')
+    const at = new Date().toISOString()
+    const notes = Array.from({ length: count }, (_, i) => {
+      const { warnings: _w, ...fields } = validateObservationInput({
+        title: `${prefix} ${i}`,
+        content: `Harbour log ${i}. ${'Words about the harbour and its ships. '.repeat(25).trim()}`,
+        entities: [{ name: `Ship ${i % 97}`, type: 'vessel', description: `a ship of the log ${i % 97}` }, { name: `Harbour ${i % 13}`, type: 'place', description: `harbour number ${i % 13}` }],
+        relationships: [{ source: `Ship ${i % 97}`, type: 'docked_at', target: `Harbour ${i % 13}` }],
+      })
+      return { slug: `${prefix}-${i}`, ...fields, observedAt: fields.observedAt ?? at, createdBy: 'import', createdAt: at, updatedAt: at }
+    })
+    return engineOf(memory).importObservations(notes, [])
+  },
+
+  /** How many observation rows memory `id` stores, and whether an import of it has not committed. */
+  async importProgress(id: string): Promise<{ observations: number; pending: boolean }> {
+    const db = new MemoryDB(id, {})
+    try {
+      const [observations, pending] = await Promise.all([db.observations.count(), db.meta.get(IMPORT_PENDING_KEY)])
+      return { observations, pending: pending !== undefined }
+    } finally {
+      db.close()
+    }
   },
 
   /** A further agent connection to the open memory (stored in its database). */
