@@ -17,8 +17,7 @@ import type {
 } from '../core/types'
 import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
-import { derivedTables, replaceDerived } from '../store/derived-rows'
-import { importInPieces, observationBytes, piecesOf, whileImporting } from '../store/import-pieces'
+import { importInPieces, whileImporting } from '../store/import-pieces'
 import { saveCommit, VERSION_KEY, type GraphCommit } from '../store/commit'
 import { packIndex, packOpenState } from '../store/open-state'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
@@ -439,7 +438,7 @@ export class MemoryEngine implements SyncPort {
   }
 
   /**
-   * Loads observations written elsewhere (a migration, an import) in one transaction,
+   * Loads observations written elsewhere (a migration, an import) as one commit,
    * keeping their slugs; each must already satisfy the write contract.
    */
   importObservations(observations: Observation[], aliases: Alias[]): Promise<number> {
@@ -447,7 +446,8 @@ export class MemoryEngine implements SyncPort {
   }
 
   /**
-   * Loads a memory's content written elsewhere (a backup, a migration) in one transaction:
+   * Loads a memory's content written elsewhere (a backup, a migration) as one commit, written in
+   * pieces (store/import-pieces):
    * observations keeping their slugs, aliases, and pairs already rejected, so consolidation does
    * not propose them again. Each observation must already satisfy the write contract.
    */
@@ -462,26 +462,17 @@ export class MemoryEngine implements SyncPort {
       const notesJournal = fresh.map((o) => this.journalRow(observationJournalKey(o.slug)))
       const aliasesJournal = aliases.length ? [this.journalRow(ALIASES_JOURNAL_KEY)] : []
       const journal = [...notesJournal, ...aliasesJournal]
-      // the commit proper: alone when the notes came in pieces before it
+      // the commit proper, after the notes and the derived rows went in pieces (store/import-pieces):
+      // even a small import rewrites every derived row, which in one transaction of a large
+      // memory would leave Chromium an undo log of all of them
       const commit = async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
         await db.aliases.bulkPut(aliases)
         if (proposals.length) await db.proposals.bulkPut(proposals)
         if (aliasesJournal.length) await db.unmirrored.bulkPut(aliasesJournal)
       }
-      if (piecesOf(fresh, observationBytes).length > 1) {
-        const plan = { observations: fresh, journal: notesJournal, entities: [...next.entities.values()], relationships: [...next.relationships.values()], edgeBacking: [...next.edgeBacking()], commit, commitTables: [db.aliases, db.proposals, db.meta, db.unmirrored] }
-        await stored(() => whileImporting(this.info.id, () => importInPieces(db, plan)))
-      } else {
-        await stored(() =>
-          db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.proposals, db.meta, db.unmirrored], async () => {
-            await commit()
-            await db.observations.bulkPut(fresh)
-            await db.unmirrored.bulkPut(notesJournal)
-            await replaceDerived(db, next.entities.values(), next.relationships.values(), next.edgeBacking())
-          }),
-        )
-      }
+      const plan = { observations: fresh, journal: notesJournal, entities: [...next.entities.values()], relationships: [...next.relationships.values()], edgeBacking: [...next.edgeBacking()], commit, commitTables: [db.aliases, db.proposals, db.meta, db.unmirrored] }
+      await stored(() => whileImporting(this.info.id, () => importInPieces(db, plan)))
       for (const p of proposals) this.proposals.set(p.id, p)
       // derived once, above: the live graph takes it over rather than applying each note again
       const removed = this.graph.replaceWith(next)

@@ -38,19 +38,6 @@ export async function persistDelta(db: MemoryDB, delta: GraphDelta): Promise<voi
 }
 
 /**
- * Replaces every derived row with the given graph's, inside the caller's transaction. Backing
- * is taken from what the graph knows of each entity and each stated edge.
- */
-export async function replaceDerived(db: MemoryDB, entities: Iterable<Entity>, relationships: Iterable<Relationship>, edgeBacking: Iterable<BackingRow>): Promise<void> {
-  await Promise.all(derivedTables(db).map((t) => t.clear()))
-  const es = [...entities]
-  await db.entities.bulkPut(es.map(entityRow))
-  await db.relationships.bulkPut([...relationships].map(relationshipRow))
-  await db.entityNotes.bulkPut(es.flatMap((e) => e.observations.map((slug) => ({ key: e.key, slug }))))
-  await db.relationshipNotes.bulkPut([...edgeBacking])
-}
-
-/**
  * The stored rows put back together with their backing notes (sorted, as the graph lists them).
  * Backing of a dormant edge (stated, but an end is missing) has no row and is left out.
  */

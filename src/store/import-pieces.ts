@@ -1,11 +1,11 @@
-// A large import written in pieces, and put back if it never finished.
+// An import written in pieces, and put back if it never finished.
 //
 // Chromium writes an undo entry for each key a readwrite transaction writes, and deletes them
 // once it commits. After a 100,000-note import in one transaction, some 2.2 million of those
 // entries and 3.8 million deletions stayed in the store, and every later first open of the
 // origin's IndexedDB read through them (1.0-1.5 s) looking for unfinished transactions. Written
 // in transactions of a few hundred kB, the entries went with their deletions (at 10,000 notes
-// 1,800 left instead of 337,000). So a large import goes in pieces, between a marker naming its
+// 1,800 left instead of 337,000). So an import goes in pieces, between a marker naming its
 // notes and a last transaction that commits it (the version, the aliases, the marker's
 // removal); an open that finds the marker left behind takes those notes out again, and the
 // memory is as it was before the import.

@@ -12,7 +12,7 @@ function note(slug: string, input: Partial<ObservationInput>): Observation {
   return { slug, ...fields, observedAt: fields.observedAt ?? at, createdBy: 'import', createdAt: at, updatedAt: at }
 }
 
-describe('importing observations in one transaction', () => {
+describe('importing observations as one commit', () => {
   it('leaves the graph a derivation of every note gives, with the aliases, the indexes and the duplicate check current', async () => {
     const f = await fixture()
     await f.conn.write({ title: 'kept', content: 'before the import', entities: [ada, engine], relationships: [{ source: ada.name, type: 'worked_on', target: engine.name }] })
