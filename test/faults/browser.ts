@@ -85,3 +85,10 @@ export async function startFaultBrowser(): Promise<FaultBrowser> {
     },
   }
 }
+
+/** Calls a method of the fault worker behind `page`; an error it returns is thrown, with its code. */
+export async function callWorker<T>(page: Page, method: string, ...args: unknown[]): Promise<T> {
+  const r = (await page.evaluate(([m, a]) => window.cairnFaults!.call(m as never, ...(a as unknown[])), [method, args] as const)) as { value?: T; error?: { code?: string; message?: string } }
+  if (r.error) throw new Error(`${method} failed: ${r.error.code ?? ''} ${r.error.message ?? ''}`)
+  return r.value as T
+}

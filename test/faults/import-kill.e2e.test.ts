@@ -4,7 +4,7 @@
 // goes through whole.
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFaultBrowser, type FaultBrowser, type FaultDevice } from './browser'
+import { callWorker, startFaultBrowser, type FaultBrowser, type FaultDevice } from './browser'
 import type { StoredState } from './page/state'
 
 let browser: FaultBrowser
@@ -20,11 +20,7 @@ afterAll(async () => {
   await browser?.close()
 })
 
-async function call<T>(method: string, ...args: unknown[]): Promise<T> {
-  const r = (await page.evaluate(([m, a]) => window.cairnFaults!.call(m as never, ...(a as unknown[])), [method, args] as const)) as { value?: T; error?: { code?: string; message?: string } }
-  if (r.error) throw new Error(`${method} failed: ${r.error.code ?? ''} ${r.error.message ?? ''}`)
-  return r.value as T
-}
+const call = <T>(method: string, ...args: unknown[]): Promise<T> => callWorker<T>(page, method, ...args)
 
 const IMPORTED = 3_000
 

@@ -5,7 +5,7 @@
 // writes work again and survive a reopen with sync.
 import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFaultBrowser, type FaultBrowser } from './browser'
+import { callWorker, startFaultBrowser, type FaultBrowser } from './browser'
 import type { StoredState } from './page/state'
 import { entityOf, prng } from './stream'
 
@@ -36,11 +36,7 @@ type Outcome<T> = { value?: T; error?: { name?: string; code?: string; message?:
 const call = <T>(method: string, ...args: unknown[]): Promise<Outcome<T>> =>
   page.evaluate(([m, a]) => window.cairnFaults!.call(m as never, ...(a as unknown[])), [method, args] as const) as Promise<Outcome<T>>
 
-async function ok<T>(method: string, ...args: unknown[]): Promise<T> {
-  const r = await call<T>(method, ...args)
-  if (r.error) throw new Error(`${method} failed: ${r.error.code ?? ''} ${r.error.message ?? ''}`)
-  return r.value as T
-}
+const ok = <T>(method: string, ...args: unknown[]): Promise<T> => callWorker<T>(page, method, ...args)
 
 /** Room for the memory, a few notes and a small file, not for a 4 MB file or many long notes. */
 const QUOTA = 1024 * 1024

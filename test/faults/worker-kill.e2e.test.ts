@@ -5,7 +5,7 @@
 // the engine's graph equal a re-derivation from the stored observations, and recall works.
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFaultBrowser, type FaultBrowser, type FaultDevice } from './browser'
+import { callWorker, startFaultBrowser, type FaultBrowser, type FaultDevice } from './browser'
 import type { KillPlan, Op, StreamOutcome } from './page/ops'
 import type { StoredState } from './page/state'
 import { checkAgainstAcks, entityOf, makeStream, prng } from './stream'
@@ -26,11 +26,7 @@ afterAll(async () => {
   await browser?.close()
 })
 
-async function call<T>(method: string, ...args: unknown[]): Promise<T> {
-  const r = (await page.evaluate(([m, a]) => window.cairnFaults!.call(m as never, ...(a as unknown[])), [method, args] as const)) as { value?: T; error?: { code?: string; message?: string } }
-  if (r.error) throw new Error(`${method} failed: ${r.error.code ?? ''} ${r.error.message ?? ''}`)
-  return r.value as T
-}
+const call = <T>(method: string, ...args: unknown[]): Promise<T> => callWorker<T>(page, method, ...args)
 
 const startWorker = () => page.evaluate(() => window.cairnFaults!.start())
 
