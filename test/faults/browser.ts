@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { preview, type PreviewServer } from 'vite'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/harness'
 import { FAULT_PAGE } from './global-setup'
 
@@ -91,4 +91,26 @@ export async function callWorker<T>(page: Page, method: string, ...args: unknown
   const r = (await page.evaluate(([m, a]) => window.cairnFaults!.call(m as never, ...(a as unknown[])), [method, args] as const)) as { value?: T; error?: { code?: string; message?: string } }
   if (r.error) throw new Error(`${method} failed: ${r.error.code ?? ''} ${r.error.message ?? ''}`)
   return r.value as T
+}
+
+/**
+ * One device's fault page for the tests of a file: a browser started before them and closed
+ * after. `page()` is that page; `call` calls its worker as `callWorker` does; `pageErrors()`
+ * are the browser's (see FaultBrowser).
+ */
+export function onePageForFile(): { page(): Page; call<T>(method: string, ...args: unknown[]): Promise<T>; pageErrors(): string[] } {
+  let browser: FaultBrowser | undefined
+  let page: Page | undefined
+  beforeAll(async () => {
+    browser = await startFaultBrowser()
+    page = await (await browser.newDevice()).openPage()
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+  const current = () => {
+    if (!page) throw new Error('the fault page is opened before the tests')
+    return page
+  }
+  return { page: current, call: (method, ...args) => callWorker(current(), method, ...args), pageErrors: () => browser?.pageErrors ?? [] }
 }

@@ -2,31 +2,18 @@
 // store/import-pieces). The next open takes the unfinished import out again: the memory is as it
 // was before it, rows and graph agree, the sync document never held it, and the same import then
 // goes through whole.
-import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callWorker, startFaultBrowser, type FaultBrowser, type FaultDevice } from './browser'
+import { describe, expect, it } from 'vitest'
+import { onePageForFile } from './browser'
 import type { StoredState } from './page/state'
 
-let browser: FaultBrowser
-let device: FaultDevice
-let page: Page
-
-beforeAll(async () => {
-  browser = await startFaultBrowser()
-  device = await browser.newDevice()
-  page = await device.openPage()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-
-const call = <T>(method: string, ...args: unknown[]): Promise<T> => callWorker<T>(page, method, ...args)
+const fault = onePageForFile()
+const call = fault.call
 
 const IMPORTED = 3_000
 
 describe('worker terminated in the middle of a large import', () => {
   it('leaves the memory as before the import once it is opened again, and takes the import whole after', async () => {
-    await page.evaluate(() => window.cairnFaults!.start())
+    await fault.page().evaluate(() => window.cairnFaults!.start())
     const { id, token } = await call<{ id: string; token: string }>('create', 'import kill')
     for (const title of ['First', 'Second', 'Third']) await call('write', { title, content: `${title} note before the import.`, entities: [{ name: 'Lighthouse', type: 'place', description: 'the old lighthouse' }] })
     await call('settled')
@@ -34,7 +21,7 @@ describe('worker terminated in the middle of a large import', () => {
     expect(before.observations).toHaveLength(3)
 
     // the import runs in the worker; the page watches its pieces land and kills the worker mid-way
-    const killedAt = await page.evaluate(
+    const killedAt = await fault.page().evaluate(
       async ([memoryId, count]) => {
         const f = window.cairnFaults!
         void f.call('importNotes' as never, count, 'bulk')
@@ -54,7 +41,7 @@ describe('worker terminated in the middle of a large import', () => {
     expect(killedAt?.pending).toBe(true)
     expect(killedAt!.observations).toBeGreaterThan(3)
 
-    await page.evaluate(() => window.cairnFaults!.start())
+    await fault.page().evaluate(() => window.cairnFaults!.start())
     const onDisk = await call<{ observations: number; pending: boolean }>('importProgress', id)
     expect(onDisk.pending).toBe(true)
     expect(onDisk.observations).toBeGreaterThan(3)
@@ -83,5 +70,6 @@ describe('worker terminated in the middle of a large import', () => {
     expect(await call<{ observations: number; pending: boolean }>('importProgress', id)).toEqual({ observations: 3 + IMPORTED, pending: false })
     expect(await call<string[]>('recall', 'harbour number 7')).toContain('Harbour 7')
     await call('close')
+    expect(fault.pageErrors()).toEqual([])
   })
 })

@@ -3,9 +3,8 @@
 // On reopen in a fresh worker (sync started again, so the document is reconciled with the
 // rows): every acknowledged op is reflected, nothing half-written is there, the stored rows and
 // the engine's graph equal a re-derivation from the stored observations, and recall works.
-import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callWorker, startFaultBrowser, type FaultBrowser, type FaultDevice } from './browser'
+import { describe, expect, it } from 'vitest'
+import { onePageForFile } from './browser'
 import type { KillPlan, Op, StreamOutcome } from './page/ops'
 import type { StoredState } from './page/state'
 import { checkAgainstAcks, entityOf, makeStream, prng } from './stream'
@@ -13,22 +12,10 @@ import { checkAgainstAcks, entityOf, makeStream, prng } from './stream'
 const OPS = 40
 const SEED = 20261203
 
-let browser: FaultBrowser
-let device: FaultDevice
-let page: Page
+const fault = onePageForFile()
+const call = fault.call
 
-beforeAll(async () => {
-  browser = await startFaultBrowser()
-  device = await browser.newDevice()
-  page = await device.openPage()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-
-const call = <T>(method: string, ...args: unknown[]): Promise<T> => callWorker<T>(page, method, ...args)
-
-const startWorker = () => page.evaluate(() => window.cairnFaults!.start())
+const startWorker = () => fault.page().evaluate(() => window.cairnFaults!.start())
 
 const ROUNDS = 5
 
@@ -59,7 +46,7 @@ describe('worker terminated in the middle of writes', () => {
       // in the first rounds the document is saved late, as on a busy disk, so a kill lands between
       // an op's committed rows and its saved document update
       if (round < 3) await call('slowDocSaves', 30)
-      const outcome = (await page.evaluate(([o, p]) => window.cairnFaults!.runUntilKill(o, p), [ops, plan] as const)) as StreamOutcome
+      const outcome = (await fault.page().evaluate(([o, p]) => window.cairnFaults!.runUntilKill(o, p), [ops, plan] as const)) as StreamOutcome
       expect(outcome.errors).toEqual([])
 
       // what the kill left on disk, before anything opens it again
@@ -102,6 +89,6 @@ describe('worker terminated in the middle of writes', () => {
     console.info(report.join('\n'))
     // if document saves stop going through docUpdates.add, slowDocSaves no longer widens the window: update it
     expect(windowsHit, 'no kill landed between a commit and its document save').toBeGreaterThan(0)
-    expect(browser.pageErrors).toEqual([])
+    expect(fault.pageErrors()).toEqual([])
   })
 })
