@@ -29,6 +29,11 @@ export interface ImportPending {
   slugs: string[]
   /** The keys of the journal rows it adds beside them. */
   journal: string[]
+  /**
+   * Those of the keys that had a row already (a note deleted here, its deletion not yet in the
+   * sync document, then imported again), as they were: put back with the import.
+   */
+  journalBefore?: JournalRow[]
 }
 
 /**
@@ -85,8 +90,15 @@ export interface ImportPlan {
  */
 export async function importInPieces(db: MemoryDB, plan: ImportPlan): Promise<void> {
   const pending: ImportPending = { slugs: plan.observations.map((o) => o.slug), journal: plan.journal.map((j) => j.key) }
-  // stored apart from the rows as one value: Chromium keeps a value this large as a file
-  await db.meta.put({ key: IMPORT_PENDING_KEY, value: pending })
+  await db.transaction('rw', [db.meta, db.unmirrored], async () => {
+    // the journal's keys read whole rather than one get per imported note: it holds only what
+    // the sync document has yet to take (without sync, every change since the memory began)
+    const keys = new Set(pending.journal)
+    const replaced = (await db.unmirrored.toCollection().primaryKeys()).filter((key) => keys.has(key))
+    if (replaced.length) pending.journalBefore = (await db.unmirrored.bulkGet(replaced)).filter((row): row is JournalRow => row !== undefined)
+    // stored apart from the rows as one value: Chromium keeps a value this large as a file
+    await db.meta.put({ key: IMPORT_PENDING_KEY, value: pending })
+  })
   try {
     const rows = plan.observations.map((o, i) => ({ o, j: plan.journal[i]! }))
     for (const piece of piecesOf(rows, (r) => observationBytes(r.o) + rowBytes(r.j))) {
@@ -135,20 +147,23 @@ async function clearInPieces(db: MemoryDB, table: Table): Promise<void> {
 }
 
 /**
- * Removes the notes of an import that did not commit, and marks the derived rows for rewriting
- * (the open that follows derives the graph from the rows and writes them again).
+ * Removes the notes of an import that did not commit, puts back the journal rows it replaced,
+ * and marks the derived rows for rewriting (the open that follows derives the graph from the
+ * rows and writes them again).
  */
 export async function rollBackImport(db: MemoryDB, pending: ImportPending): Promise<void> {
   const strings = (list: unknown) => (Array.isArray(list) ? list.filter((s): s is string => typeof s === 'string') : [])
   const slugs = strings(pending?.slugs)
   const journal = strings(pending?.journal)
+  const journalBefore = Array.isArray(pending?.journalBefore) ? pending.journalBefore.filter((r) => typeof r?.key === 'string' && typeof r.stamp === 'string') : []
   for (let at = 0; at < Math.max(slugs.length, journal.length); at += DELETES_PER_PIECE) {
     await db.transaction('rw', [db.observations, db.unmirrored], async () => {
       await db.observations.bulkDelete(slugs.slice(at, at + DELETES_PER_PIECE))
       await db.unmirrored.bulkDelete(journal.slice(at, at + DELETES_PER_PIECE))
     })
   }
-  await db.transaction('rw', db.meta, async () => {
+  await db.transaction('rw', [db.meta, db.unmirrored], async () => {
+    if (journalBefore.length) await db.unmirrored.bulkPut(journalBefore)
     await db.meta.delete(DERIVATION_KEY)
     await db.meta.delete(IMPORT_PENDING_KEY)
   })

@@ -140,6 +140,37 @@ describe('a large import, written in pieces', () => {
     await again.close()
   })
 
+  it('that is put back leaves the journal rows it replaced as they were: a deletion the sync document has yet to take stays', async () => {
+    for (const rollbackFails of [false, true]) {
+      const f = await setup()
+      const db = engineOf(f.memory).db
+      // n-5 was deleted here and the document has not taken the deletion yet; the import brings it back
+      await db.unmirrored.put({ key: 'observation:n-5', stamp: 'earlier:7' })
+      const beforeRows = await rowsOf(f.memory)
+      const realPut = db.observations.bulkPut.bind(db.observations)
+      let calls = 0
+      vi.spyOn(db.observations, 'bulkPut').mockImplementation(((rows: Observation[]) => {
+        if (++calls === 3) return Promise.reject(Object.assign(new Error('the disk is full'), { name: 'QuotaExceededError' }))
+        return realPut(rows)
+      }) as typeof db.observations.bulkPut)
+      // a tab that dies before it puts the import back leaves that to the next open
+      if (rollbackFails) vi.spyOn(db.unmirrored, 'bulkDelete').mockImplementation((() => Promise.reject(new Error('the tab is gone'))) as unknown as typeof db.unmirrored.bulkDelete)
+      expect(await engineOf(f.memory).importObservations(manyNotes(600), []).catch((e: unknown) => (e as MemoryError).code)).toBe('storage_failed')
+      vi.restoreAllMocks()
+      let memory = f.memory
+      if (rollbackFails) {
+        expect((await rowsOf(memory)).pending).toBeDefined()
+        await memory.close()
+        memory = await f.reopen()
+      }
+      const rows = await rowsOf(memory)
+      expect(rows.slugs).toEqual(beforeRows.slugs)
+      expect(rows.journal).toEqual(beforeRows.journal)
+      expect(await engineOf(memory).db.unmirrored.get('observation:n-5')).toEqual({ key: 'observation:n-5', stamp: 'earlier:7' })
+      await memory.close()
+    }
+  })
+
   /** A memory as a tab that died in the middle of a large import leaves it. */
   async function diedMidImport() {
     const f = await setup()
