@@ -68,6 +68,8 @@ export interface BrowserEngineRow {
   snapshotCurrent: boolean
   /** Each part of the read alone (ms, median of the cold runs): which table or saved value costs what. */
   openReadParts: string
+  /** What the rows open reads hold, in MB by row and field (the last cold run). */
+  openReadMB: string
   /** The steps of the timed open, from inside it (ms, median of the cold runs). */
   openSteps: string
   /** The p50 of each part of a recall, timed alone over the same queries (all cold runs): note index, entity index, assembly. */
@@ -108,7 +110,7 @@ export interface BrowserEngineRow {
 }
 
 interface Filled { id: string; token: string; entities: number; relationships: number; loadMs: number; saveIndexMs: number }
-interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; firstNoteReadMs?: number; noteReads?: number; noteReadMs?: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number> }; writeMs: number[]; recallParts?: Record<string, number[]>; recallAgainMs?: number[]; filedMs?: number; textsInMs?: number; idleFiledMs?: number; firstWriteMs?: number; floor: { vectorBytes: number; scanMs: number } }
+interface Timings { modelLoadMs: number; openMs: number; openSteps?: Record<string, number>; firstRecallMs: number; firstNoteReadMs?: number; noteReads?: number; noteReadMs?: number; recallMs: number[]; hits: number; embedder: string; phases: { readMs: number; fromRowsMs: number; deriveMs: number; restoreIndexMs: number; restoreNotesMs: number; snapshotCurrent: boolean; readParts?: Record<string, number>; readBytes?: Record<string, number> }; writeMs: number[]; recallParts?: Record<string, number[]>; recallAgainMs?: number[]; filedMs?: number; textsInMs?: number; idleFiledMs?: number; firstWriteMs?: number; floor: { vectorBytes: number; scanMs: number } }
 
 /** Two words of some entity's description, as a person would half-remember it (as in engine.ts). */
 function queriesFor(n: number): string[] {
@@ -206,6 +208,7 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       openRestoreNotesMs: Math.round(median((t) => t.phases.restoreNotesMs)),
       snapshotCurrent: runs.every((t) => t.phases.snapshotCurrent),
       openSteps: Object.keys(runs[0]!.openSteps ?? {}).map((k) => `${k} ${Math.round(median((t) => t.openSteps?.[k] ?? 0))}`).join(', '),
+      openReadMB: Object.entries(runs.at(-1)!.phases.readBytes ?? {}).map(([k, b]) => `${k} ${(b / 1e6).toFixed(1)}`).join(', '),
       openReadParts: Object.keys(runs[0]!.phases.readParts ?? {}).map((k) => `${k} ${Math.round(median((t) => t.phases.readParts?.[k] ?? 0))}`).join(', '),
       recallParts: Object.keys(runs[0]!.recallParts ?? {}).map((k) => `${k} ${round(percentile(runs.flatMap((t) => t.recallParts?.[k] ?? []), 50))}`).join(', '),
       recallP50Ms: percentile(recallMs, 50),

@@ -82,6 +82,33 @@ export interface OpenPhases {
   snapshotCurrent: boolean
   /** The read of each table or saved value alone, one transaction each, in ms. */
   readParts: Record<string, number>
+  /** What the rows open reads hold, in bytes, by row and field (fields under 1% of the row summed as "rest"). */
+  readBytes: Record<string, number>
+}
+
+/** Bytes of a value as IndexedDB stores it, roughly: typed arrays by length, strings by characters. */
+function bytesOf(value: unknown): number {
+  if (typeof value === 'string') return value.length
+  if (ArrayBuffer.isView(value)) return value.byteLength
+  if (typeof value !== 'object' || value === null) return 8
+  let sum = 0
+  for (const v of Object.values(value)) sum += bytesOf(v)
+  return sum
+}
+
+/** `row`'s bytes by field, two levels down (`text.fields.description` counts as `text.fields`). */
+function fieldBytes(name: string, row: unknown): Record<string, number> {
+  const out: Record<string, number> = {}
+  const total = bytesOf(row)
+  const add = (path: string, value: unknown, depth: number) => {
+    const b = bytesOf(value)
+    if (depth < 2 && typeof value === 'object' && value !== null && !ArrayBuffer.isView(value) && b >= total / 100) {
+      for (const [k, v] of Object.entries(value)) add(`${path}.${k}`, v, depth + 1)
+    } else if (b >= total / 100) out[path] = b
+    else out[`${name}.rest`] = (out[`${name}.rest`] ?? 0) + b
+  }
+  add(name, row, 0)
+  return out
 }
 
 /** Times each read of an open alone, so the read's total can be split by what it reads. */
@@ -142,7 +169,8 @@ async function openPhases(id: string, model: Embedder | undefined): Promise<Open
     if (notes) await restoreNoteIndex(notes, model ? { embedder: model } : {})
     const restoreNotesMs = performance.now() - n0
     const vectors = [snap?.vectors, notes?.vectors].filter((v): v is NonNullable<typeof v> => ArrayBuffer.isView(v))
-    return { readMs, fromRowsMs, deriveMs, restoreIndexMs, restoreNotesMs, snapshotCurrent: savedIndex?.version === versionRow?.value, readParts: await readParts(db), vectors }
+    const readBytes = { ...fieldBytes('graph', graphRow?.value), ...fieldBytes('entityIndex', saved?.value), ...fieldBytes('noteIndex', savedNotes?.value) }
+    return { readMs, fromRowsMs, deriveMs, restoreIndexMs, restoreNotesMs, snapshotCurrent: savedIndex?.version === versionRow?.value, readParts: await readParts(db), readBytes, vectors }
   } finally {
     db.close()
   }
