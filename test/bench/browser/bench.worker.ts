@@ -96,7 +96,7 @@ function bytesOf(value: unknown): number {
   return sum
 }
 
-/** `row`'s bytes by field, two levels down (`text.fields.description` counts as `text.fields`). */
+/** `row`'s bytes by field, two levels into it (`noteIndex.snapshot.text` counts the postings' fields together). */
 function fieldBytes(name: string, row: unknown): Record<string, number> {
   const out: Record<string, number> = {}
   const total = bytesOf(row)
