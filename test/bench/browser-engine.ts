@@ -77,6 +77,11 @@ export interface BrowserEngineRow {
   /** Over the recalls after the first, of all cold runs. */
   recallP50Ms: number
   recallP95Ms: number
+  /**
+   * Each cold run's p50 alone, in order. On a kept profile the first run follows the browser's
+   * start, whose own start-up work slows every IndexedDB read for some seconds.
+   */
+  recallP50ByRun: string
   /** The same recalls once more, after the parts were timed: seconds after the open, its filing done or nearly. */
   recallAgainP50Ms: number
   /** From the start of the open until what it left for later was filed, with the recalls in between (median; -1 when a run had not within 2 minutes): a write before then waits for the rest. */
@@ -213,6 +218,7 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       recallParts: Object.keys(runs[0]!.recallParts ?? {}).map((k) => `${k} ${round(percentile(runs.flatMap((t) => t.recallParts?.[k] ?? []), 50))}`).join(', '),
       recallP50Ms: percentile(recallMs, 50),
       recallP95Ms: percentile(recallMs, 95),
+      recallP50ByRun: runs.map((t) => round(percentile(t.recallMs, 50))).join(' / '),
       recallAgainP50Ms: percentile(runs.flatMap((t) => t.recallAgainMs ?? []), 50),
       filedMs: runs.some((t) => (t.filedMs ?? -1) < 0) ? -1 : Math.round(median((t) => t.filedMs!)),
       textsInMs: Math.round(runs.at(-1)!.textsInMs ?? -1),
