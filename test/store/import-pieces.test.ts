@@ -9,6 +9,7 @@ import { validateObservationInput } from '../../src/core/contract'
 import type { Observation, ObservationInput } from '../../src/core/types'
 import { createMemory, openMemory } from '../../src/index'
 import { engineOf } from '../../src/internals'
+import type { MemoryDB } from '../../src/store/db'
 import { readDerived } from '../../src/store/derived-rows'
 import { DERIVATION_KEY, IMPORT_PENDING_KEY, observationBytes, PIECE_BYTES, piecesOf } from '../../src/store/import-pieces'
 import { MemoryError } from '../../src/core/errors'
@@ -112,17 +113,11 @@ describe('a large import, written in pieces', () => {
     const f = await setup()
     const before = graphFingerprint(engineOf(f.memory).committedGraph)
     const beforeRows = await rowsOf(f.memory)
-    const table = engineOf(f.memory).db.observations
-    const real = table.bulkPut.bind(table)
-    let calls = 0
-    vi.spyOn(table, 'bulkPut').mockImplementation(((rows: Observation[]) => {
-      if (++calls === 3) return Promise.reject(Object.assign(new Error('the disk is full'), { name: 'QuotaExceededError' }))
-      return real(rows)
-    }) as typeof table.bulkPut)
+    const puts = failThirdPiece(engineOf(f.memory).db)
     const failed = await engineOf(f.memory).importObservations(manyNotes(600), []).catch((e: unknown) => e)
     expect(failed).toBeInstanceOf(MemoryError)
     expect((failed as MemoryError).code).toBe('storage_failed')
-    expect(calls).toBe(3)
+    expect(puts.calls).toBe(3)
     expect(graphFingerprint(engineOf(f.memory).committedGraph)).toBe(before)
     const rows = await rowsOf(f.memory)
     expect(rows.slugs).toEqual(beforeRows.slugs)
@@ -147,12 +142,7 @@ describe('a large import, written in pieces', () => {
       // n-5 was deleted here and the document has not taken the deletion yet; the import brings it back
       await db.unmirrored.put({ key: 'observation:n-5', stamp: 'earlier:7' })
       const beforeRows = await rowsOf(f.memory)
-      const realPut = db.observations.bulkPut.bind(db.observations)
-      let calls = 0
-      vi.spyOn(db.observations, 'bulkPut').mockImplementation(((rows: Observation[]) => {
-        if (++calls === 3) return Promise.reject(Object.assign(new Error('the disk is full'), { name: 'QuotaExceededError' }))
-        return realPut(rows)
-      }) as typeof db.observations.bulkPut)
+      failThirdPiece(db)
       // a tab that dies before it puts the import back leaves that to the next open
       if (rollbackFails) vi.spyOn(db.unmirrored, 'bulkDelete').mockImplementation((() => Promise.reject(new Error('the tab is gone'))) as unknown as typeof db.unmirrored.bulkDelete)
       expect(await engineOf(f.memory).importObservations(manyNotes(600), []).catch((e: unknown) => (e as MemoryError).code)).toBe('storage_failed')
@@ -170,6 +160,18 @@ describe('a large import, written in pieces', () => {
       await memory.close()
     }
   })
+
+  /** Makes the third piece an import writes fail as a full disk would; counts the pieces tried. */
+  function failThirdPiece(db: MemoryDB): { calls: number } {
+    const table = db.observations
+    const real = table.bulkPut.bind(table)
+    const puts = { calls: 0 }
+    vi.spyOn(table, 'bulkPut').mockImplementation(((rows: Observation[]) => {
+      if (++puts.calls === 3) return Promise.reject(Object.assign(new Error('the disk is full'), { name: 'QuotaExceededError' }))
+      return real(rows)
+    }) as typeof table.bulkPut)
+    return puts
+  }
 
   /** A memory as a tab that died in the middle of a large import leaves it. */
   async function diedMidImport() {
