@@ -39,6 +39,8 @@ const RECALL_QUIET_MS = 40
 const KEYS_PER_PART = 1_000
 /** Notes the note index offers a recall: enough to reach past the entities' own cap. */
 const NOTE_CANDIDATES = 300
+/** Journal rows dropped per transaction once mirrored. */
+const JOURNAL_ROWS_PER_PART = 1000
 /** Reads of notes a recall makes, beyond those it reads up front, before it waits for all texts. */
 const NOTE_READ_ROUNDS = 8
 /**
@@ -561,15 +563,22 @@ export class MemoryEngine implements SyncPort {
     return this.db.unmirrored.toArray()
   }
 
-  /** Drops journal rows whose document update is now saved, unless a later commit rewrote them. */
+  /**
+   * Drops journal rows whose document update is now saved, unless a later commit rewrote them;
+   * a part at a time: the 100,000 rows of a large import, in one transaction, held the worker
+   * for seconds issuing their requests. A row left by a part that failed is harmless: the next
+   * binding lets it win again, with the same value.
+   */
   async markMirrored(rows: readonly JournalRow[]): Promise<void> {
-    if (!rows.length) return
     const db = this.db
-    await db.transaction('rw', db.unmirrored, async () => {
-      const current = await db.unmirrored.bulkGet(rows.map((r) => r.key))
-      const done = rows.filter((r, i) => current[i]?.stamp === r.stamp).map((r) => r.key)
-      if (done.length) await db.unmirrored.bulkDelete(done)
-    })
+    for (let at = 0; at < rows.length; at += JOURNAL_ROWS_PER_PART) {
+      const part = rows.slice(at, at + JOURNAL_ROWS_PER_PART)
+      await db.transaction('rw', db.unmirrored, async () => {
+        const current = await db.unmirrored.bulkGet(part.map((r) => r.key))
+        const done = part.filter((r, i) => current[i]?.stamp === r.stamp).map((r) => r.key)
+        if (done.length) await db.unmirrored.bulkDelete(done)
+      })
+    }
   }
 
   private journalRow(key: string): JournalRow {
@@ -583,8 +592,8 @@ export class MemoryEngine implements SyncPort {
   }
 
   /** Every observation and the alias map, for reconciling with a sync document (after `notesHeld`). */
-  snapshotState(): { observations: Observation[]; aliases: Map<string, string> } {
-    return { observations: [...this.graph.allObservations()], aliases: new Map(this.graph.aliasMap()) }
+  snapshotState(): { observations: Iterable<Observation>; aliases: Map<string, string> } {
+    return { observations: this.graph.allObservations(), aliases: new Map(this.graph.aliasMap()) }
   }
 
   /** Appendix files with their bytes, and rejected pairs, for seeding a sync document. */

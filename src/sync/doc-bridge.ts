@@ -4,7 +4,7 @@
 // local source the engine opens from.
 import type * as Y from 'yjs'
 import type { Alias, AppendixFile, Observation } from '../core/types'
-import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDoc, type InvalidEntry, type MemoryWrites } from './memory-doc'
+import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDocInTurns, type InvalidEntry, type MemoryWrites } from './memory-doc'
 import { checkAlias, checkFile } from './validate'
 import { collapseAliases } from '../core/consolidate'
 import { sameJson } from '../core/same-json'
@@ -13,6 +13,8 @@ import { observeMemoryDoc, type MemoryDocChange } from './observe'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from './port'
 import type { JournalRow } from '../store/db'
 import { observationBytes, piecesOf } from '../store/import-pieces'
+import { ROW_BYTES } from './doc-store'
+import { nextTurn, turns } from './turns'
 
 /** The transaction origin of the engine's own writes, so their echo is not applied twice. */
 export const ENGINE_ORIGIN = Symbol('cairn-engine')
@@ -68,10 +70,11 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   // Many notes at once (a first sync of a large memory) are applied a piece at a time: one
   // transaction of them all left Chromium's store slower to open ever after (see
   // store/import-pieces). Each piece is a commit of its own; the rest of the change goes first.
-  const applyInPieces = (put: readonly Observation[], rest: Omit<RemoteChange, 'put'>) => {
+  // `current` leaves out, when a piece is applied, notes that have changed since it was made.
+  const applyInPieces = (put: readonly Observation[], rest: Omit<RemoteChange, 'put'>, current: (o: Observation) => boolean = () => true) => {
     const pieces = piecesOf(put, observationBytes)
-    schedule(() => engine.applyRemote({ ...rest, put: pieces[0] ?? [] }))
-    for (const piece of pieces.slice(1)) schedule(() => engine.applyRemote({ put: piece, deleted: [] }))
+    schedule(() => engine.applyRemote({ ...rest, put: (pieces[0] ?? []).filter(current) }))
+    for (const piece of pieces.slice(1)) schedule(() => engine.applyRemote({ put: piece.filter(current), deleted: [] }))
   }
 
   const stopObserving = observeMemoryDoc(doc, (change: MemoryDocChange) => {
@@ -102,28 +105,49 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
     })
   })
 
+  /**
+   * Notes committed here while the binding reconciles (it runs in turns): the mirror below puts
+   * them in the document, and no older copy from either side, taken later, may undo them.
+   */
+  const committedSince = new Set<string>()
+  let reconciling = true
   const stopMirroring = engine.onCommitted((c: CommittedChange) => {
+    if (reconciling) {
+      for (const o of c.observations?.put ?? []) committedSince.add(o.slug)
+      for (const slug of c.observations?.delete ?? []) committedSince.add(slug)
+    }
     applyMemoryWrites(doc, toDocWrites(doc, c), ENGINE_ORIGIN)
     whenSaved(c.journal)
   })
 
-  // reconcile
+  // Reconcile, in turns (at 100,000 notes, at once, it held the worker for seconds). A note
+  // committed here meanwhile is in the document already, newer, by the mirror above: it is
+  // left out of what either side takes from the other.
+  const pace = turns()
   const journal = await engine.journalRows()
   const journaled = new Set(journal.map((r) => r.key))
   const local = engine.snapshotState()
   // by slug: a scan per document entry would make opening a large memory quadratic
-  const localBySlug = new Map(local.observations.map((o) => [o.slug, o]))
+  const localBySlug = new Map<string, Observation>()
+  for (const o of local.observations) {
+    localBySlug.set(o.slug, o)
+    await pace()
+  }
   // entries equal to the memory's own notes are not checked again (most of them, most opens)
-  const inDoc = readMemoryDoc(doc, localBySlug)
-  const put = [...inDoc.observations.values()].filter((o) => {
-    if (journaled.has(observationJournalKey(o.slug))) return false
+  const inDoc = await readMemoryDocInTurns(doc, pace, localBySlug)
+  const put: Observation[] = []
+  for (const o of inDoc.observations.values()) {
+    await pace()
+    if (journaled.has(observationJournalKey(o.slug)) || committedSince.has(o.slug)) continue
     const mine = localBySlug.get(o.slug)
-    return !mine || !sameJson(mine, o)
-  })
-  const onlyLocal = local.observations.filter((o) => {
+    if (!mine || !sameJson(mine, o)) put.push(o)
+  }
+  const onlyLocal: Observation[] = []
+  for (const o of localBySlug.values()) {
+    await pace()
     const theirs = inDoc.observations.get(o.slug)
-    return !theirs || (journaled.has(observationJournalKey(o.slug)) && !sameJson(o, theirs))
-  })
+    if (!theirs || (journaled.has(observationJournalKey(o.slug)) && !sameJson(o, theirs))) onlyLocal.push(o)
+  }
   // deleted here by a commit the document missed
   const deletedLocally = [...inDoc.observations.keys()].filter((slug) => journaled.has(observationJournalKey(slug)) && !localBySlug.has(slug))
   const localAliasesWin = journaled.has(ALIASES_JOURNAL_KEY)
@@ -132,7 +156,7 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   const docFiles = [...inDoc.files.values()].map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
   const docRejected = [...inDoc.rejected].map(([id, value]) => ({ id, pair: value.pair, at: value.at }))
   if (put.length || aliasesDiffer || docFiles.length || docRejected.length) {
-    applyInPieces(put, { deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected })
+    applyInPieces(put, { deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected }, (o) => !committedSince.has(o.slug))
   }
   const extras = await engine.extrasState()
   const filesOnlyLocal = extras.files.filter(({ file }) => !inDoc.files.has(file.path))
@@ -140,16 +164,30 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   const pushAliases = (localAliasesWin && !sameMap(docAliases, local.aliases)) || (docAliases.size === 0 && local.aliases.size > 0)
   if (onlyLocal.length || deletedLocally.length || pushAliases || filesOnlyLocal.length || rejectedOnlyLocal.length) {
     const now = new Date().toISOString()
+    // A memory bound for the first time puts every note in the document: in pieces of about a
+    // log row, a task each, so the worker answers between them (100,000 notes in one
+    // transaction held it for 9 s) and the log holds rows a later load applies a task each.
+    // A note committed meanwhile is in the document already, newer. (`observationBytes` counts a
+    // note as stored with its indexes, about four times its bytes in the document: pieces of
+    // about half a row.)
+    const pieces = piecesOf(onlyLocal, observationBytes, 2 * ROW_BYTES)
     const writes: MemoryWrites = {
-      observations: { put: onlyLocal, delete: deletedLocally },
+      observations: { put: (pieces[0] ?? []).filter((o) => !committedSince.has(o.slug)), delete: deletedLocally.filter((slug) => !committedSince.has(slug)) },
       files: { put: filesOnlyLocal },
       rejected: { put: rejectedOnlyLocal.map((r) => ({ id: r.id, value: { pair: r.pair, at: r.at } })) },
     }
     if (pushAliases) writes.aliases = aliasWrites(doc, [...local.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })))
     applyMemoryWrites(doc, writes, ENGINE_ORIGIN)
+    for (const piece of pieces.slice(1)) {
+      await nextTurn()
+      const put = piece.filter((o) => !committedSince.has(o.slug))
+      if (put.length) applyMemoryWrites(doc, { observations: { put } }, ENGINE_ORIGIN)
+    }
   }
   whenSaved(journal)
   await chain
+  reconciling = false
+  committedSince.clear()
 
   return {
     settled: async () => {

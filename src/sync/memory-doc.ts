@@ -120,20 +120,32 @@ export function readEntry<T>(key: string, value: unknown, check: Checker<T>): Ch
   return check(key, value)
 }
 
-function readMap<T>(name: RootName, map: Y.Map<unknown>, check: Checker<T>, invalid: InvalidEntry[], known?: ReadonlyMap<string, T>): Map<string, T> {
-  const out = new Map<string, T>()
-  map.forEach((value, key) => {
+/** Reads `map` into `out`, one entry a step (see `readMemoryDocInTurns`). */
+function* readMap<T>(name: RootName, map: Y.Map<unknown>, check: Checker<T>, invalid: InvalidEntry[], out: Map<string, T>, known?: ReadonlyMap<string, T>): Generator<void, void, void> {
+  for (const [key, value] of map.entries()) {
     const mine = known?.get(key)
     // a value equal to one already checked is that value: only what differs is checked again
-    if (mine !== undefined && sameJson(value, mine)) {
-      out.set(key, mine)
-      return
+    if (mine !== undefined && sameJson(value, mine)) out.set(key, mine)
+    else {
+      const r = readEntry(key, value, check)
+      if (r.ok) out.set(key, r.value)
+      else invalid.push({ map: name, key: key.slice(0, 200), reason: r.reason })
     }
-    const r = readEntry(key, value, check)
-    if (r.ok) out.set(key, r.value)
-    else invalid.push({ map: name, key: key.slice(0, 200), reason: r.reason })
-  })
-  return out
+    yield
+  }
+}
+
+/** The reading of the whole document, one entry a step. */
+function* readSteps(doc: Y.Doc, snapshot: MemorySnapshot, known?: ReadonlyMap<string, Observation>): Generator<void, void, void> {
+  const maps: MemoryMaps = memoryMaps(doc)
+  yield* readMap('observations', maps.observations, checkObservation, snapshot.invalid, snapshot.observations, known)
+  yield* readMap('aliases', maps.aliases, checkAlias, snapshot.invalid, snapshot.aliases)
+  yield* readMap('rejected', maps.rejected, checkRejected, snapshot.invalid, snapshot.rejected)
+  yield* readMap('files', maps.files, checkFile, snapshot.invalid, snapshot.files)
+}
+
+function emptySnapshot(): MemorySnapshot {
+  return { observations: new Map(), aliases: new Map(), rejected: new Map(), files: new Map(), invalid: [] }
 }
 
 /**
@@ -142,15 +154,19 @@ function readMap<T>(name: RootName, map: Y.Map<unknown>, check: Checker<T>, inva
  * entry equal to its known observation is read as that object, unchecked again.
  */
 export function readMemoryDoc(doc: Y.Doc, known?: ReadonlyMap<string, Observation>): MemorySnapshot {
-  const maps: MemoryMaps = memoryMaps(doc)
-  const invalid: InvalidEntry[] = []
-  return {
-    observations: readMap('observations', maps.observations, checkObservation, invalid, known),
-    aliases: readMap('aliases', maps.aliases, checkAlias, invalid),
-    rejected: readMap('rejected', maps.rejected, checkRejected, invalid),
-    files: readMap('files', maps.files, checkFile, invalid),
-    invalid,
-  }
+  const snapshot = emptySnapshot()
+  for (const _ of readSteps(doc, snapshot, known));
+  return snapshot
+}
+
+/**
+ * `readMemoryDoc` in turns: `pace` is asked after each entry (see `turns`). A write to the
+ * document between turns may or may not be seen; the caller knows which keys it wrote.
+ */
+export async function readMemoryDocInTurns(doc: Y.Doc, pace: () => Promise<void> | undefined, known?: ReadonlyMap<string, Observation>): Promise<MemorySnapshot> {
+  const snapshot = emptySnapshot()
+  for (const _ of readSteps(doc, snapshot, known)) await pace()
+  return snapshot
 }
 
 export function readObservation(doc: Y.Doc, slug: string): Observation | null {

@@ -52,8 +52,12 @@ export interface SyncPort {
   journalRows(): Promise<JournalRow[]>
   /** Drops journal rows whose document update is now saved. */
   markMirrored(rows: readonly JournalRow[]): Promise<void>
-  /** Every observation and the alias map, for reconciling with a sync document. */
-  snapshotState(): { observations: Observation[]; aliases: Map<string, string> }
+  /**
+   * Every observation and the alias map, for reconciling with a sync document. The observations
+   * are read as they are iterated (a note kept as text is parsed when reached), so a reconcile
+   * can take them in turns; notes committed meanwhile may be seen either way.
+   */
+  snapshotState(): { observations: Iterable<Observation>; aliases: Map<string, string> }
   /** Appendix files with their bytes, and rejected pairs, for seeding a sync document. */
   extrasState(): Promise<{ files: Array<{ file: AppendixFile; bytes: Uint8Array }>; rejected: RejectedPair[] }>
 }

@@ -4,9 +4,10 @@
 // that saved an update says so, and the others read the new rows from their own database.
 // Whatever is posted on the channel name, by a tab or any other script, can therefore only
 // make a tab re-read what it already stores: nothing on the channel writes, grants or revokes.
-import * as Y from 'yjs'
+import type * as Y from 'yjs'
 import type { MemoryDB } from '../store/db'
-import { STORED_ORIGIN } from './doc-store'
+import { applyStoredRows, rowsAfter } from './doc-store'
+import { nextTurn } from './turns'
 
 export interface TabChannel {
   /** Tells the other tabs that this one saved updates. */
@@ -34,14 +35,14 @@ export function joinTabChannel(memoryId: string, doc: Y.Doc, db: MemoryDB, since
   let queued = false
 
   const readNew = async () => {
-    const rows = await db.docUpdates.where('seq').above(seen).toArray()
-    if (stopped || rows.length === 0) return
-    seen = rows[rows.length - 1]!.seq!
-    // Stored by this profile's own tabs; applied as stored, so this tab does not save it again.
-    // row by row in one transaction, not merged first (see loadMemoryDoc)
-    doc.transact(() => {
-      for (const row of rows) Y.applyUpdate(doc, row.update, STORED_ORIGIN)
-    }, STORED_ORIGIN)
+    // Stored by this profile's own tabs; applied as stored, so this tab does not save it again,
+    // a few rows a read and a group of rows a task (another tab's rewrite of the log is the
+    // whole document)
+    for await (const rows of rowsAfter(db, seen)) {
+      if (stopped) return
+      seen = rows[rows.length - 1]!.seq!
+      await applyStoredRows(doc, rows, nextTurn, () => stopped)
+    }
   }
   /** One read at a time; hints that arrive during a read make one more read after it. */
   const read = () => {

@@ -112,6 +112,8 @@ export interface BrowserEngineRow {
   documentColdOpenMs: number
   /** Recalls made every 50 ms while the document was read: how many, p50 and the slowest, ms; and the longest the worker was busy meanwhile (a recall made then waits that long). */
   recallsDuringDocument: string
+  /** The same while the document was made the first time. */
+  recallsDuringFirstDocument: string
 }
 
 interface Filled { id: string; token: string; entities: number; relationships: number; loadMs: number; saveIndexMs: number }
@@ -190,6 +192,7 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
     const recallMs = runs.flatMap((t) => t.recallMs)
     const hits = runs.reduce((sum, t) => sum + t.hits, 0)
     const round = (x: number): number => Math.round(x * 10) / 10
+    const recallsDuring = (d: typeof document): string => `${d.recallMs.length}, p50 ${round(percentile(d.recallMs, 50))}, max ${round(Math.max(0, ...d.recallMs))}; worker busy at most ${Math.round(d.longestBusyMs)}`
     if (hits === 0) throw new Error(`no recall at ${n} observations found anything: the queries do not match the generated data`)
     return {
       recall: hybrid ? 'hybrid' : 'bm25',
@@ -234,7 +237,8 @@ async function measure(context: BrowserContext, n: number, hybrid: boolean, fill
       documentStartMs: Math.round(document.startMs),
       documentMB: round(document.documentBytes / 1e6),
       documentColdOpenMs: Math.round(document.coldOpenMs),
-      recallsDuringDocument: `${document.recallMs.length}, p50 ${round(percentile(document.recallMs, 50))}, max ${round(Math.max(0, ...document.recallMs))}; worker busy at most ${Math.round(document.longestBusyMs)}`,
+      recallsDuringDocument: recallsDuring(document),
+      recallsDuringFirstDocument: recallsDuring(firstDocument),
     }
   } finally {
     await page.close()

@@ -156,7 +156,7 @@ for (let i = 0; ; i++) {
     const seed = await openNodeMemory(scratch())
     const c = await seed.memory.connect({ agent: 's' })
     const { slug } = await c.write({ title: 'old', content: 'from the old file', entities: [ada] })
-    legacy.observations = engineOf(seed.memory).snapshotState().observations
+    legacy.observations = [...engineOf(seed.memory).snapshotState().observations]
     await seed.close()
     writeFileSync(join(dir, 'memory.json'), JSON.stringify(legacy))
 
