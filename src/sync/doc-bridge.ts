@@ -110,6 +110,7 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
    * them in the document, and no older copy from either side, taken later, may undo them.
    */
   const committedSince = new Set<string>()
+  const unchangedSince = (slug: string): boolean => !committedSince.has(slug)
   let reconciling = true
   const stopMirroring = engine.onCommitted((c: CommittedChange) => {
     if (reconciling) {
@@ -138,7 +139,7 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   const put: Observation[] = []
   for (const o of inDoc.observations.values()) {
     await pace()
-    if (journaled.has(observationJournalKey(o.slug)) || committedSince.has(o.slug)) continue
+    if (journaled.has(observationJournalKey(o.slug)) || !unchangedSince(o.slug)) continue
     const mine = localBySlug.get(o.slug)
     if (!mine || !sameJson(mine, o)) put.push(o)
   }
@@ -156,7 +157,7 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   const docFiles = [...inDoc.files.values()].map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
   const docRejected = [...inDoc.rejected].map(([id, value]) => ({ id, pair: value.pair, at: value.at }))
   if (put.length || aliasesDiffer || docFiles.length || docRejected.length) {
-    applyInPieces(put, { deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected }, (o) => !committedSince.has(o.slug))
+    applyInPieces(put, { deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected }, (o) => unchangedSince(o.slug))
   }
   const extras = await engine.extrasState()
   const filesOnlyLocal = extras.files.filter(({ file }) => !inDoc.files.has(file.path))
@@ -172,7 +173,7 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
     // about half a row.)
     const pieces = piecesOf(onlyLocal, observationBytes, 2 * ROW_BYTES)
     const writes: MemoryWrites = {
-      observations: { put: (pieces[0] ?? []).filter((o) => !committedSince.has(o.slug)), delete: deletedLocally.filter((slug) => !committedSince.has(slug)) },
+      observations: { put: (pieces[0] ?? []).filter((o) => unchangedSince(o.slug)), delete: deletedLocally.filter(unchangedSince) },
       files: { put: filesOnlyLocal },
       rejected: { put: rejectedOnlyLocal.map((r) => ({ id: r.id, value: { pair: r.pair, at: r.at } })) },
     }
@@ -180,7 +181,7 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
     applyMemoryWrites(doc, writes, ENGINE_ORIGIN)
     for (const piece of pieces.slice(1)) {
       await nextTurn()
-      const put = piece.filter((o) => !committedSince.has(o.slug))
+      const put = piece.filter((o) => unchangedSince(o.slug))
       if (put.length) applyMemoryWrites(doc, { observations: { put } }, ENGINE_ORIGIN)
     }
   }

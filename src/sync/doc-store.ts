@@ -41,8 +41,8 @@ export async function loadMemoryDoc(db: MemoryDB): Promise<Y.Doc> {
   let last = 0
   let small = 0
   let oversized = false
+  // each read yields the worker while it waits, and the rows are applied in turns
   for await (const rows of rowsAfter(db, 0)) {
-    if (last > 0) await nextTurn()
     await applyStoredRows(doc, rows, nextTurn)
     last = rows[rows.length - 1]!.seq!
     for (const r of rows) {
@@ -167,7 +167,6 @@ export async function documentRows(doc: Y.Doc, rowBytes = ROW_BYTES, pause: () =
         left--
         progressed = true
         if (bytes >= rowBytes) {
-          next.set(client, i)
           flush()
           await pause()
         }
