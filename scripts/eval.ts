@@ -11,9 +11,10 @@ import { mean, ndcgAtK, pairedBootstrap, recallAtK } from './eval/metrics'
 import { buildTask, DEFAULT_TASK, type EvalQuery } from './eval/task'
 import { readNounSynsets, wordnetVersion } from './eval/wordnet'
 import { runLocomo } from './eval-locomo'
+import { runPrecision } from './eval-precision'
 
-function requirePath(path: string | undefined): string {
-  if (!path || path.startsWith('--')) throw new Error('--locomo takes the path of a LoCoMo writes-and-questions file, e.g. ../shared/data/locomo-dev.json')
+function requirePath(path: string | undefined, flag = '--locomo'): string {
+  if (!path || path.startsWith('--')) throw new Error(flag === '--locomo' ? '--locomo takes the path of a LoCoMo writes-and-questions file, e.g. ../shared/data/locomo-dev.json' : `${flag} takes the path of a precision set, e.g. ../shared/data/precision-dev.json`)
   return path
 }
 
@@ -140,7 +141,11 @@ async function main(): Promise<void> {
 }
 
 const locomoAt = process.argv.indexOf('--locomo')
-const task = locomoAt >= 0 ? runLocomo(requirePath(process.argv[locomoAt + 1])) : main()
+const precisionAt = process.argv.indexOf('--precision')
+const task =
+  precisionAt >= 0 ? runPrecision(requirePath(process.argv[precisionAt + 1], '--precision'), locomoAt >= 0 ? requirePath(process.argv[locomoAt + 1]) : undefined)
+  : locomoAt >= 0 ? runLocomo(requirePath(process.argv[locomoAt + 1]))
+  : main()
 task.catch((err) => {
   console.error(err)
   process.exit(1)

@@ -4,6 +4,7 @@ import { MemoryError } from './errors'
 import { own, parseDate, type Issue } from './contract'
 import type { Graph } from './graph'
 import { normalizeName } from './normalize'
+import { STRONG_COVERAGE, type MatchLevel, type QueryEvidence } from './evidence'
 import type { Observation, RecallLimits, RecallRequest, RecallResult, RecalledEntity, RecalledRelationship, Snippet } from './types'
 
 export const DEFAULT_LIMITS: RecallLimits = { entities: 12, relationships: 40, observations: 12, bytes: 24_000 }
@@ -115,6 +116,20 @@ export interface NoteMatch {
   score: number
   /** A query word is in the note itself (not only a word like one). */
   lexical: boolean
+  /** Which of the query's words (as the note index reports them) the note holds. */
+  terms: number
+  /** Which of them it holds only by a close paraphrase. */
+  paraphrases: number
+}
+
+/** An entity's match with the query, from the entity index. */
+export interface EntityMatch {
+  key: string
+  score: number
+  /** Which of the query's words (as the entity index reports them) its own texts hold; 0 for vector nearness alone. */
+  terms: number
+  /** Which of them its texts hold only by a close paraphrase. */
+  paraphrases?: number
 }
 
 /**
@@ -136,15 +151,15 @@ const RECENCY_SHARE = 0.02
  * query: its own match, fused with its entities' scores and the time the question names.
  * @internal it takes the graph, which the published types leave out
  */
-export function assembleSemantic(graph: Graph, hits: Array<{ key: string; score: number }>, notes: NoteMatch[], f: RecallFilter, snippetLength: number): RecallResult {
-  return draftSemantic(graph, hits, notes, f, snippetLength).complete()
+export function assembleSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number): RecallResult {
+  return draftSemantic(graph, hits, notes, evidence, f, snippetLength).complete()
 }
 
 /**
  * `assembleSemantic` ranked, its notes' texts not read yet (see `RecallDraft`).
  * @internal it takes the graph, which the published types leave out
  */
-export function draftSemantic(graph: Graph, hits: Array<{ key: string; score: number }>, notes: NoteMatch[], f: RecallFilter, snippetLength: number): RecallDraft {
+export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number): RecallDraft {
   const allowed = allowedObservations(graph, f)
   const backed = (key: string): boolean => {
     const e = graph.entities.get(key)
@@ -153,18 +168,37 @@ export function draftSemantic(graph: Graph, hits: Array<{ key: string; score: nu
   }
   const noteScore = new Map<string, number>()
   for (const n of notes) if (n.score > 0 && (!allowed || allowed.has(n.slug))) noteScore.set(n.slug, n.score)
+  // Evidence, per entity: the share of the query its own texts or a note naming it hold. An entity
+  // only near the query's vector has none and is no match: it ranks among those that have.
   const matched = new Map<string, number>()
-  for (const h of hits) if (h.score > 0 && !matched.has(h.key) && backed(h.key)) matched.set(h.key, h.score)
-  // only notes that hold a query word lend their entities a score: a soft likeness alone
-  // touches many notes a little, and would bring in every entity they share
+  const held = new Map<string, number>()
+  let best = 0
+  for (const h of hits) {
+    const share = evidence.ofEntity(h.terms, h.paraphrases)
+    if (h.score <= 0 || share <= 0 || matched.has(h.key) || !backed(h.key)) continue
+    matched.set(h.key, h.score)
+    held.set(h.key, share)
+    if (share > best) best = share
+  }
+  // Notes that name no entity come back on their own text, among the others.
+  const unlinked: string[] = []
   for (const n of notes) {
     const score = noteScore.get(n.slug)
-    if (!n.lexical || score === undefined) continue
-    for (const key of graph.entitiesOf(n.slug)) {
+    const share = evidence.ofNote(n.terms, n.paraphrases)
+    if (score === undefined || share <= 0) continue
+    if (share > best) best = share
+    const keys = graph.entitiesOf(n.slug)
+    if (!keys.length) unlinked.push(n.slug)
+    // only notes that hold a query word lend their entities a score: a soft likeness alone
+    // touches many notes a little, and would bring in every entity they share
+    for (const key of keys) {
       const through = NOTE_SUPPORT * score
       if (through > (matched.get(key) ?? 0)) matched.set(key, through)
+      if (share > (held.get(key) ?? 0)) held.set(key, share)
     }
   }
+  const level = evidence.level(best, namesAny(f.query ?? '', graph, held.keys()))
+  if (level === 'none') return noMatch(f.query ?? '')
   const chosen = new Map<string, Scored>()
   const seedList = [...matched].map(([key, score]) => ({ key, score, via: 'match' as const })).sort(byScore).slice(0, f.limits.entities)
   for (const seed of seedList) chosen.set(seed.key, seed)
@@ -188,7 +222,50 @@ export function draftSemantic(graph: Graph, hits: Array<{ key: string; score: nu
     if (when.range && observedAt >= when.range.from && observedAt < when.range.to) score += TIME_SHARE
     return score
   }
-  return finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, allowed, scoreNote, when.order, f.limits.observations))
+  const strength = (key: string): 'strong' | 'weak' => ((held.get(key) ?? 0) >= STRONG_COVERAGE ? 'strong' : 'weak')
+  const draft = finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, unlinked, allowed, scoreNote, when.order, f.limits.observations), strength)
+  return {
+    shown: draft.shown,
+    complete() {
+      const result = draft.complete()
+      result.match = level
+      if (level === 'weak') result.message = weakMessage(f.query ?? '')
+      return result
+    },
+  }
+}
+
+/** Whether the query names one of `keys`' entities as a whole (its name's words, in order). */
+function namesAny(query: string, graph: Graph, keys: Iterable<string>): boolean {
+  const words = ` ${wordsOf(query)} `
+  for (const key of keys) {
+    const name = wordsOf(graph.entities.get(key)?.name ?? '')
+    if (name && words.includes(` ${name} `)) return true
+  }
+  return false
+}
+
+function wordsOf(text: string): string {
+  return normalizeName(text).replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
+}
+
+/** A semantic recall that found no evidence: nothing comes back, and it says so. */
+function noMatch(query: string): RecallDraft {
+  return {
+    shown: [],
+    complete: () => ({
+      mode: 'semantic', entities: [], relationships: [], observations: [], truncation: null, match: 'none' satisfies MatchLevel,
+      message: `Nothing in this memory matches "${clip(query)}": no note, entity description or retrieval query holds its words. Try other words or a name it would use, or a structural recall (category, tags, from/to, entity).`,
+    }),
+  }
+}
+
+function weakMessage(query: string): string {
+  return `Only part of "${clip(query)}" is in this memory: the entities marked weak hold some of its words, not what it asks as a whole. Treat them as leads, not answers.`
+}
+
+function clip(query: string): string {
+  return query.length > 80 ? query.slice(0, 79) + '…' : query
 }
 
 /**
@@ -196,8 +273,9 @@ export function draftSemantic(graph: Graph, hits: Array<{ key: string; score: nu
  * `scoreNote`; time breaks ties and adds a weak prior toward the end the question leans to.
  * Ranked by slug and time alone: only the texts of those shown are read (see `finish`).
  */
-function rankBacking(graph: Graph, entities: RecalledEntity[], allowed: Set<string> | undefined, scoreNote: (slug: string, observedAt: string, entityShare: number) => number, order: 'newest' | 'oldest', limit: number): Chosen[] {
+function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonly string[], allowed: Set<string> | undefined, scoreNote: (slug: string, observedAt: string, entityShare: number) => number, order: 'newest' | 'oldest', limit: number): Chosen[] {
   const backing = new Map<string, { share: number; names: string[] }>()
+  for (const slug of unlinked) backing.set(slug, { share: 0, names: [] })
   for (const e of entities) {
     for (const slug of graph.entities.get(e.key)!.observations) {
       if (allowed && !allowed.has(slug)) continue
@@ -379,12 +457,14 @@ export interface RecallDraft {
   complete(): RecallResult
 }
 
-function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: RecallFilter, snippetLength: number, topScore: number, choose: (entities: RecalledEntity[]) => Chosen[]): RecallDraft {
+function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: RecallFilter, snippetLength: number, topScore: number, choose: (entities: RecalledEntity[]) => Chosen[], strength?: (key: string) => 'strong' | 'weak'): RecallDraft {
   const { limits } = f
   const keptScored = ranked.slice(0, limits.entities)
   const entities: RecalledEntity[] = keptScored.map((s) => {
     const e = graph.entities.get(s.key)!
-    return { name: e.name, key: e.key, type: e.type, description: e.description, degree: e.degree, score: round(s.score / (topScore || 1)), via: s.via }
+    const entity: RecalledEntity = { name: e.name, key: e.key, type: e.type, description: e.description, degree: e.degree, score: round(s.score / (topScore || 1)), via: s.via }
+    if (strength && s.via === 'match') entity.match = strength(s.key)
+    return entity
   })
   const keys = new Set(entities.map((e) => e.key))
   const rank = new Map(entities.map((e, i) => [e.key, i]))

@@ -239,6 +239,11 @@ export interface RecalledEntity {
   score: number
   /** `match`: ranked by the query or filter; `neighbor`: pulled in by the 1-hop expansion. */
   via: 'match' | 'neighbor'
+  /**
+   * Semantic recall, a matched entity: `strong` when it (or a note naming it) holds most of what
+   * the query asks, `weak` when only part of it (one word of several, a common one).
+   */
+  match?: 'strong' | 'weak'
 }
 
 export interface RecalledRelationship {
@@ -257,7 +262,7 @@ export interface Snippet {
   observedAt: string
   snippet: string
   truncated: boolean
-  /** Names of the recalled entities this observation backs. */
+  /** Names of the recalled entities this observation backs; empty for a note that names no entity, matched on its own text. */
   entities: string[]
 }
 
@@ -276,6 +281,24 @@ export interface RecallResult {
   truncation: Truncation | null
   /** Structural recall: where the next page starts, when observations were left after this one. */
   nextCursor?: string
+  /**
+   * Semantic recall: how well the memory answers the query, judged by its words (or theirs) in
+   * descriptions and notes, never by vector nearness alone. `none` comes with no entities and no
+   * observations; `weak` marks each entity that holds only part of the query.
+   */
+  match?: 'strong' | 'weak' | 'none'
+  /** Semantic recall: the signals that ranked it. */
+  signals?: RecallSignals
+  /** Semantic recall, when the match is `none` or `weak`: what it means, in words an agent reads. */
+  message?: string
+}
+
+/** What ranked a semantic recall: words always (BM25), vectors only in a hybrid memory, and from which model. */
+export interface RecallSignals {
+  words: true
+  vectors: boolean
+  /** The embedder's id, for a hybrid memory. */
+  model?: string
 }
 
 export interface Neighborhood {
@@ -295,7 +318,7 @@ export interface PossibleDuplicate {
 }
 
 export interface WriteWarning {
-  code: 'long_content' | 'unknown_file' | 'ignored_field'
+  code: 'long_content' | 'unknown_file' | 'ignored_field' | 'no_entity'
   message: string
 }
 

@@ -11,16 +11,17 @@ import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/gra
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
 import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
+import { QueryEvidence, type QueryTerm } from '../core/evidence'
 import { makeSlug } from '../core/slug'
 import type {
-  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, PossibleDuplicate, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
+  Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, PossibleDuplicate, RecallResult, Relationship, Tier, UpdateResult, WriteResult, RecallSignals, WriteWarning
 } from '../core/types'
 import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { importInPieces, whileImporting } from '../store/import-pieces'
 import { saveCommit, VERSION_KEY, type GraphCommit } from '../store/commit'
 import { packIndex, packOpenState } from '../store/open-state'
-import type { EntityDoc, EntityIndex } from '../search/entity-index'
+import type { EntityDoc, EntityIndex, RankedEntity } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { validateFileInput, type FileInput } from './files'
 import { taskScheduler } from './next-task'
@@ -39,6 +40,13 @@ const RECALL_QUIET_MS = 40
 const KEYS_PER_PART = 1_000
 /** Notes the note index offers a recall: enough to reach past the entities' own cap. */
 const NOTE_CANDIDATES = 300
+/** What a write that names no entity is told: it is found, but only by its own words. */
+const NO_ENTITY_WARNING: WriteWarning = {
+  code: 'no_entity',
+  message: 'This note names no entity: recall finds it by its own words alone. Name the people, places, projects or things it is about (entities, with relationships) to link it into the graph, so that recalling them brings it back too.',
+}
+/** Entities found by vector alone that a semantic recall checks for a close paraphrase of the query. */
+const PARAPHRASE_CANDIDATES = 8
 /** Journal rows dropped per transaction once mirrored. */
 const JOURNAL_ROWS_PER_PART = 1000
 /** Reads of notes a recall makes, beyond those it reads up front, before it waits for all texts. */
@@ -334,7 +342,8 @@ export class MemoryEngine implements SyncPort {
       const slug = makeSlug(valid.title, (s) => this.graph.hasObservation(s), () => randomId(6))
       const { warnings: w, ...fields } = valid
       const observation: Observation = { slug, ...fields, observedAt: fields.observedAt ?? now, createdBy, createdAt: now, updatedAt: now }
-      const warnings = [...w, ...this.unknownFileWarnings(observation.files)]
+      const warnings: WriteWarning[] = [...w, ...this.unknownFileWarnings(observation.files)]
+      if (!observation.entities.length) warnings.push(NO_ENTITY_WARNING)
       const newNames = valid.entities.map((e) => e.name).filter((n) => !this.graph.entities.has(this.graph.resolveName(n)))
       const possibleDuplicates = await this.possibleDuplicates(newNames)
       await this.commitObservation(slug, observation)
@@ -613,21 +622,55 @@ export class MemoryEngine implements SyncPort {
     this.recalling++
     try {
       // the note index first: it embeds the query with its words, the entity index then reuses the query's vector
-      const notes = await this.notes.search(f.query, Math.max(f.limits.observations, NOTE_CANDIDATES))
-      const hits = await this.index.search(f.query, Math.max(f.limits.entities * SEARCH_HEADROOM, 20))
-      const assemble = () => assembleSemantic(this.graph, hits, notes, f, this.info.retrieval.snippetLength)
+      const noteTerms: QueryTerm[] = []
+      const entityTerms: QueryTerm[] = []
+      const notes = await this.notes.search(f.query, Math.max(f.limits.observations, NOTE_CANDIDATES), noteTerms)
+      const hits = await this.index.search(f.query, Math.max(f.limits.entities * SEARCH_HEADROOM, 20), undefined, entityTerms)
+      await this.findParaphrases(f.query, hits, entityTerms)
+      const evidence = new QueryEvidence({ terms: noteTerms, size: this.notes.size() }, { terms: entityTerms, size: this.index.size() })
+      const signals = this.signals()
+      const assemble = () => ({ ...assembleSemantic(this.graph, hits, notes, evidence, f, this.info.retrieval.snippetLength), signals })
       if (this.graph.notesInStorage === 0) return assemble()
       // Ranked first, by what the open saved (slugs, times, backing): the texts of only the notes
       // it shows are then read, and the recall is not ranked again. A change committed during
       // the read ranks it again.
       const version = this.version
-      const draft = await this.withNotes(() => draftSemantic(this.graph, hits, notes, f, this.info.retrieval.snippetLength), () => [])
+      const draft = await this.withNotes(() => draftSemantic(this.graph, hits, notes, evidence, f, this.info.retrieval.snippetLength), () => [])
       await this.readSomeNotes(this.graph.notesInStorageAmong(draft.shown))
-      return this.version === version ? await this.withNotes(() => draft.complete(), () => []) : await this.withNotes(assemble, () => [])
+      return this.version === version ? { ...(await this.withNotes(() => draft.complete(), () => [])), signals } : await this.withNotes(assemble, () => [])
     } finally {
       this.recalling--
       this.lastRecallAt = performance.now()
     }
+  }
+
+  /**
+   * The best few entities found by vector alone may still hold the query by a close paraphrase
+   * ("physician" for "doctor"): that is evidence, as the word itself is. Marks them, and the
+   * query's words so held.
+   */
+  private async findParaphrases(query: string, hits: RankedEntity[], terms: QueryTerm[]): Promise<void> {
+    if (this.index.mode !== 'hybrid') return
+    const unheld = hits.filter((h) => h.terms === 0 && this.graph.entities.has(h.key)).slice(0, PARAPHRASE_CANDIDATES)
+    if (!unheld.length) return
+    const texts = unheld.map((h) => {
+      const e = this.graph.entities.get(h.key)!
+      return [e.name, e.description, ...e.queries].join('\n')
+    })
+    const masks = await this.notes.paraphrasesIn(query, terms, texts)
+    let any = 0
+    unheld.forEach((h, i) => {
+      if (masks[i]) h.paraphrases = masks[i]
+      any |= masks[i]!
+    })
+    terms.forEach((t, i) => {
+      if (i < 31 && any & (1 << i)) t.paraphrased = true
+    })
+  }
+
+  /** What ranks this memory's semantic recalls: words, and vectors of its frozen model in a hybrid memory. */
+  private signals(): RecallSignals {
+    return this.index.mode === 'hybrid' ? { words: true, vectors: true, model: this.info.retrieval.embedder } : { words: true, vectors: false }
   }
 
   /** The notes backing the entity `name` names (none for a name that names none), to read them ahead. */

@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, isInitializeRequest, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { isMemoryError } from '../core/errors'
 import type { Connection } from '../engine/connection'
-import type { Memory } from '../engine/memory-handle'
+import { BM25_ONLY, type Memory } from '../engine/memory-handle'
 import { toolListing } from '../tools/definitions'
 import { dispatchTool } from '../tools/dispatch'
 import { toolAnnotations } from './annotations'
@@ -20,12 +20,21 @@ export const SERVER_INFO = { name: 'cairn', version: '0.1.0' }
 const INSTRUCTIONS =
   'Cairn is a graph memory. Use recall before answering from memory and write after learning something worth keeping: short observations whose entities carry descriptions and are joined by relationships. Errors come back as JSON { code, message, details } with isError set; fix the named fields and retry.'
 
+/** What the agent is told of how this memory ranks: plainly, when by words alone. */
+function rankingNote(memory: Memory | undefined): string {
+  const embedder = memory?.info.retrieval.embedder
+  if (!embedder) return ''
+  return embedder === BM25_ONLY
+    ? ' This memory ranks by words alone (no embedding model): recall finds what shares words with the query, not what means the same in other words; try the words the notes would use.'
+    : ` This memory ranks by words and by meaning (${embedder}).`
+}
+
 /**
  * An MCP server whose every tool call and resource read runs through `conn`. With `memory` (the
  * memory `conn` belongs to) it also lists the memory's observations and entities as resources.
  */
 export function createMcpServer(conn: Connection, memory?: Memory): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS })
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS + rankingNote(memory) })
   const tools = toolListing().map((t) => ({ ...t, annotations: toolAnnotations(t.name) }))
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
   server.setRequestHandler(CallToolRequestSchema, async (req) => {

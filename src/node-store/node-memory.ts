@@ -6,7 +6,9 @@ import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
 import { MemoryError } from '../core/errors'
 import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY } from '../engine/memory-engine'
 import { Memory } from '../engine/memory-handle'
+import { createDefaultEmbedder } from '../search/default-embedder'
 import type { Embedder } from '../search/embedder'
+import { STATIC_MODEL_ID } from '../search/static-model-files'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
 import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
@@ -19,9 +21,13 @@ const DEFERRED_META = new Set([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, GRAP
 export interface NodeMemoryOptions extends DurableStoreOptions {
   /** Name of the memory when the folder is new. */
   name?: string
-  /** The embedder of a new memory (hybrid recall), and the one an existing memory is opened with. */
+  /**
+   * The embedder of a new memory (hybrid recall), and the one an existing memory is opened with.
+   * Without one, a new memory ranks with the package's own model (as `cairn mcp --dir` does), and
+   * a memory frozen with that model is opened with it: only another model must be handed in.
+   */
   embedder?: Embedder
-  /** Creates the memory BM25-only even when an embedder is given. */
+  /** Creates the memory BM25-only (words alone), with or without an embedder given. */
   bm25Only?: boolean
   /** Makes the memory of an empty folder (say, from a backup) instead of a new empty one. */
   create?: (deps: IndexedDBFactory) => Promise<Memory>
@@ -61,6 +67,7 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
     },
   )
   const t1 = performance.now()
+  let owned: Embedder | undefined
   const deps = { indexedDB: store.indexedDB, IDBKeyRange: store.IDBKeyRange as unknown as typeof FakeKeyRange & typeof globalThis.IDBKeyRange }
   try {
     const registry = new RegistryDB(deps)
@@ -68,8 +75,13 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
     registry.close()
     if (known.length > 1) throw new MemoryError('storage_failed', `${dir} holds ${known.length} memories; a folder keeps one`, { dir })
     let memory: Memory
+    // the package's own model, loaded here when the memory needs it and none was handed in
+    const frozen = known[0]?.retrieval.embedder
+    const shipped = !options.embedder && (known[0] ? frozen === STATIC_MODEL_ID : !options.bm25Only && !options.create)
+    if (shipped) owned = await createDefaultEmbedder()
+    const embedder = options.embedder ?? owned
     if (known[0]) {
-      memory = await Memory.open(known[0].id, { ...deps, ...(options.embedder ? { embedder: options.embedder } : {}) })
+      memory = await Memory.open(known[0].id, { ...deps, ...(embedder ? { embedder } : {}) })
     } else if (options.mustExist) {
       throw new MemoryError('not_found', `${dir} holds no memory yet; write to it with cairn mcp or cairn import first`, { dir })
     } else if (options.create) {
@@ -78,7 +90,7 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
       memory = await Memory.create({
         ...deps,
         name: options.name ?? 'agent memory',
-        ...(options.embedder && !options.bm25Only ? { embedder: options.embedder } : {}),
+        ...(embedder && !options.bm25Only ? { embedder } : {}),
       })
       // A folder written by the earlier whole-file snapshot is read once into the new store.
       const legacy = join(dir, LEGACY_SNAPSHOT_FILE)
@@ -95,10 +107,12 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
       async close() {
         await memory.close()
         store.close()
+        await owned?.dispose?.()
       },
     }
   } catch (e) {
     store.close()
+    await owned?.dispose?.().catch(() => undefined)
     throw e
   }
 }

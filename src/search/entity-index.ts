@@ -12,7 +12,8 @@ import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { textDigest } from './text-digest'
 import { KeySlots, mapSome } from '../core/key-slots'
-import { bm25Ranked, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
+import type { QueryTerm } from '../core/evidence'
+import { bm25Ranked, isSavedPostings, type Bm25Hit, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 
 export interface EntityDoc {
   key: string
@@ -26,6 +27,10 @@ export interface RankedEntity {
   key: string
   /** In [0, 1]; higher is better. */
   score: number
+  /** Which of the query's words its name, description or queries hold (bit i: the i-th term `search` reports); 0 for a match by vector alone. */
+  terms: number
+  /** Which of them they hold only by a close paraphrase, where a caller has looked (see `NoteIndex.paraphrasesIn`). */
+  paraphrases?: number
 }
 
 export type SearchMode = 'bm25' | 'vector' | 'hybrid'
@@ -44,8 +49,11 @@ export interface EntityIndex {
   /** Adds or replaces documents by key; only documents whose text changed are re-embedded. */
   upsert(docs: EntityDoc[]): Promise<void>
   remove(keys: string[]): Promise<void>
-  /** Best first, ties by key; `mode` defaults to hybrid with an embedder, else bm25. */
-  search(query: string, limit: number, mode?: SearchMode): Promise<RankedEntity[]>
+  /**
+   * Best first, ties by key; `mode` defaults to hybrid with an embedder, else bm25. `terms`,
+   * when given, receives the query's words as this index analyzed them, with how many entities hold each.
+   */
+  search(query: string, limit: number, mode?: SearchMode, terms?: QueryTerm[]): Promise<RankedEntity[]>
   size(): number
   /** The keys of every indexed document. */
   keys(): string[]
@@ -245,7 +253,7 @@ class OramaEntityIndex implements EntityIndex {
     })
   }
 
-  async search(query: string, limit: number, mode?: SearchMode): Promise<RankedEntity[]> {
+  async search(query: string, limit: number, mode?: SearchMode, terms?: QueryTerm[]): Promise<RankedEntity[]> {
     if (typeof query !== 'string') throw new MemoryError('invalid_request', 'search takes a query string')
     const wanted = mode ?? this.mode
     if (wanted !== 'bm25' && !this.embedder) {
@@ -254,7 +262,7 @@ class OramaEntityIndex implements EntityIndex {
     const term = query.trim()
     const k = Math.floor(limit)
     if (!term || !(k > 0) || this.keyAt.length === 0) return []
-    if (wanted === 'bm25') return this.textHits(term, k).map((h) => ({ key: h.key, score: h.score }))
+    if (wanted === 'bm25') return this.textHits(term, k, terms).map((h) => ({ key: h.key, score: h.score, terms: h.terms }))
     const [queryVector] = await this.embedder!.embed([term])
     if (!queryVector || queryVector.length !== this.embedder!.dimensions) {
       throw new MemoryError('model_failed', `embedder ${this.embedder!.id} returned no ${this.embedder!.dimensions}-dimensional vector for the query`)
@@ -263,13 +271,15 @@ class OramaEntityIndex implements EntityIndex {
     const n = this.keyAt.length
     const similarity = this.scratch.zeroed(0, n) // stays 0 for negative similarity
     this.vectors!.maxSimilarity(queryVector, similarity)
-    if (wanted === 'vector') return this.fusedTop(similarity, n, k, { text: 0, vector: 1 }, new Map())
-    const text = new Map(this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES)).map((hit) => [this.slotOfHit(hit), hit.score]))
-    return this.fusedTop(similarity, n, k, this.weights, text)
+    if (wanted === 'vector') return this.fusedTop(similarity, n, k, { text: 0, vector: 1 }, new Map()).map((h) => ({ key: h.key, score: h.score, terms: 0 }))
+    const textHits = this.textHits(term, Math.max(k * 4, MIN_TEXT_CANDIDATES), terms)
+    const text = new Map(textHits.map((hit) => [this.slotOfHit(hit), hit.score]))
+    const held = new Map(textHits.map((hit) => [hit.key, hit.terms]))
+    return this.fusedTop(similarity, n, k, this.weights, text).map((h) => ({ key: h.key, score: h.score, terms: held.get(h.key) ?? 0 }))
   }
 
   /** The k best slots by fused score (see `topKFused`), `text` holding the text hits' scores by slot. */
-  private fusedTop(similarity: Float32Array, n: number, k: number, weights: { text: number; vector: number }, text: ReadonlyMap<number, number>): RankedEntity[] {
+  private fusedTop(similarity: Float32Array, n: number, k: number, weights: { text: number; vector: number }, text: ReadonlyMap<number, number>): Scored[] {
     // reused between searches when every slot must be fused: no 100,000-long array per query
     if (this.fused.length < n) this.fused = new Float64Array(Math.max(n, this.fused.length * 2))
     return topKFused(similarity, n, k, weights, text, (s) => this.keyAt[s]!, round, this.fused)
@@ -316,10 +326,10 @@ class OramaEntityIndex implements EntityIndex {
   }
 
   /** BM25 hits, best first and ties by key, normalized so the best is 1. */
-  private textHits(term: string, k: number): (Scored & { id: number })[] {
+  private textHits(term: string, k: number, terms?: QueryTerm[]): Bm25Hit[] {
     // every match as Orama's search scores it; ties are cut by key here, since Orama breaks them
     // by insertion order, which differs between devices
-    return bm25Ranked(this.db, term, TEXT_PROPERTIES, { name: NAME_BOOST }, k, round)
+    return bm25Ranked(this.db, term, TEXT_PROPERTIES, { name: NAME_BOOST }, k, round, terms)
   }
 
   /**

@@ -11,7 +11,8 @@ import { ENGLISH_STOP_WORDS } from './stop-words'
 import { KeySlots, mapSome } from '../core/key-slots'
 import { compareRanked, rankSlots, topKOf, type Scored } from './top-k'
 import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
-import { bm25Ranked, isSavedPostings, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
+import type { QueryTerm } from '../core/evidence'
+import { bm25Ranked, isSavedPostings, MAX_MASKED_TERMS, type Bm25Hit, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 import { textDigest } from './text-digest'
 import { wordTokens } from './word-tokens'
 
@@ -27,6 +28,10 @@ export interface NoteHit {
   score: number
   /** Whether a word of the query (stemmed) is in the note: the soft match alone finds many notes a little. */
   lexical: boolean
+  /** Which of the query's words the note holds: bit i for the i-th of the terms `search` reports. */
+  terms: number
+  /** Which of them it holds only by a close paraphrase (a hybrid index's word vectors), the same bits. */
+  paraphrases: number
 }
 
 export interface NoteIndex {
@@ -34,8 +39,17 @@ export interface NoteIndex {
   /** Adds or replaces notes by slug; unchanged text is not re-embedded. */
   upsert(docs: NoteDoc[]): Promise<void>
   remove(slugs: string[]): Promise<void>
-  /** The best `limit` notes for a query, best first, ties by slug. */
-  search(query: string, limit: number): Promise<NoteHit[]>
+  /**
+   * The best `limit` notes for a query, best first, ties by slug. `terms`, when given, receives
+   * the query's words as this index analyzed them, with how many notes hold each.
+   */
+  search(query: string, limit: number, terms?: QueryTerm[]): Promise<NoteHit[]>
+  /**
+   * For each of `texts` (an entity's name, description and queries, say), which of `terms` (the
+   * query's words as another index analyzed them) it holds only by a close paraphrase: bit i for
+   * terms[i]. Always 0 without an embedder.
+   */
+  paraphrasesIn(query: string, terms: readonly QueryTerm[], texts: string[]): Promise<number[]>
   size(): number
   keys(): string[]
   /** As `EntityIndex.mapKeys`: a restore's maps by slug and by word, a part at a time. */
@@ -115,8 +129,16 @@ const SOFT_POOL = 300
 const SOFT_RESCORE = 150
 /** Query words the soft match considers. */
 const MAX_QUERY_WORDS = 16
+/** Words of one text `paraphrasesIn` compares: a description's first words say what it is. */
+const MAX_TEXT_WORDS = 64
 /** Soft matches weaker than this count as no match: unrelated words are all a little similar. */
 const SOFT_FLOOR = 0.35
+/**
+ * A note word this close to a query word is a close paraphrase of it, evidence as the word itself
+ * is (doctor ~ physician 0.77, kids ~ children 0.76, school ~ education 0.73 in the default model;
+ * karate ~ martial 0.59 and desk ~ table 0.50 are not).
+ */
+const PARAPHRASE = 0.7
 const SCORE_STEP = 1e9
 const STOP = new Set(ENGLISH_STOP_WORDS)
 
@@ -281,7 +303,7 @@ class HybridNoteIndex implements NoteIndex {
     })
   }
 
-  async search(query: string, limit: number): Promise<NoteHit[]> {
+  async search(query: string, limit: number, terms?: QueryTerm[]): Promise<NoteHit[]> {
     const term = typeof query === 'string' ? query.trim() : ''
     const k = Math.floor(limit)
     if (!term || !(k > 0) || this.slugAt.length === 0) return []
@@ -292,12 +314,16 @@ class HybridNoteIndex implements NoteIndex {
     const n = this.slugAt.length
     const text = this.scratch.zeroed(0, n)
     const textSlots: number[] = []
-    for (const hit of this.textHits(term, pool)) {
+    const held = new Map<string, number>()
+    const analyzed: QueryTerm[] = []
+    for (const hit of this.textHits(term, pool, analyzed)) {
       const slot = this.slotOfHit(hit)
       if (hit.score > 0) textSlots.push(slot)
       text[slot] = hit.score
+      held.set(hit.key, hit.terms)
     }
-    if (!this.embedder) return topKOf(text, n, k, (s) => this.slugAt[s]!).map((h) => ({ slug: h.key, score: h.score, lexical: true }))
+    terms?.push(...analyzed)
+    if (!this.embedder) return topKOf(text, n, k, (s) => this.slugAt[s]!).map((h) => ({ slug: h.key, score: h.score, lexical: true, terms: held.get(h.key) ?? 0, paraphrases: 0 }))
     const similarity = this.scratch.zeroed(1, n)
     this.vectors!.maxSimilarity(embedded[0]!, similarity)
     const w = NOTE_WEIGHTS
@@ -307,7 +333,18 @@ class HybridNoteIndex implements NoteIndex {
     const listed = [...candidates]
     const before = Float64Array.from(listed, (s) => w.text * text[s]! + w.vector * Math.max(0, similarity[s]!) + 1e-6)
     const rescored = rankSlots(before, listed.length, SOFT_RESCORE, (i) => this.slugAt[listed[i]!]!)
-    const soft = this.softMatch(embedded.slice(1), new Set(rescored.map((h) => listed[h.slot]!)))
+    // each query word's bit among the analyzed terms, for the words a note holds by a close paraphrase
+    const bits = queryWords.map((w) => {
+      const at = analyzed.findIndex((t) => t.term === this.db.tokenizer.tokenize(bm25Text(w), 'english')[0])
+      return at >= 0 && at < MAX_MASKED_TERMS ? 1 << at : 0
+    })
+    const { soft, paraphrased } = this.softMatch(embedded.slice(1), bits, new Set(rescored.map((h) => listed[h.slot]!)))
+    // a word held only by paraphrase is not absent from the memory
+    let anyParaphrase = 0
+    for (const mask of paraphrased.values()) anyParaphrase |= mask
+    analyzed.forEach((t, i) => {
+      if (i < MAX_MASKED_TERMS && anyParaphrase & (1 << i)) t.paraphrased = true
+    })
     const fused = new Map<number, number>()
     let best = 0
     for (const s of candidates) {
@@ -318,13 +355,61 @@ class HybridNoteIndex implements NoteIndex {
     if (best <= 0) return []
     const hits: Scored[] = []
     const lexical = new Set<string>()
+    const close = new Map<string, number>()
     for (const [s, score] of fused) {
       if (score <= 0) continue
       const slug = this.slugAt[s]!
       hits.push({ key: slug, score: round(score / best) })
       if (text[s]! > 0) lexical.add(slug)
+      const near = paraphrased.get(s)
+      if (near) close.set(slug, near)
     }
-    return hits.sort(compareRanked).slice(0, k).map((h) => ({ slug: h.key, score: h.score, lexical: lexical.has(h.key) }))
+    return hits.sort(compareRanked).slice(0, k).map((h) => {
+      const terms = held.get(h.key) ?? 0
+      return { slug: h.key, score: h.score, lexical: lexical.has(h.key), terms, paraphrases: (close.get(h.key) ?? 0) & ~terms }
+    })
+  }
+
+  async paraphrasesIn(query: string, terms: readonly QueryTerm[], texts: string[]): Promise<number[]> {
+    const none = texts.map(() => 0)
+    if (!this.embedder || !texts.length) return none
+    const bitOf = (w: string) => {
+      const at = terms.findIndex((t) => t.term === this.db.tokenizer.tokenize(bm25Text(w), 'english')[0])
+      return at >= 0 && at < MAX_MASKED_TERMS ? 1 << at : 0
+    }
+    const queryWords = contentWords(query).slice(0, MAX_QUERY_WORDS).filter((w) => bitOf(w))
+    if (!queryWords.length) return none
+    const textWords = texts.map((t) => contentWords(t).slice(0, MAX_TEXT_WORDS))
+    // words the table holds are read from it; the others, and the query's, embedded in one call
+    const missing = [...new Set(textWords.flat().filter((w) => !this.wordRow.has(w)))]
+    const vectors = await this.embedder.embed([...queryWords, ...missing])
+    const dims = this.embedder.dimensions
+    const unit = (v: ArrayLike<number>) => {
+      let norm = 0
+      for (let i = 0; i < dims; i++) norm += v[i]! * v[i]!
+      return norm > 0 ? Float32Array.from({ length: dims }, (_, i) => v[i]! / Math.sqrt(norm)) : undefined
+    }
+    const asked = queryWords.map((w, j) => ({ bit: bitOf(w), v: unit(vectors[j]!) }))
+    const fresh = new Map(missing.map((w, i) => [w, unit(vectors[queryWords.length + i]!)]))
+    const vectorOf = (w: string) => {
+      const row = this.wordRow.get(w)
+      if (row === undefined) return fresh.get(w)
+      return unit(Array.from(this.wordData.subarray(row * dims, (row + 1) * dims), (x) => x * this.wordScale[row]!))
+    }
+    return textWords.map((words) => {
+      let mask = 0
+      for (const w of words) {
+        const v = vectorOf(w)
+        if (!v) continue
+        for (const q of asked) {
+          if (!q.v || mask & q.bit) continue
+          let dot = 0
+          for (let i = 0; i < dims; i++) dot += v[i]! * q.v[i]!
+          if (dot >= PARAPHRASE) mask |= q.bit
+        }
+      }
+      return mask
+    })
   }
 
   async snapshot(): Promise<NoteIndexSnapshot> {
@@ -384,10 +469,13 @@ class HybridNoteIndex implements NoteIndex {
    * word of the note (below SOFT_FLOOR counts 0). Each query word is compared once with each
    * distinct word of the candidates, not once per note.
    */
-  private softMatch(queryVectors: Float32Array[], candidates: Set<number>): Map<number, number> {
+  private softMatch(queryVectors: Float32Array[], queryBits: number[], candidates: Set<number>): { soft: Map<number, number>; paraphrased: Map<number, number> } {
     const out = new Map<number, number>()
-    const known = queryVectors.filter((v) => v.some((x) => x !== 0))
-    if (!known.length) return out
+    const paraphrased = new Map<number, number>()
+    const knownAt = queryVectors.flatMap((v, j) => (v.some((x) => x !== 0) ? [j] : []))
+    const known = knownAt.map((j) => queryVectors[j]!)
+    const knownBits = knownAt.map((j) => queryBits[j] ?? 0)
+    if (!known.length) return { soft: out, paraphrased }
     const d = this.embedder!.dimensions
     const q = known.length
     const data = this.wordData
@@ -446,10 +534,15 @@ class HybridNoteIndex implements NoteIndex {
         for (let j = 0; j < q; j++) if (sims[from + j]! > best[j]!) best[j] = sims[from + j]!
       }
       let sum = 0
-      for (let j = 0; j < q; j++) if (best[j]! >= SOFT_FLOOR) sum += best[j]!
+      let close = 0
+      for (let j = 0; j < q; j++) {
+        if (best[j]! >= SOFT_FLOOR) sum += best[j]!
+        if (best[j]! >= PARAPHRASE) close |= knownBits[j]!
+      }
       if (sum > 0) out.set(s, sum / q)
+      if (close) paraphrased.set(s, close)
     }
-    return out
+    return { soft: out, paraphrased }
   }
 
 
@@ -504,10 +597,10 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   /** BM25 hits, normalized so the best is 1, best first and ties by slug. */
-  private textHits(term: string, k: number): (Scored & { id: number })[] {
+  private textHits(term: string, k: number, terms?: QueryTerm[]): Bm25Hit[] {
     // every match as Orama's search scores it; ties are cut by slug here, since Orama breaks
     // them by insertion order, which differs between devices
-    return bm25Ranked(this.db, bm25Text(term), ['text'], {}, k, round)
+    return bm25Ranked(this.db, bm25Text(term), ['text'], {}, k, round, terms)
   }
 
   /**

@@ -10,6 +10,7 @@
 
 import { count as oramaCount, load as oramaLoad, save as oramaSave } from '@orama/orama'
 import { KeySlots } from '../core/key-slots'
+import type { QueryTerm } from '../core/evidence'
 import { rankSlots, type Scored } from './top-k'
 import type { AnyDocument, AnyOrama, components, IDocumentsStore, IIndex, SearchableType, Tokenizer, TokenScore } from '@orama/orama'
 
@@ -276,7 +277,14 @@ function search(store: PostingsIndexStore, term: string, tokenizer: Tokenizer, l
 interface Matches {
   ids: Int32Array
   scores: Float64Array
+  /** Per matching document, which of `terms` it holds: bit i for `terms[i]`. */
+  masks: Int32Array
+  terms: QueryTerm[]
 }
+
+
+/** Query words told apart in a document's mask (bits of an int32, one left for the sign). */
+export const MAX_MASKED_TERMS = 31
 
 /**
  * Running sums of one search, by internal id, and which ids have one: kept between searches
@@ -284,6 +292,7 @@ interface Matches {
  */
 let sums = new Float64Array(0)
 let summed = new Uint8Array(0)
+let masked = new Int32Array(0)
 
 function scoreDocuments(store: PostingsIndexStore, term: string, tokenizer: Tokenizer, language: string | undefined, properties: string[], boost: Record<string, number>, relevance: { k: number; b: number; d: number }, docsCount: number, whereFiltersIDs: Set<number> | undefined): Matches {
   const tokens = [...new Set(tokenizer.tokenize(term, language))]
@@ -291,7 +300,9 @@ function scoreDocuments(store: PostingsIndexStore, term: string, tokenizer: Toke
   if (sums.length < top) {
     sums = new Float64Array(Math.max(top, sums.length * 2))
     summed = new Uint8Array(sums.length)
+    masked = new Int32Array(sums.length)
   }
+  const skipped = new Set<number>()
   let touched = new Int32Array(64)
   let size = 0
   const { k, b, d } = relevance
@@ -301,19 +312,23 @@ function scoreDocuments(store: PostingsIndexStore, term: string, tokenizer: Toke
     const lengths = field.lengths
     const average = field.average as number
     const weight = boost[prop] ?? 1
-    const found: { ids: Postings; matching: number }[] = []
-    for (const token of tokens) {
+    const found: { ids: Postings; matching: number; t: number }[] = []
+    tokens.forEach((token, t) => {
       const ids = field.postings(token)
       const matching = ids ? (ids instanceof Set ? ids.size : ids.length) : 0
-      if (matching > 0) found.push({ ids: ids!, matching })
-    }
+      if (matching > 0) found.push({ ids: ids!, matching, t })
+    })
     // A word in nearly every document (a memory's owner, named in all its notes) weighs under a
     // hundredth of a rare one and costs a pass over every document: when the query has a rarer
     // word, such words are left out. Decided from the index alone, so every device agrees.
     const common = (n: number) => n > COMMON_SHARE * docsCount
     const rarer = found.some((f) => !common(f.matching))
-    for (const { ids, matching } of found) {
-      if (rarer && common(matching)) continue
+    for (const { ids, matching, t } of found) {
+      if (rarer && common(matching)) {
+        skipped.add(t)
+        continue
+      }
+      const bit = t < MAX_MASKED_TERMS ? 1 << t : 0
       const idf = Math.log(1 + (docsCount - matching + 0.5) / (matching + 0.5))
       for (const id of ids) {
         if (whereFiltersIDs && !whereFiltersIDs.has(id)) continue
@@ -332,18 +347,26 @@ function scoreDocuments(store: PostingsIndexStore, term: string, tokenizer: Toke
           touched[size++] = id
         }
         sums[id] = sums[id]! + bm25 * weight
+        masked[id] = masked[id]! | bit
       }
     }
   }
   const ids = touched.slice(0, size)
   const scores = new Float64Array(size)
+  const masks = new Int32Array(size)
+  const documents = new Int32Array(Math.min(tokens.length, MAX_MASKED_TERMS))
   for (let i = 0; i < size; i++) {
     const id = ids[i]!
     scores[i] = sums[id]!
+    masks[i] = masked[id]!
+    // a word's documents counted once, whichever fields hold it
+    for (let t = 0; t < documents.length; t++) if (masks[i]! & (1 << t)) documents[t]!++
     sums[id] = 0
     summed[id] = 0
+    masked[id] = 0
   }
-  return { ids, scores }
+  const terms = Array.from(documents, (n, t) => ({ term: tokens[t]!, documents: skipped.has(t) ? -1 : n }))
+  return { ids, scores, masks, terms }
 }
 
 /** The normalized scores of a search, reused (every entry read is written first): no array per search as long as its matches. */
@@ -360,17 +383,26 @@ const RELEVANCE = { k: 1.2, b: 0.75, d: 0.5 }
  * which a ranking of the best few never reads. Each hit has its id in the database (Orama's
  * internal id) too.
  */
-export function bm25Ranked(db: AnyOrama, term: string, properties: string[], boost: Record<string, number>, k: number, round: (score: number) => number): (Scored & { id: number })[] {
+export function bm25Ranked(db: AnyOrama, term: string, properties: string[], boost: Record<string, number>, k: number, round: (score: number) => number, terms?: QueryTerm[]): Bm25Hit[] {
   const store = db.data.index as unknown as PostingsIndexStore
   for (const prop of properties) if (!store.fields[prop]) throw new Error(`no field ${prop} in this index`)
-  const { ids, scores } = scoreDocuments(store, term, db.tokenizer as Tokenizer, undefined, properties, boost, RELEVANCE, oramaCount(db), undefined)
+  const found = scoreDocuments(store, term, db.tokenizer as Tokenizer, undefined, properties, boost, RELEVANCE, oramaCount(db), undefined)
+  const { ids, scores, masks } = found
+  terms?.push(...found.terms)
   let best = 0
   for (const score of scores) if (score > best) best = score
   if (best <= 0) return []
   const keys = db.internalDocumentIDStore.internalIdToId
   if (normalized.length < ids.length) normalized = new Float64Array(Math.max(ids.length, normalized.length * 2))
   for (let i = 0; i < ids.length; i++) normalized[i] = round(scores[i]! / best)
-  return rankSlots(normalized, ids.length, k, (i) => keys[ids[i]! - 1]!).map((hit) => ({ key: hit.key, score: hit.score, id: ids[hit.slot]! }))
+  return rankSlots(normalized, ids.length, k, (i) => keys[ids[i]! - 1]!).map((hit) => ({ key: hit.key, score: hit.score, id: ids[hit.slot]!, terms: masks[hit.slot]! }))
+}
+
+/** A document `bm25Ranked` found: its key, normalized score, internal id, and which query words it holds. */
+export interface Bm25Hit extends Scored {
+  id: number
+  /** Bit i set: the document holds the query's i-th word (see `QueryTerm`). */
+  terms: number
 }
 
 /** The saved form with documents renumbered by `ids`: the document of internal id `ids[i]` becomes i + 1. */

@@ -56,7 +56,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'recall',
     operation: 'recall',
     description:
-      'Retrieve what the memory knows. With query: entities ranked by their descriptions, their 1-hop neighbors (so asking about a person also returns their projects and organizations), the relationships among them, and a short snippet per backing observation. Without query: observations filtered by category, tags, from/to or entity, newest first; pass nextCursor as cursor for the next page. The payload is capped; if truncation is set, narrow with category, tags, from/to or entity rather than raising limits. Snippets marked truncated can be read whole with get_observation.',
+      'Retrieve what the memory knows. With query: entities ranked by their descriptions, their 1-hop neighbors (so asking about a person also returns their projects and organizations), the relationships among them, and a short snippet per backing observation. Without query: observations filtered by category, tags, from/to or entity, newest first; pass nextCursor as cursor for the next page. The payload is capped; if truncation is set, narrow with category, tags, from/to or entity rather than raising limits. Snippets marked truncated can be read whole with get_observation. A query recall says how well the memory answers it: match "strong", "weak" (entities marked weak hold only part of the query: leads, not answers) or "none" (nothing matches: no entities, no observations, and a message; do not answer from this memory). Notes that name no entity come back on their own words with an empty entities list; signals says what ranked the recall.',
     schema: s.recallArgs,
     run: (c, a) => c.recall(a),
   }),

@@ -18,6 +18,7 @@ import type { Embedder } from '../../../src/search/embedder'
 import { createStaticEmbedder } from '../../../src/search/static-embedder'
 import { engineOf } from '../../../src/internals'
 import { assembleSemantic, parseRecallRequest } from '../../../src/core/recall'
+import { QueryEvidence, type QueryTerm } from '../../../src/core/evidence'
 import type { EntityIndex } from '../../../src/search/entity-index'
 import type { NoteIndex } from '../../../src/search/note-index'
 
@@ -221,13 +222,16 @@ async function timeRecallParts(memory: Memory, queries: string[]): Promise<Recor
   for (const query of queries) {
     const f = parseRecallRequest({ query })
     let t = performance.now()
-    const notes = await engine.notes.search(query, Math.max(f.limits.observations, 300))
+    const noteTerms: QueryTerm[] = []
+    const entityTerms: QueryTerm[] = []
+    const notes = await engine.notes.search(query, Math.max(f.limits.observations, 300), noteTerms)
     parts.notes!.push(performance.now() - t)
     t = performance.now()
-    const hits = await engine.index.search(query, Math.max(f.limits.entities * 4, 20))
+    const hits = await engine.index.search(query, Math.max(f.limits.entities * 4, 20), undefined, entityTerms)
     parts.entities!.push(performance.now() - t)
     t = performance.now()
-    assembleSemantic(engine.committedGraph, hits, notes, f, engine.info.retrieval.snippetLength)
+    const evidence = new QueryEvidence({ terms: noteTerms, size: engine.notes.size() }, { terms: entityTerms, size: engine.index.size() })
+    assembleSemantic(engine.committedGraph, hits, notes, evidence, f, engine.info.retrieval.snippetLength)
     parts.assemble!.push(performance.now() - t)
   }
   return parts
