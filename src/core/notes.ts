@@ -16,6 +16,11 @@ export interface NoteListRequest {
   entity?: string
   /** `written` (default): newest write first; `observed`: the timeline, latest observedAt first. */
   order?: 'written' | 'observed'
+  /**
+   * Words to find in the notes' own title and text (stemmed, as recall matches words), every note
+   * linked to entities or not; the best matches first, whatever `order` says.
+   */
+  text?: string
   /** From the previous page's `nextCursor`. */
   cursor?: string
   /** 1 to 200; default 50. */
@@ -34,6 +39,8 @@ export interface NoteSummary {
   truncated: boolean
   /** Entity names as this note wrote them. */
   entities: string[]
+  /** With `text`: the words of the note that match it, to highlight. */
+  matches?: string[]
 }
 
 export interface NotePage {
@@ -53,7 +60,9 @@ export interface Vocabulary {
   relationshipTypes: Array<{ type: string; count: number }>
 }
 
-const FIELDS = new Set(['category', 'tags', 'from', 'to', 'entity', 'order', 'cursor', 'limit'])
+const FIELDS = new Set(['category', 'tags', 'from', 'to', 'entity', 'order', 'text', 'cursor', 'limit'])
+/** Notes a text search ranks, at most: past this many, narrow the words or the filters. */
+export const NOTE_SEARCH_MAX = 1_000
 export const NOTE_PAGE_DEFAULT = 50
 export const NOTE_PAGE_MAX = 200
 const SNIPPET_CHARS = 200
@@ -85,13 +94,19 @@ interface Parsed {
   to?: string
   entity?: string
   order: 'written' | 'observed'
+  text?: string
   after?: [string, string]
   limit: number
 }
 
+/** The words a note list request searches for, checked as `listNotes` checks them; undefined for none. */
+export function noteSearchText(request: unknown): string | undefined {
+  return parse(request).text
+}
+
 function parse(request: unknown): Parsed {
   if (request === undefined || request === null) request = {}
-  if (typeof request !== 'object' || Array.isArray(request)) bad('the request is an object { category?, tags?, from?, to?, entity?, order?, cursor?, limit? }')
+  if (typeof request !== 'object' || Array.isArray(request)) bad('the request is an object { category?, tags?, from?, to?, entity?, order?, text?, cursor?, limit? }')
   const raw = request as Record<string, unknown>
   for (const k of Object.keys(raw)) if (!FIELDS.has(k)) bad(`unknown field ${k}; allowed: ${[...FIELDS].join(', ')}`)
   const out: Parsed = { tags: [], order: 'written', limit: NOTE_PAGE_DEFAULT }
@@ -109,6 +124,8 @@ function parse(request: unknown): Parsed {
   if (from && to && from > to) bad('from is after to')
   const entity = optionalString(raw, 'entity')
   if (entity) out.entity = entity
+  const text = optionalString(raw, 'text')
+  if (text) out.text = text
   const order = raw.order
   if (order !== undefined && order !== null) {
     if (order !== 'written' && order !== 'observed') bad('order is "written" or "observed"')
@@ -135,17 +152,27 @@ function parse(request: unknown): Parsed {
 
 /**
  * One page of observations that pass the filters. The cursor holds the last note's sort value
- * and slug, so a page stays in place when notes are written or deleted between pages.
+ * and slug, so a page stays in place when notes are written or deleted between pages. With a
+ * `text`, `found` is what the note index matched, best first, and sets the order.
  * @internal it takes the graph, which the published types leave out
  */
-export function listNotes(graph: Graph, request: unknown): NotePage {
+export function listNotes(graph: Graph, request: unknown, found?: ReadonlyArray<{ slug: string; words: string[] }>): NotePage {
   const f = parse(request)
   let pool: Iterable<string> | undefined
   if (f.entity) {
     const key = graph.resolve(normalizeName(f.entity))
     pool = graph.entities.get(key)?.observations ?? []
   }
-  const sortValue = f.order === 'observed' ? (o: { observedAt: string }) => o.observedAt : (o: { createdAt: string }) => o.createdAt
+  const rank = f.text ? new Map((found ?? []).map((n, i) => [n.slug, i])) : undefined
+  const words = new Map((found ?? []).map((n) => [n.slug, n.words]))
+  if (rank) {
+    const named = pool ? new Set(pool) : undefined
+    pool = [...rank.keys()].filter((s) => !named || named.has(s))
+  }
+  // a search's order is its rank, written so that the string order below (largest first) keeps it
+  const sortValue = rank
+    ? (o: { slug: string }) => String(NOTE_SEARCH_MAX - rank.get(o.slug)!).padStart(7, '0')
+    : f.order === 'observed' ? (o: { observedAt: string }) => o.observedAt : (o: { createdAt: string }) => o.createdAt
   const rows: Array<{ value: string; slug: string }> = []
   const candidates = pool ? [...pool].map((s) => graph.getObservation(s)).filter((o) => o !== undefined) : graph.allObservations()
   for (const o of candidates) {
@@ -167,15 +194,26 @@ export function listNotes(graph: Graph, request: unknown): NotePage {
   const page = rows.slice(start, start + f.limit)
   const notes = page.map(({ slug }) => {
     const o = graph.getObservation(slug)!
-    const { snippet, truncated } = snippetOf(o.content, SNIPPET_CHARS)
-    return {
+    const { snippet, truncated } = rank ? snippetAround(o.content, words.get(slug) ?? []) : snippetOf(o.content, SNIPPET_CHARS)
+    const summary: NoteSummary = {
       slug: o.slug, title: o.title, category: o.category, tags: [...o.tags], observedAt: o.observedAt, createdAt: o.createdAt, updatedAt: o.updatedAt,
       snippet, truncated, entities: o.entities.map((e) => e.name),
     }
+    if (rank) summary.matches = words.get(o.slug) ?? []
+    return summary
   })
   const last = page.at(-1)
   const more = start + f.limit < rows.length
   return { notes, total: rows.length, nextCursor: more && last ? JSON.stringify([last.value, last.slug]) : null }
+}
+
+/** A snippet that shows the first matching word, where the note's start would not. */
+function snippetAround(content: string, words: readonly string[]): { snippet: string; truncated: boolean } {
+  const at = Math.min(...words.map((w) => content.indexOf(w)).filter((i) => i >= 0))
+  if (!Number.isFinite(at) || at < SNIPPET_CHARS * 0.7) return snippetOf(content, SNIPPET_CHARS)
+  const start = content.lastIndexOf(' ', at - SNIPPET_CHARS / 4) + 1
+  const rest = snippetOf(content.slice(start), SNIPPET_CHARS)
+  return { snippet: '…' + rest.snippet, truncated: true }
 }
 
 /** What a note can link to: every entity name, every alias and the relationship types in use. @internal */

@@ -5,7 +5,7 @@ import type {
   AppendixFile, ConnectionRecord, DeleteResult, EntityDetail, MergeProposal, Observation, ObservationInput, ObservationPatch, RecallRequest, RecallResult, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { GraphSlice, GraphSliceOptions } from '../core/graph-slice'
-import { listNotes, vocabularyOf, type NotePage, type NoteListRequest, type Vocabulary } from '../core/notes'
+import { listNotes, noteSearchText, NOTE_SEARCH_MAX, vocabularyOf, type NotePage, type NoteListRequest, type Vocabulary } from '../core/notes'
 import type { FileInput } from './files'
 import type { MemoryEngine } from './memory-engine'
 
@@ -80,7 +80,9 @@ export class Connection {
   async listObservations(request: NoteListRequest = {}): Promise<NotePage> {
     this.check('recall')
     await this.engine.notesHeld()
-    return listNotes(this.engine.committedGraph, request)
+    const text = noteSearchText(request)
+    const found = text === undefined ? undefined : await this.engine.findNotes(text, NOTE_SEARCH_MAX)
+    return listNotes(this.engine.committedGraph, request, found)
   }
   /** Read tier, like inspect: every entity name, alias and relationship type, for linking a note. */
   async vocabulary(): Promise<Vocabulary> {

@@ -673,6 +673,19 @@ export class MemoryEngine implements SyncPort {
     return this.index.mode === 'hybrid' ? { words: true, vectors: true, model: this.info.retrieval.embedder } : { words: true, vectors: false }
   }
 
+  /**
+   * Every note whose own text holds a word of `text` (stemmed, as recall matches words), best
+   * first, each with the words of it that match: the Notes screen's search, linked or not.
+   */
+  async findNotes(text: string, limit: number): Promise<Array<{ slug: string; words: string[] }>> {
+    this.assertOpen()
+    const hits = (await this.notes.search(text, limit)).filter((h) => h.terms !== 0)
+    return hits.flatMap((h) => {
+      const o = this.graph.getObservation(h.slug)
+      return o ? [{ slug: h.slug, words: this.notes.matchingWords(text, `${o.title}\n${o.content}`) }] : []
+    })
+  }
+
   /** The notes backing the entity `name` names (none for a name that names none), to read them ahead. */
   notesOfName(name: unknown): readonly string[] {
     if (typeof name !== 'string' || !normalizeName(name)) return []

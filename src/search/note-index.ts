@@ -50,6 +50,8 @@ export interface NoteIndex {
    * terms[i]. Always 0 without an embedder.
    */
   paraphrasesIn(query: string, terms: readonly QueryTerm[], texts: string[]): Promise<number[]>
+  /** The words of `text` that match a word of `query` as this index analyzes both (stemmed), each once, in text order: what to highlight. */
+  matchingWords(query: string, text: string): string[]
   size(): number
   keys(): string[]
   /** As `EntityIndex.mapKeys`: a restore's maps by slug and by word, a part at a time. */
@@ -368,6 +370,18 @@ class HybridNoteIndex implements NoteIndex {
       const terms = held.get(h.key) ?? 0
       return { slug: h.key, score: h.score, lexical: lexical.has(h.key), terms, paraphrases: (close.get(h.key) ?? 0) & ~terms }
     })
+  }
+
+  matchingWords(query: string, text: string): string[] {
+    const tokenizer = this.db.tokenizer
+    const wanted = new Set(tokenizer.tokenize(bm25Text(query), 'english'))
+    const out = new Set<string>()
+    for (const word of text.split(/[^\p{L}\p{N}'\u2019]+/u)) {
+      if (!word || out.has(word)) continue
+      const analyzed = tokenizer.tokenize(bm25Text(word), 'english')
+      if (analyzed.length && analyzed.every((t) => wanted.has(t))) out.add(word)
+    }
+    return [...out]
   }
 
   async paraphrasesIn(query: string, terms: readonly QueryTerm[], texts: string[]): Promise<number[]> {
