@@ -133,6 +133,8 @@ const SOFT_RESCORE = 150
 const MAX_QUERY_WORDS = 16
 /** Words of one text `paraphrasesIn` compares: a description's first words say what it is. */
 const MAX_TEXT_WORDS = 64
+/** Word vectors `paraphrasesIn` keeps between recalls, at most. */
+const UNIT_WORDS_KEPT = 20_000
 /** Soft matches weaker than this count as no match: unrelated words are all a little similar. */
 const SOFT_FLOOR = 0.35
 /**
@@ -220,6 +222,8 @@ class HybridNoteIndex implements NoteIndex {
   private simStamp = new Int32Array(0)
   private simAt = new Int32Array(0)
   private stamp = 0
+  /** Unit vectors of words `paraphrasesIn` compared, by word (null: the model has none); see `unitVectors`. */
+  private unitWords = new Map<string, Float32Array | null>()
   /** A search's per-slot scores, reused between searches. */
   private readonly scratch = new ScoreScratch()
 
@@ -312,6 +316,8 @@ class HybridNoteIndex implements NoteIndex {
     const pool = Math.max(k, SOFT_POOL)
     const queryWords = contentWords(term).slice(0, MAX_QUERY_WORDS)
     const embedded = this.embedder ? await this.embedder.embed([term, ...queryWords]) : []
+    // kept for a paraphrase check of the same query's entities (see paraphrasesIn)
+    if (this.embedder && this.unitWords.size + queryWords.length <= UNIT_WORDS_KEPT) queryWords.forEach((w, i) => this.unitWords.set(w, unitOf(embedded[i + 1]!, this.embedder!.dimensions)))
     // synchronous from here: slots cannot move under the scan
     const n = this.slugAt.length
     const text = this.scratch.zeroed(0, n)
@@ -394,26 +400,13 @@ class HybridNoteIndex implements NoteIndex {
     const queryWords = contentWords(query).slice(0, MAX_QUERY_WORDS).filter((w) => bitOf(w))
     if (!queryWords.length) return none
     const textWords = texts.map((t) => contentWords(t).slice(0, MAX_TEXT_WORDS))
-    // words the table holds are read from it; the others, and the query's, embedded in one call
-    const missing = [...new Set(textWords.flat().filter((w) => !this.wordRow.has(w)))]
-    const vectors = await this.embedder.embed([...queryWords, ...missing])
+    await this.unitVectors([...queryWords, ...textWords.flat()])
+    const asked = queryWords.map((w) => ({ bit: bitOf(w), v: this.unitWords.get(w) }))
     const dims = this.embedder.dimensions
-    const unit = (v: ArrayLike<number>) => {
-      let norm = 0
-      for (let i = 0; i < dims; i++) norm += v[i]! * v[i]!
-      return norm > 0 ? Float32Array.from({ length: dims }, (_, i) => v[i]! / Math.sqrt(norm)) : undefined
-    }
-    const asked = queryWords.map((w, j) => ({ bit: bitOf(w), v: unit(vectors[j]!) }))
-    const fresh = new Map(missing.map((w, i) => [w, unit(vectors[queryWords.length + i]!)]))
-    const vectorOf = (w: string) => {
-      const row = this.wordRow.get(w)
-      if (row === undefined) return fresh.get(w)
-      return unit(Array.from(this.wordData.subarray(row * dims, (row + 1) * dims), (x) => x * this.wordScale[row]!))
-    }
     return textWords.map((words) => {
       let mask = 0
       for (const w of words) {
-        const v = vectorOf(w)
+        const v = this.unitWords.get(w)
         if (!v) continue
         for (const q of asked) {
           if (!q.v || mask & q.bit) continue
@@ -424,6 +417,25 @@ class HybridNoteIndex implements NoteIndex {
       }
       return mask
     })
+  }
+
+  /**
+   * Puts the unit vector of each of `words` in `unitWords`: from the word table where it has the
+   * word, else embedded, all missing ones in one call. Bounded: cleared when it grows large.
+   */
+  private async unitVectors(words: string[]): Promise<void> {
+    const dims = this.embedder!.dimensions
+    const missing = [...new Set(words.filter((w) => !this.unitWords.has(w)))]
+    if (!missing.length) return
+    if (this.unitWords.size + missing.length > UNIT_WORDS_KEPT) this.unitWords.clear()
+    const embedding = missing.filter((w) => !this.wordRow.has(w))
+    const embedded = embedding.length ? await this.embedder!.embed(embedding) : []
+    const fresh = new Map(embedding.map((w, i) => [w, embedded[i]!]))
+    for (const w of missing) {
+      const row = this.wordRow.get(w)
+      const v: ArrayLike<number> = row === undefined ? fresh.get(w)! : Array.from(this.wordData.subarray(row * dims, (row + 1) * dims), (x) => x * this.wordScale[row]!)
+      this.unitWords.set(w, unitOf(v, dims))
+    }
   }
 
   async snapshot(): Promise<NoteIndexSnapshot> {
@@ -646,6 +658,15 @@ function concatRows(rows: Array<Int32Array | Uint16Array>, words: number): Int32
     at += r.length
   }
   return out
+}
+
+/** `v` scaled to length 1; null for a zero vector (a word the model does not know). */
+function unitOf(v: ArrayLike<number>, dims: number): Float32Array | null {
+  let norm = 0
+  for (let i = 0; i < dims; i++) norm += v[i]! * v[i]!
+  if (!(norm > 0)) return null
+  const scale = 1 / Math.sqrt(norm)
+  return Float32Array.from({ length: dims }, (_, i) => v[i]! * scale)
 }
 
 function round(score: number): number {

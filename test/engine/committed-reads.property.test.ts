@@ -44,7 +44,11 @@ async function run(steps: Step[]): Promise<void> {
     if (at >= 0) seen.push(`${what}: ${text.slice(Math.max(0, at - 80), at + 80)}`)
   }
   const read = async (what: number) => {
-    if (what === 0) look('recall', JSON.stringify(await conn.recall({ query: `${DOOM} acme globex initech` })))
+    if (what === 0) {
+      // a verdict's message repeats the query, which holds the doomed word itself
+      const { message: _query, ...found } = await conn.recall({ query: `${DOOM} acme globex initech` })
+      look('recall', JSON.stringify(found))
+    }
     if (what === 1) look('notes', JSON.stringify(await conn.listObservations({})))
     if (what === 2) {
       for (const name of NAMES) {

