@@ -244,7 +244,7 @@ interface SectionDoc {
 const SECTIONS: SectionDoc[] = [
   {
     title: 'Engine in Node',
-    about: 'fake-indexeddb; each observation names 3 entities and states 2 relationships. Cold open = close (saving the index), then open and answer a recall.',
+    about: 'In Node on fake-indexeddb; each observation names 3 entities and states 2 relationships. Cold open = close (saving the index), then open and answer a recall.',
     command: 'npm run bench (this section has no command of its own)',
     key: 'engine',
     body: (r) => r.engine && table(['recall', 'observations', 'write p50', 'write p95', 'writes/s', 'recall p50', 'recall p95', 'derive from scratch', 'cold open'], r.engine.map((x) => [x.recall, count(x.observations), ms(x.writeP50Ms), ms(x.writeP95Ms), num(x.writesPerSecond), ms(x.recallP50Ms), ms(x.recallP95Ms), ms(x.deriveFromScratchMs), ms(x.coldOpenMs)])),
@@ -440,7 +440,17 @@ export function renderBenchDoc(r: BenchResults): string {
   if (r.failedSections?.length) out.push('', `Sections that failed in this run: ${r.failedSections.join(', ')}.`)
   out.push('', '## Reproducing a figure', '', 'Each section below names the command that runs it alone; each writes its table to the console.',
     '`npm run bench` runs them all in one process, side by side on the same generated workloads, and writes',
-    `\`${BENCH_JSON}\`. A section that fails makes the run exit non-zero; the others still run.`)
+    `\`${BENCH_JSON}\`. A section that fails makes the run exit non-zero; the others still run.`,
+    '',
+    'To compare two builds, run them alternately in one sitting on the same data:',
+    '',
+    '- In Chromium: build each once and pass it with `CAIRN_BENCH_DIST=<dir>`; `CAIRN_BENCH_PROFILE=<dir>` fills',
+    '  a profile once and times later runs on fresh copies of it (served on one port, `CAIRN_BENCH_PORT`, since',
+    '  IndexedDB belongs to an origin); `CAIRN_BENCH_COLD_RUNS` sets the cold opens per row.',
+    '- The durable Node store: `bash test/bench/durable-compare.sh [BASE_REF] [SIZE]` runs the same bench on',
+    '  another commit and on this tree, one after the other.',
+    '- The sync server: `CAIRN_SERVER_CPU_PROF=<dir>` writes a CPU profile of the server process in the',
+    '  benches that start one.')
   for (const s of SECTIONS) {
     out.push('', `## ${s.title}`, '', `${s.about[0]!.toUpperCase()}${s.about.slice(1)} Alone: ${command(s.command)}.`, '')
     out.push(s.body(r) ?? `_${skipped(r[s.key] as Section<unknown> | undefined)}._`)
