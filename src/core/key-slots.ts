@@ -1,5 +1,5 @@
 // Key -> slot maps that a restore fills only when asked often. A restore has its keys in slot
-// order already; a map of 100,000 of them took 50-140 ms of an open in a browser worker, and
+// order already; filling a map of every key would be a large share of a big memory's open, and
 // most opens answer recalls (which score slots) long before anything looks a key up. The
 // first changes look up a few keys each: a scan of the keys answers those, and the map is
 // built once lookups would cost more than it, or a part at a time in idle time.

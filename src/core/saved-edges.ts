@@ -1,6 +1,6 @@
 // The live edges of a saved graph, kept as the save's columns until something asks for one.
-// At 100,000 notes a save holds about 200,000 edges: making an object, a key and two map
-// entries for each took half a second of an open in a browser worker, while a recall right
+// A large memory's save holds hundreds of thousands of edges: making an object, a key and two
+// map entries for each would be a large part of an open, while a recall right
 // after the open reads the edges of a few dozen entities. Here an edge becomes an object when
 // first read, the edges touching an entity come from a compressed adjacency over the save's
 // entity numbers, and the graph's changes are kept beside the save (`LiveEdges`, `EdgeEnds`).

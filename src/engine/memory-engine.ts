@@ -53,10 +53,10 @@ const JOURNAL_ROWS_PER_PART = 1000
 const NOTE_READ_ROUNDS = 8
 /**
  * Past this share of the notes in storage, reading them row by row costs more than reading all
- * the saved texts: 100,000 rows took 5.1 s in Chromium, the texts of as many notes 1.0 s.
+ * the saved texts: a row read costs several times a note's share of the few large text parts.
  */
 const ROW_READ_SHARE = 0.2
-/** Rows read one by one whatever the share: about 10 ms of reading. */
+/** Rows read one by one whatever the share: fewer than this read faster than one text part. */
 const ROW_READ_MIN = 200
 
 /** The prefix of the meta rows of the texts saved with the open state, part by part (see store/open-state). */

@@ -701,7 +701,7 @@ function checkSnapshot(saved: SavedNoteIndex): NoteIndexSnapshot | TextNoteIndex
   const rows = s.noteWordCounts.reduce((n, c) => n + c, 0)
   if (rows !== s.noteWords.length) throw corrupt('the notes\' words do not match the word table')
   const known = s.words.length
-  // an indexed loop: for-of over 3 million rows took 90-120 ms of an open
+  // an indexed loop: for-of over a typed array of millions of rows is many times slower
   const noteWords = s.noteWords
   for (let i = 0; i < noteWords.length; i++) {
     const r = noteWords[i]!

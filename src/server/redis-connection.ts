@@ -37,7 +37,7 @@ export interface RedisConnectOptions {
   /**
    * `require` (default) refuses a Redis that does not fsync every write to its AOF, because an
    * update it acknowledged could then vanish in a crash; `trust` skips the check (a managed
-   * Redis that hides CONFIG, configured as the README says).
+   * Redis that hides CONFIG, configured as docs/sync.md says).
    */
   durability?: 'require' | 'trust'
 }

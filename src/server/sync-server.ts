@@ -3,7 +3,7 @@
 //
 // Seams for a larger deployment: `store` (a RoomStore: where room history lives) and
 // `authorize` (who a token is and what it may do), or `redis`, which fills both from a Redis
-// that several servers share. See the README section on running past one server.
+// that several servers share. See docs/sync.md, "Several sync servers on one Redis".
 import { watch, type FSWatcher } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { join } from 'node:path'

@@ -53,7 +53,7 @@ type Changes = Map<RootName, Map<string, { action: Action; oldValue: unknown }>>
 
 /**
  * A copy of a room kept in step with it, so checking an update costs the update's size, not
- * the room's: copying a 10,000-observation room for every update took half a second. An
+ * the room's: copying the room for every update would cost the whole room on every message. An
  * accepted candidate stays in the copy (the room receives it once it is on disk); a refused
  * one is refused before it reaches the copy, and only an incomplete one (waiting on history)
  * makes the copy be rebuilt at the next check.

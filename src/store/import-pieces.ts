@@ -1,11 +1,10 @@
 // An import written in pieces, and put back if it never finished.
 //
 // Chromium writes an undo entry for each key a readwrite transaction writes, and deletes them
-// once it commits. After a 100,000-note import in one transaction, some 2.2 million of those
-// entries and 3.8 million deletions stayed in the store, and every later first open of the
-// origin's IndexedDB read through them (1.0-1.5 s) looking for unfinished transactions. Written
-// in transactions of a few hundred kB, the entries went with their deletions (at 10,000 notes
-// 1,800 left instead of 337,000). So an import goes in pieces, between a marker naming its
+// once it commits. After a large import in one transaction, millions of those entries and
+// their deletions stay in the store, and every later first open of the origin's IndexedDB reads
+// through them looking for unfinished transactions. Written in transactions of a few hundred kB,
+// the entries go away with their deletions. So an import goes in pieces, between a marker naming its
 // notes and a last transaction that commits it (the version, the aliases, the marker's
 // removal); an open that finds the marker left behind takes those notes out again, and the
 // memory is as it was before the import.
@@ -19,7 +18,7 @@ import { derivedTables, entityRow, relationshipRow } from './derived-rows'
 export const IMPORT_PENDING_KEY = 'importPending'
 /** The rules the derived rows were written by; gone when they must be rewritten. */
 export const DERIVATION_KEY = 'derivationRules'
-/** Bytes per transaction as `rowBytes` counts them: a few hundred kB, as measured (see above). */
+/** Bytes per transaction as `rowBytes` counts them: a few hundred kB, small enough that the undo entries go with their deletions (see above). */
 export const PIECE_BYTES = 384 * 1024
 /** Rows deleted per transaction (each delete's undo entry holds the row it deletes). */
 const DELETES_PER_PIECE = 200

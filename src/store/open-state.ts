@@ -2,8 +2,8 @@
 // meta row, and the observations' texts in a few more. IndexedDB hands back a string or a typed
 // array as one copy, where thousands of rows (or a value holding thousands of objects) are
 // deserialized one object at a time. The graph is saved as columns (see graph-columns). The
-// texts are most of what a memory stores (110 MB of 130 at 100,000 notes), read at about 100 MB
-// a second: open reads only the graph row, so a memory answers its first recall before the
+// texts are most of what a memory stores, so reading them would be most of an open: open
+// reads only the graph row, so a memory answers its first recall before the
 // texts are in (a recall reads the few notes it shows from their rows). The texts are read
 // after the open in parts of a few MB, so that a recall never waits long behind one.
 import { joinNotes, NoteShelf } from '../core/note-shelf'
@@ -37,7 +37,7 @@ export interface SavedOpenState {
   times?: Float64Array
 }
 
-/** Characters of note JSON in one part of the texts: about 80 ms to read in Chromium. */
+/** Characters of note JSON in one part of the texts: parts are read between recalls, so a part this size keeps a recall's wait short while the parts stay few. */
 export const NOTE_TEXT_PART_CHARS = 8_000_000
 
 /** One part of the observations' texts of a save, in a row of its own. */

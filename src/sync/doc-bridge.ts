@@ -166,8 +166,8 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   if (onlyLocal.length || deletedLocally.length || pushAliases || filesOnlyLocal.length || rejectedOnlyLocal.length) {
     const now = new Date().toISOString()
     // A memory bound for the first time puts every note in the document: in pieces of about a
-    // log row, a task each, so the worker answers between them (100,000 notes in one
-    // transaction held it for 9 s) and the log holds rows a later load applies a task each.
+    // log row, a task each, so the worker answers between them (one transaction for a large
+    // memory would hold it for seconds) and the log holds rows a later load applies a task each.
     // A note committed meanwhile is in the document already, newer. (`observationBytes` counts a
     // note as stored with its indexes, about four times its bytes in the document: pieces of
     // about half a row.)

@@ -14,8 +14,8 @@ const COMPACT_AFTER = 64
 
 /**
  * The size the log's rows are cut to when it is rewritten, and about how much of it a load
- * applies in one task: a 100,000-note document applied in one go held the worker (and every
- * recall asked meanwhile) for 5 s.
+ * applies in one task: a large document applied in one go would hold the worker (and every
+ * recall asked meanwhile) for seconds.
  */
 export const ROW_BYTES = 1024 * 1024
 
@@ -67,7 +67,7 @@ export async function loadMemoryDoc(db: MemoryDB): Promise<Y.Doc> {
 
 /**
  * The log's rows after `seq`, in order, a few at a time: a read's values are copied into the
- * worker at once (a 100 MB log in one read held it for most of a second).
+ * worker at once, so a large log read whole would hold it for the whole copy.
  */
 export async function* rowsAfter(db: MemoryDB, seq: number): AsyncGenerator<DocUpdateRow[]> {
   for (let last = seq; ; ) {
@@ -80,8 +80,8 @@ export async function* rowsAfter(db: MemoryDB, seq: number): AsyncGenerator<DocU
 
 /**
  * Applies rows of the log in order, as stored (`STORED_ORIGIN`, so they are not saved again):
- * rows of up to ROW_BYTES together in one transaction (not merged first: merging took 14 s of
- * a 100 MB document's load), and `pause` between such groups, so the worker answers what
+ * rows of up to ROW_BYTES together in one transaction (not merged first: `Y.mergeUpdates` of a
+ * large log costs far more than applying its rows), and `pause` between such groups, so the worker answers what
  * waits. `stopped` ends it early (a tab that left).
  */
 export async function applyStoredRows(doc: Y.Doc, rows: ReadonlyArray<{ update: Uint8Array }>, pause: () => Promise<void>, stopped = () => false): Promise<void> {
@@ -116,7 +116,7 @@ interface Run {
  * this row or an earlier one. Yjs orders the structs within one update itself. Taking the
  * client whose next struct is ready always progresses, since a struct only builds on structs
  * made before it; the deletions go in the last row. Written from the structs the loaded
- * document holds: decoding and ordering a 100 MB update instead took tens of seconds.
+ * document holds, which are decoded already; decoding and ordering one large update would cost far more.
  */
 export async function documentRows(doc: Y.Doc, rowBytes = ROW_BYTES, pause: () => Promise<void> = async () => undefined): Promise<Uint8Array[]> {
   const clients = [...(doc.store.clients as Map<number, Struct[]>)].filter(([, structs]) => structs.length > 0)

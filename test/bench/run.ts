@@ -1,6 +1,8 @@
-// `npm run bench`: every benchmark in one run, a table on the console and JSON under bench/results/.
-// `--quick` runs smaller sizes for CI.
+// `npm run bench`: every benchmark in one run, a table on the console and JSON under bench/results/,
+// then docs/benchmarks.md regenerated from that JSON. `--quick` runs smaller sizes for CI.
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { writeBenchDoc, BENCH_DOC, type BenchResults } from '../../scripts/bench-doc'
 import { benchEngine } from './engine'
 import { benchEmbed } from './embed'
 import { defaultEmbedder } from '../support/default-embedder'
@@ -21,7 +23,8 @@ async function optional<T>(name: string, load: () => Promise<T>): Promise<T | { 
 }
 
 async function main(): Promise<void> {
-  const results: Record<string, unknown> = { at: new Date().toISOString(), quick, node: process.version }
+  const machine = { cpus: cpus().length, model: cpus()[0]?.model.trim() ?? 'unknown CPU', loadAverageAtStart: loadavg(), loadAverageAtEnd: [] as number[] }
+  const results: Record<string, unknown> = { at: new Date().toISOString(), quick, node: process.version, machine }
   const sizes = quick ? [200, 1_000] : [1_000, 10_000]
   const engine = [...(await benchEngine(sizes)), ...(await benchEngine(sizes, await defaultEmbedder()))]
   results.engine = engine
@@ -203,9 +206,12 @@ async function main(): Promise<void> {
     console.table(pkg.mcpImport)
   }
   results.failedSections = failed
+  machine.loadAverageAtEnd = loadavg()
   mkdirSync('bench/results', { recursive: true })
   writeFileSync('bench/results/bench.json', JSON.stringify(results, null, 2))
   console.log('wrote bench/results/bench.json')
+  writeBenchDoc(results as unknown as BenchResults)
+  console.log(`wrote ${BENCH_DOC}`)
   if (failed.length) {
     console.error(`${failed.length} section(s) failed: ${failed.join(', ')}`)
     process.exitCode = 1

