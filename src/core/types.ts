@@ -48,9 +48,25 @@ export interface RelationshipInput {
   description?: string
   /** Strength of the edge as this observation states it; default 1. */
   weight?: number
+  /** When this edge held in the world, if not when its note's facts held (ISO 8601; see docs/time.md). */
+  validFrom?: string
+  validTo?: string
 }
 
-export interface ObservationInput {
+/**
+ * When a note's facts held in the world, apart from when it was noted (`observedAt`), and the
+ * notes whose facts it replaces. Intervals are half-open, `[validFrom, validTo)`.
+ */
+export interface ValidityFields {
+  /** ISO 8601; default: the note's `observedAt`. */
+  validFrom?: string
+  /** ISO 8601, after `validFrom`; default: open-ended. */
+  validTo?: string
+  /** Slugs of the notes this one replaces from its start; they are kept, derived as superseded. */
+  supersedes?: string[]
+}
+
+export interface ObservationInput extends ValidityFields {
   title: string
   content: string
   category?: string
@@ -83,6 +99,11 @@ export interface ObservationPatch {
   removeEntities?: string[]
   /** Relationships to remove, matched by normalized (source, type, target). */
   removeRelationships?: Array<Pick<RelationshipInput, 'source' | 'type' | 'target'>>
+  /** Replaces the note's validity; null clears it. */
+  validFrom?: string | null
+  validTo?: string | null
+  /** Replaces the list of notes this one supersedes; null or [] clears it. */
+  supersedes?: string[] | null
 }
 
 /** An entity as one observation authored it (already validated). */
@@ -99,9 +120,13 @@ export interface AuthoredRelationship {
   target: string
   description: string
   weight: number
+  /** Present only when the author gave them. */
+  validFrom?: string
+  validTo?: string
 }
 
-export interface Observation {
+/** Validity fields are present only when the author gave them, so notes without them stay as they were. */
+export interface Observation extends ValidityFields {
   slug: string
   title: string
   content: string
@@ -228,6 +253,22 @@ export interface RecallRequest {
   limits?: Partial<RecallLimits>
   /** Structural recall only: the `nextCursor` of the previous page. */
   cursor?: string
+  /** Answer as the facts held at this date (ISO 8601): notes and edges valid then. Default: now. */
+  asOf?: string
+  /** `current` (default) leaves out superseded and expired notes and edges, counting them; `all` returns them marked. */
+  history?: 'current' | 'all'
+}
+
+/** A note's or edge's place in world time, on what recall and inspect return (see docs/time.md). */
+export interface TimeMarks {
+  /** When its facts started to hold, when the note says (or another note's supersession implies). */
+  validFrom?: string
+  /** When they stopped holding: its own end, or where a note superseding it begins. */
+  validTo?: string
+  /** The notes that replaced it. */
+  supersededBy?: string[]
+  /** False when `history: 'all'` returns it though it does not hold at the time asked. */
+  current?: false
 }
 
 export interface RecalledEntity {
@@ -241,7 +282,7 @@ export interface RecalledEntity {
   via: 'match' | 'neighbor'
 }
 
-export interface RecalledRelationship {
+export interface RecalledRelationship extends Pick<TimeMarks, 'current'> {
   source: string
   type: string
   target: string
@@ -249,7 +290,7 @@ export interface RecalledRelationship {
   weight: number
 }
 
-export interface Snippet {
+export interface Snippet extends TimeMarks {
   slug: string
   title: string
   category: string
@@ -276,6 +317,8 @@ export interface RecallResult {
   truncation: Truncation | null
   /** Structural recall: where the next page starts, when observations were left after this one. */
   nextCursor?: string
+  /** Notes left out because they were superseded or did not hold at the time asked (absent when none). */
+  superseded?: number
 }
 
 export interface Neighborhood {
@@ -332,4 +375,6 @@ export interface EntityDetail {
   incoming: RecalledRelationship[]
   observations: Array<Pick<Observation, 'slug' | 'title' | 'observedAt' | 'category'>>
   aliases: string[]
+  /** The entity's notes in world-time order (start, then slug), each with its interval and what superseded it. */
+  history: Array<Pick<Observation, 'slug' | 'title' | 'observedAt'> & Omit<TimeMarks, 'current'> & { current: boolean }>
 }

@@ -69,6 +69,8 @@ export class Connection {
   }
   async inspect(entityName: string): Promise<EntityDetail> {
     this.check('inspect')
+    // its history needs the notes' world time
+    await this.engine.timelineReady()
     return this.engine.withNotes(() => this.engine.inspect(entityName), () => this.engine.notesOfName(entityName))
   }
   /** Read tier, like inspect: it shows only what inspect would, bounded. */

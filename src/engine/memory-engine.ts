@@ -10,15 +10,16 @@ import { NoteInStorage } from '../core/note-shelf'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
-import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
+import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest, type RecallFilter } from '../core/recall'
 import { makeSlug } from '../core/slug'
+import { checkSupersedes, hasValidity, historyOf, splitTimeRequest, Timeline, TimeView, type TimeRequest } from '../core/validity'
 import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, PossibleDuplicate, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
 } from '../core/types'
 import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { importInPieces, whileImporting } from '../store/import-pieces'
-import { saveCommit, VERSION_KEY, type GraphCommit } from '../store/commit'
+import { saveCommit, VALIDITY_KEY, VERSION_KEY, type GraphCommit } from '../store/commit'
 import { packIndex, packOpenState } from '../store/open-state'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
@@ -144,6 +145,11 @@ export class MemoryEngine implements SyncPort {
   private allNotesRead: Promise<void> | undefined
   /** Set once a read or change waits for every note: the parts left are then read back to back. */
   private notesWanted = false
+  /**
+   * The notes carrying world time (see core/validity), kept in step with the graph; undefined
+   * until built from every note, which an open of a memory holding such notes waits for.
+   */
+  private timeline: Timeline | undefined
 
   constructor(
     readonly info: MemoryInfo,
@@ -151,7 +157,7 @@ export class MemoryEngine implements SyncPort {
     private readonly graph: Graph,
     private readonly index: EntityIndex,
     private readonly notes: NoteIndex,
-    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: () => Promise<SavedNameBlocks | undefined> },
+    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: () => Promise<SavedNameBlocks | undefined>; hasValidity?: boolean },
     private readonly clock: () => string = () => new Date().toISOString(),
   ) {
     this.queue = new WriteQueue(`cairn-write-${info.id}`)
@@ -161,6 +167,34 @@ export class MemoryEngine implements SyncPort {
     this.savedNames = state.savedNames
     for (const p of state.proposals) this.proposals.set(p.id, p)
     for (const f of state.files) this.files.set(f.path, f)
+    // a memory no note of which ever carried world time starts with an empty timeline
+    if (!state.hasValidity) this.timeline = new Timeline((slug) => this.graph.getObservation(slug))
+  }
+
+  /** The timeline when it can be had without reading notes from storage: built now if every note is held. */
+  private timelineNow(): Timeline | undefined {
+    if (!this.timeline && this.graph.notesInStorage === 0) this.timeline = Timeline.of(this.graph.allObservations(), (slug) => this.graph.getObservation(slug))
+    return this.timeline
+  }
+
+  /** The timeline, reading every note first if it is not built yet. */
+  async timelineReady(): Promise<Timeline> {
+    if (!this.timelineNow()) await this.notesHeld()
+    return this.timelineNow()!
+  }
+
+  /** Keeps the timeline in step with a committed change of notes, before anything reads it. */
+  private keepTimeline(notes: { put: Observation[]; deleted: string[] } | undefined): void {
+    if (!this.timeline || !notes) return
+    for (const slug of notes.deleted) this.timeline.delete(slug)
+    for (const o of notes.put) this.timeline.put(o)
+  }
+
+  /** One recall's view of time, or none when nothing needs filtering or marking. */
+  private async timeView(time: TimeRequest): Promise<TimeView | undefined> {
+    const timeline = await this.timelineReady()
+    if (timeline.empty && time.asOf === undefined) return undefined
+    return new TimeView(timeline, this.graph, time, this.clock())
   }
 
   /**
@@ -330,6 +364,9 @@ export class MemoryEngine implements SyncPort {
     return this.enqueue(async () => {
       const valid = validateObservationInput(input, (name) => this.graph.entities.has(this.graph.resolveName(name)))
       checkEndpoints(valid.entities, valid.relationships, (k) => this.graph.resolve(k), (k) => this.graph.entities.has(k), 'write')
+      checkSupersedes(undefined, valid.supersedes, (s) => this.graph.hasObservation(s), 'write')
+      // the timeline reads the notes a note supersedes
+      await this.readSomeNotes(this.graph.notesInStorageAmong(valid.supersedes ?? []))
       const now = this.clock()
       const slug = makeSlug(valid.title, (s) => this.graph.hasObservation(s), () => randomId(6))
       const { warnings: w, ...fields } = valid
@@ -346,6 +383,8 @@ export class MemoryEngine implements SyncPort {
     return this.enqueue(async () => {
       const current = await this.requireHeldObservation(slug)
       const patch = validatePatch(patchInput)
+      checkSupersedes(current.slug, patch.validity.supersedes, (s) => this.graph.hasObservation(s), 'update')
+      await this.readSomeNotes(this.graph.notesInStorageAmong(patch.validity.supersedes ?? []))
       const { next, warnings } = applyPatch(current, patch, this.clock())
       checkEndpoints(next.entities, next.relationships, (k) => this.graph.resolve(k), (k) => this.entityExistsWithout(k, current.slug), 'update')
       const hints = reviewHints(current, patch, this.graph)
@@ -469,6 +508,7 @@ export class MemoryEngine implements SyncPort {
       // memory would leave Chromium an undo log of all of them
       const commit = async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
+        if (fresh.some(hasValidity)) await db.meta.put({ key: VALIDITY_KEY, value: true })
         await db.aliases.bulkPut(aliases)
         if (proposals.length) await db.proposals.bulkPut(proposals)
         if (aliasesJournal.length) await db.unmirrored.bulkPut(aliasesJournal)
@@ -608,7 +648,14 @@ export class MemoryEngine implements SyncPort {
 
   async recall(request: unknown): Promise<RecallResult> {
     this.assertOpen()
-    const f = parseRecallRequest(request)
+    const { time, rest } = splitTimeRequest(request)
+    const f = parseRecallRequest(rest)
+    const within = await this.timeView(time)
+    if (within) f.within = within
+    return countLeftOut(await this.recallWithin(f), within)
+  }
+
+  private async recallWithin(f: RecallFilter): Promise<RecallResult> {
     if (!f.query) return this.withNotes(() => assembleStructural(this.graph, f, this.info.retrieval.snippetLength), () => [])
     this.recalling++
     try {
@@ -664,6 +711,7 @@ export class MemoryEngine implements SyncPort {
       incoming: edges.filter((r) => r.target === key).map((r) => this.graph.present(r)),
       observations: entity.observations.map((s) => this.graph.getObservation(s)!).map(({ slug, title, observedAt, category }) => ({ slug, title, observedAt, category })),
       aliases,
+      history: historyOf(entity.observations.map((s) => this.graph.getObservation(s)!), this.timelineNow(), this.clock()),
     }
   }
 
@@ -858,6 +906,7 @@ export class MemoryEngine implements SyncPort {
   }
 
   private async reindex(delta: GraphDelta, notes?: { put: Observation[]; deleted: string[] }): Promise<void> {
+    this.keepTimeline(notes)
     try {
       await this.reindexNow(delta, notes)
     } catch (err) {
@@ -888,6 +937,12 @@ export function entityDoc(e: Entity): EntityDoc {
 /** What the note index sees of an observation. */
 export function noteDoc(o: Observation): NoteDoc {
   return { slug: o.slug, text: `${o.title}\n${o.content}` }
+}
+
+/** A recall's count of the notes its view of time left out, when it left any. */
+function countLeftOut(result: RecallResult, within: TimeView | undefined): RecallResult {
+  if (within?.leftOut) result.superseded = within.leftOut
+  return result
 }
 
 function emptyDelta(): GraphDelta {

@@ -12,6 +12,7 @@ import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityDoc, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
 import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY, noteDoc, readNotesInto, VERSION_KEY, type NoteSource } from './memory-engine'
+import { VALIDITY_KEY } from '../store/commit'
 import { unpackIndex, unpackNameBlocks, unpackNoteTexts, unpackOpenState, type SavedIndex } from '../store/open-state'
 import type { SavedNameBlocks } from '../core/variants'
 import { NoteInStorage, type NoteShelf } from '../core/note-shelf'
@@ -216,7 +217,7 @@ export class Memory {
     const readNotes = async () => void (source && graph.notesInStorage > 0 && (await readNotesInto(graph, source)))
     const notes = await openNoteIndex(read.noteIndex, graph, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock, readNotes)
     // both indexes and the state as saved together: closing right away has nothing to save again
-    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, ...(indexCurrent && notes.current ? { savedVersion: version } : {}), ...(state?.slugs && state.saveId !== undefined ? { savedNames: nameBlocksOf(db, state.saveId, state.entities) } : {}) })
+    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, hasValidity: read.hasValidity, ...(indexCurrent && notes.current ? { savedVersion: version } : {}), ...(state?.slugs && state.saveId !== undefined ? { savedNames: nameBlocksOf(db, state.saveId, state.entities) } : {}) })
     if (source) engine.readNotesFrom(source)
     const memory = new Memory(engine, new Map(connections.map((c) => [c.id, c])))
     clock.step('engine')
@@ -511,6 +512,8 @@ interface OpenRead {
   noteIndex: SavedIndex | undefined
   /** An import that has not committed (see store/import-pieces). */
   importPending: ImportPending | undefined
+  /** Whether some note ever stored carries world time (see store/commit `VALIDITY_KEY`). */
+  hasValidity: boolean
   aliases: Alias[]
   proposals: MergeProposal[]
   files: AppendixFile[]
@@ -522,9 +525,9 @@ function readForOpen(db: MemoryDB): Promise<OpenRead> {
   return db.transaction('r', [db.aliases, db.proposals, db.files, db.connections, db.meta], async () => {
       const [aliases, proposals, files, connections, meta] = await Promise.all([
         db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
-        db.meta.bulkGet([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY, IMPORT_PENDING_KEY]),
+        db.meta.bulkGet([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY, IMPORT_PENDING_KEY, VALIDITY_KEY]),
       ])
-      const [entityIndex, noteIndex, versionRow, rulesRow, graphRow, pendingRow] = meta
+      const [entityIndex, noteIndex, versionRow, rulesRow, graphRow, pendingRow, validityRow] = meta
       return {
         version: typeof versionRow?.value === 'number' ? versionRow.value : 0,
         rulesMatch: rulesRow?.value === DERIVATION_RULES,
@@ -532,6 +535,7 @@ function readForOpen(db: MemoryDB): Promise<OpenRead> {
         entityIndex: entityIndex?.value as SavedIndex | undefined,
         noteIndex: noteIndex?.value as SavedIndex | undefined,
         importPending: pendingRow?.value as ImportPending | undefined,
+        hasValidity: validityRow?.value === true,
         aliases, proposals, files, connections,
       }
     })
