@@ -99,6 +99,16 @@ describe('validity in time: the interval rules', () => {
     expect(all.observations.find((o) => o.slug === a.slug)!.supersededBy).toBeUndefined()
   })
 
+  it('a note superseding one that starts at the same moment retires it whole, and stays current itself', async () => {
+    const { conn } = await fixture()
+    const a = await conn.write(job(acme, { validFrom: '2022-01-01' }))
+    const b = await conn.write(job(beta, { validFrom: '2022-01-01', supersedes: [a.slug] }))
+    expect(await slugsOf(conn, {})).toEqual([b.slug])
+    expect(await slugsOf(conn, { asOf: '2022-01-01' })).toEqual([b.slug])
+    const all = await conn.recall({ entity: 'Dana Reyes', history: 'all' })
+    expect(all.observations.find((o) => o.slug === b.slug)!.validTo).toBeUndefined()
+  })
+
   it('notes whose intervals do not overlap never retire each other', async () => {
     const { conn } = await fixture()
     const a = await conn.write(job(acme, { validFrom: '2018-01-01', validTo: '2019-01-01' }))
