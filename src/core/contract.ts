@@ -27,6 +27,8 @@ export const LIMITS = {
   mediaTypeChars: 255,
   /** Notes one note may name as replaced. */
   supersedes: 20,
+  /** Relationship types a memory may declare single-valued. */
+  singleValuedTypes: 100,
   /** A slug a note names: a 60-character base and a suffix, with room to spare. */
   slugChars: 200,
 } as const

@@ -186,23 +186,47 @@ export interface MergeEvidence {
     | 'similar_description'
     | 'shared_neighbors'
     | 'edit_distance'
+    /** A supersession: the relationship type holds one target at a time. */
+    | 'single_valued'
   detail: string
   weight: number
 }
 
+/** What a `supersede` proposal suggests: the newer note replaces the older from where it starts. */
+export interface SupersedeDetail {
+  /** Slug of the note stating the older edge. */
+  older: string
+  /** Slug of the note stating the newer edge. */
+  newer: string
+  /** The edge's source entity's name and its single-valued type. */
+  source: string
+  type: string
+  /** The older and the newer target's names. */
+  targets: [string, string]
+  /** Where the newer note starts (ISO 8601), when it has a start. */
+  from?: string
+}
+
+/**
+ * A consolidation proposal: an entity merge, or (`kind: 'supersede'`) a note superseding
+ * another because a single-valued relationship gained a second target.
+ */
 export interface MergeProposal {
   /** Deterministic from the pair, so every device names a proposal the same way. */
   id: string
-  kind: 'merge'
-  /** The two entity keys, sorted. */
+  kind: 'merge' | 'supersede'
+  /** The two entity keys, sorted; for a supersession, the older and the newer note's slugs. */
   pair: [string, string]
+  /** The two names; for a supersession, the two edges in words. */
   names: [string, string]
-  /** Suggested canonical key (one of pair). */
+  /** Suggested canonical key (one of pair); for a supersession, the newer note's slug. */
   canonical: string
   score: number
   evidence: MergeEvidence[]
   status: 'open' | 'accepted' | 'rejected'
   createdAt: string
+  /** Present on a `supersede` proposal. */
+  supersede?: SupersedeDetail
 }
 
 /** A connection as this device stores it; agents hold a `Connection` handle made from it. */

@@ -109,8 +109,8 @@ export class Connection {
     return this.engine.listProposals()
   }
   async acceptProposal(id: string, options: { canonical?: string } = {}): Promise<{ proposal: MergeProposal; canonical: string }> {
-    this.check('acceptProposal')
-    const { proposal, canonical } = await this.engine.acceptProposal(id, options, this.tier)
+    const by = this.check('acceptProposal')
+    const { proposal, canonical } = await this.engine.acceptProposal(id, options, this.tier, by)
     return { proposal, canonical }
   }
   async rejectProposal(id: string): Promise<MergeProposal> {

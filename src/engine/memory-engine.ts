@@ -12,6 +12,9 @@ import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
 import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest, type RecallFilter } from '../core/recall'
 import { makeSlug } from '../core/slug'
+import { parseSingleValued, proposeSupersessions, supersessionNote } from '../core/supersede'
+import { sameJson } from '../core/same-json'
+import type { SingleValuedSetting } from '../sync/layout'
 import { checkSupersedes, hasValidity, historyOf, splitTimeRequest, Timeline, TimeView, type TimeRequest } from '../core/validity'
 import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, PossibleDuplicate, RecallResult, Relationship, Tier, UpdateResult, WriteResult,
@@ -34,6 +37,8 @@ const SEARCH_HEADROOM = 4
 export { VERSION_KEY } from '../store/commit'
 export const INDEX_SNAPSHOT_KEY = 'entityIndex'
 export const NOTE_INDEX_SNAPSHOT_KEY = 'noteIndex'
+/** The meta row of the single-valued relationship types (a `SingleValuedSetting`). */
+export const SINGLE_VALUED_META_KEY = 'singleValued'
 /** How long background filing waits after a recall, so that a run of recalls goes uncut (ms). */
 const RECALL_QUIET_MS = 40
 /** Keys a restored index puts in its maps in one go of the background work: about a millisecond. */
@@ -150,6 +155,8 @@ export class MemoryEngine implements SyncPort {
    * until built from every note, which an open of a memory holding such notes waits for.
    */
   private timeline: Timeline | undefined
+  /** The relationship types declared single-valued (see core/supersede), as the sync document holds them. */
+  private singleValued: SingleValuedSetting | undefined
 
   constructor(
     readonly info: MemoryInfo,
@@ -157,7 +164,7 @@ export class MemoryEngine implements SyncPort {
     private readonly graph: Graph,
     private readonly index: EntityIndex,
     private readonly notes: NoteIndex,
-    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: () => Promise<SavedNameBlocks | undefined>; hasValidity?: boolean },
+    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: () => Promise<SavedNameBlocks | undefined>; hasValidity?: boolean; singleValued?: SingleValuedSetting },
     private readonly clock: () => string = () => new Date().toISOString(),
   ) {
     this.queue = new WriteQueue(`cairn-write-${info.id}`)
@@ -168,6 +175,7 @@ export class MemoryEngine implements SyncPort {
     for (const p of state.proposals) this.proposals.set(p.id, p)
     for (const f of state.files) this.files.set(f.path, f)
     // a memory no note of which ever carried world time starts with an empty timeline
+    this.singleValued = state.singleValued
     if (!state.hasValidity) this.timeline = new Timeline((slug) => this.graph.getObservation(slug))
   }
 
@@ -361,7 +369,12 @@ export class MemoryEngine implements SyncPort {
   // ---- writes (queued) -------------------------------------------------------------
 
   write(input: unknown, createdBy: string): Promise<WriteResult> {
-    return this.enqueue(async () => {
+    return this.enqueue(() => this.writeNow(input, createdBy), 'one note')
+  }
+
+  /** A write, in the queue. */
+  private async writeNow(input: unknown, createdBy: string): Promise<WriteResult> {
+    {
       const valid = validateObservationInput(input, (name) => this.graph.entities.has(this.graph.resolveName(name)))
       checkEndpoints(valid.entities, valid.relationships, (k) => this.graph.resolve(k), (k) => this.graph.entities.has(k), 'write')
       checkSupersedes(undefined, valid.supersedes, (s) => this.graph.hasObservation(s), 'write')
@@ -376,7 +389,7 @@ export class MemoryEngine implements SyncPort {
       const possibleDuplicates = await this.possibleDuplicates(newNames)
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
-    }, 'one note')
+    }
   }
 
   update(slug: unknown, patchInput: unknown): Promise<UpdateResult> {
@@ -424,7 +437,7 @@ export class MemoryEngine implements SyncPort {
     return this.enqueue(async () => {
       const rejected = new Set([...this.proposals.values()].filter((p) => p.status === 'rejected').map((p) => p.id))
       const accepted = new Set([...this.proposals.values()].filter((p) => p.status === 'accepted').map((p) => p.id))
-      const found = proposeMerges({ entities: this.graph.entities.values(), relationships: this.graph.relationships.values(), rejected, now: this.clock() })
+      const found = [...proposeMerges({ entities: this.graph.entities.values(), relationships: this.graph.relationships.values(), rejected, now: this.clock() }), ...(await this.proposeSupersessions(new Set([...rejected, ...accepted])))]
         .filter((p) => !accepted.has(p.id))
       await stored(() =>
         this.db.transaction('rw', this.db.proposals, async () => {
@@ -439,10 +452,14 @@ export class MemoryEngine implements SyncPort {
     })
   }
 
-  /** `tier` is the accepting connection's: below `full`, only a merge the names alone justify. */
-  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full'): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
+  /**
+   * `tier` is the accepting connection's: below `full`, only a merge the names alone justify. A
+   * supersession is accepted by writing a note (as `createdBy`), which `read_write` may.
+   */
+  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full', createdBy = 'owner'): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
     return this.enqueue(async () => {
       const proposal = this.requireOpenProposal(id)
+      if (proposal.kind === 'supersede') return this.acceptSupersession(proposal, createdBy)
       if (tier !== 'full' && !namesMayMerge(proposal.names[0], proposal.names[1])) {
         throw new MemoryError(
           'forbidden',
@@ -466,6 +483,53 @@ export class MemoryEngine implements SyncPort {
       this.proposals.set(accepted.id, accepted)
       return { proposal: accepted, canonical: this.graph.entities.get(canonical)?.name ?? canonical, delta }
     })
+  }
+
+  /** The relationship types this memory declares single-valued (stored form, sorted). */
+  singleValuedTypes(): string[] {
+    return [...(this.singleValued?.types ?? [])]
+  }
+
+  /** Declares which relationship types hold one target at a time; replaces the earlier list, and syncs. */
+  setSingleValued(types: unknown): Promise<string[]> {
+    return this.enqueue(async () => {
+      const setting: SingleValuedSetting = { types: parseSingleValued(types), at: this.clock() }
+      await stored(() => this.db.meta.put({ key: SINGLE_VALUED_META_KEY, value: setting }))
+      this.singleValued = setting
+      this.emit({ singleValued: setting })
+      return [...setting.types]
+    })
+  }
+
+  /** Supersession proposals for the single-valued types: edges and notes as they hold now. */
+  private async proposeSupersessions(decided: ReadonlySet<string>): Promise<MergeProposal[]> {
+    const types = new Set(this.singleValued?.types ?? [])
+    if (!types.size) return []
+    const timeline = await this.timelineReady()
+    const now = this.clock()
+    const view = new TimeView(timeline, this.graph, { history: 'current' }, now)
+    return proposeSupersessions({
+      relationships: this.graph.relationships.values(),
+      singleValued: types,
+      noteTime: (slug) => ({ start: timeline.interval(slug)?.start ?? Date.parse(this.graph.observedAtOf(slug) ?? now), current: view.valid(slug) }),
+      edgeCurrent: (r) => view.edge(r),
+      nameOf: (key) => this.graph.entities.get(key)?.name ?? key,
+      decided,
+      now,
+    })
+  }
+
+  /** Accepts a supersession: writes the note that supersedes the older one (see core/supersede). */
+  private async acceptSupersession(proposal: MergeProposal, createdBy: string): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
+    const detail = proposal.supersede
+    if (!detail || !this.graph.hasObservation(detail.older) || !this.graph.hasObservation(detail.newer)) {
+      throw new MemoryError('conflict', `proposal "${proposal.id}" names a note that is gone; run consolidate again`, { id: proposal.id })
+    }
+    const written = await this.writeNow(supersessionNote({ ...proposal, supersede: detail }), createdBy)
+    const accepted: MergeProposal = { ...proposal, status: 'accepted' }
+    await stored(() => this.db.proposals.put(accepted))
+    this.proposals.set(accepted.id, accepted)
+    return { proposal: accepted, canonical: written.slug, delta: emptyDelta() }
   }
 
   rejectProposal(id: unknown): Promise<MergeProposal> {
@@ -575,8 +639,13 @@ export class MemoryEngine implements SyncPort {
     })
   }
 
-  /** Files and rejected pairs from another device: they touch no derived state. */
+  /** Files, rejected pairs and settings from another device: they touch no derived state. */
   private async applyRemoteExtras(change: RemoteChange): Promise<void> {
+    if (change.singleValued && !sameJson(change.singleValued, this.singleValued)) {
+      const setting = change.singleValued
+      await stored(() => this.db.meta.put({ key: SINGLE_VALUED_META_KEY, value: setting }))
+      this.singleValued = setting
+    }
     const offered = (change.files ?? []).filter(({ file }) => this.files.get(file.path)?.sha256 !== file.sha256)
     // a file is stored only with the bytes its entry describes; a peer's mismatch waits for the right bytes
     const hashes = await Promise.all(offered.map(({ bytes }) => sha256Hex(bytes)))
@@ -637,11 +706,11 @@ export class MemoryEngine implements SyncPort {
   }
 
   /** Appendix files with their bytes, and rejected pairs, for seeding a sync document. */
-  async extrasState(): Promise<{ files: Array<{ file: AppendixFile; bytes: Uint8Array }>; rejected: Array<{ id: string; pair: [string, string]; at: string }> }> {
+  async extrasState(): Promise<{ files: Array<{ file: AppendixFile; bytes: Uint8Array }>; rejected: Array<{ id: string; pair: [string, string]; at: string }>; singleValued?: SingleValuedSetting }> {
     const rows = await this.db.fileBytes.bulkGet([...this.files.keys()])
     const files = [...this.files.values()].map((file, i) => ({ file, bytes: rows[i]?.data })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== undefined)
     const rejected = [...this.proposals.values()].filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: p.pair, at: p.createdAt }))
-    return { files, rejected }
+    return { files, rejected, ...(this.singleValued ? { singleValued: this.singleValued } : {}) }
   }
 
   // ---- reads (never queued; they see the last committed state) ---------------------

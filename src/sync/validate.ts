@@ -5,7 +5,7 @@ import * as Y from 'yjs'
 import { intervalProblem, isStoredDate, LIMITS, storedTextProblem, TEXT, type TextRule } from '../core/contract'
 import { normalizeName } from '../core/normalize'
 import type { Alias, AppendixFile, AuthoredEntity, AuthoredRelationship, Observation, ValidityFields } from '../core/types'
-import { MAX_SYNCED_FILE_BYTES, type RejectedPair } from './layout'
+import { MAX_SYNCED_FILE_BYTES, SINGLE_VALUED_KEY, type RejectedPair, type SingleValuedSetting } from './layout'
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string }
 
@@ -236,6 +236,15 @@ export function checkFile(key: string, value: unknown): Checked<AppendixFile> {
       createdAt: date(field(o, 'createdAt'), 'createdAt'),
       sha256,
     }
+  })
+}
+
+/** The settings map holds `singleValued`: distinct relationship types as a write stores them, and when they were declared. */
+export function checkSetting(key: string, value: unknown): Checked<SingleValuedSetting> {
+  return checked(() => {
+    if (key !== SINGLE_VALUED_KEY) fail(`the settings map holds only "${SINGLE_VALUED_KEY}"`)
+    const o = record(value, 'setting', ['types', 'at'])
+    return { types: storedList(field(o, 'types'), 'types', LIMITS.singleValuedTypes, TEXT.relationshipType), at: storedDate(field(o, 'at'), 'at') }
   })
 }
 

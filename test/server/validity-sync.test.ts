@@ -110,4 +110,25 @@ describe('validity in time across two devices syncing through the server', () =>
     expect(await d.connA.getObservation(first.slug)).toEqual(before)
     expect((await answers(d.connA)).now).toEqual([next.slug])
   })
+
+  it('the owner\'s single-valued types reach the other device, whose consolidation then proposes; a read_write token cannot change them', async () => {
+    const d = await twoDevices('read_write')
+    await d.a.setSingleValued(['works_at'])
+    const older = await d.connA.write(job('Acme', { observedAt: '2020-01-01' }))
+    const newer = await d.connA.write(job('Beta', { observedAt: '2023-01-01' }))
+    await until(async () => (await d.converged()) && engineOf(d.b).committedGraph.observationCount === 2 && d.b.singleValued().length === 1)
+    expect(d.b.singleValued()).toEqual(['works_at'])
+    const proposals = await d.connB.consolidate()
+    expect(proposals.map((p) => p.pair)).toEqual([[older.slug, newer.slug]])
+    // a rejection made on B reaches A
+    await d.connB.rejectProposal(proposals[0]!.id)
+    await until(async () => (await d.converged()) && d.a.listProposals().some((p) => p.id === proposals[0]!.id && p.status === 'rejected'))
+    expect(await d.connA.consolidate()).toEqual([])
+    // the settings are the owner's: B's change is refused by the server and A keeps its own
+    await d.b.setSingleValued(['lives_in'])
+    await until(() => d.syncB.client!.status.refusals.length > 0)
+    await new Promise((r) => setTimeout(r, 200))
+    await d.syncA.settled()
+    expect(d.a.singleValued()).toEqual(['works_at'])
+  })
 })
