@@ -194,8 +194,13 @@ export class MemoryEngine implements SyncPort {
   /** Keeps the timeline in step with a committed change of notes, before anything reads it. */
   private keepTimeline(notes: { put: Observation[]; deleted: string[] } | undefined): void {
     if (!this.timeline || !notes) return
-    for (const slug of notes.deleted) this.timeline.delete(slug)
-    for (const o of notes.put) this.timeline.put(o)
+    try {
+      for (const slug of notes.deleted) this.timeline.delete(slug)
+      for (const o of notes.put) this.timeline.put(o)
+    } catch {
+      // a note it names still in storage: built again from every note when next needed
+      this.timeline = undefined
+    }
   }
 
   /** One recall's view of time, or none when nothing needs filtering or marking. */

@@ -1,6 +1,7 @@
 // Facts that change, on one device through the public API: each interval rule of docs/time.md.
 import { describe, expect, it } from 'vitest'
-import type { Connection } from '../../src/index'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { exportMemory, importMemory, type Connection } from '../../src/index'
 import { fixture } from './fixture'
 
 const dana = { name: 'Dana Reyes', type: 'person', description: 'Engineer on the payments team' }
@@ -185,5 +186,28 @@ describe('validity in time: the interval rules', () => {
     const conn = await again.connect({ agent: 'again' })
     expect(await slugsOf(conn, {})).toEqual([b.slug])
     expect(await slugsOf(conn, { asOf: '2021-01-01' })).toEqual([a.slug])
+  })
+
+  it('a backup carries world time: the restored memory answers the same', async () => {
+    const f = await fixture()
+    const a = await f.conn.write(job(acme, { observedAt: '2020-01-01', relationships: [{ source: dana.name, type: 'works_at', target: acme.name, validTo: '2030-01-01' }] }))
+    const b = await f.conn.write(job(beta, { validFrom: '2023-06-01', supersedes: [a.slug] }))
+    const restored = await importMemory(JSON.parse(JSON.stringify(await exportMemory(f.memory))), { indexedDB: new IDBFactory(), IDBKeyRange })
+    const conn = await restored.connect({ agent: 'restored' })
+    expect(await conn.getObservation(b.slug)).toEqual(await f.conn.getObservation(b.slug))
+    expect(await slugsOf(conn, {})).toEqual([b.slug])
+    expect(await slugsOf(conn, { asOf: '2021-01-01' })).toEqual([a.slug])
+  })
+
+  it('after a reopen that left the notes in storage, a note may supersede one not read yet', async () => {
+    const f = await fixture()
+    const a = await f.conn.write(job(acme, { observedAt: '2020-01-01' }))
+    await f.memory.close()
+    const again = await f.reopen()
+    const conn = await again.connect({ agent: 'again' })
+    // a note sharing no entity with the one it replaces: the write reads that one itself
+    const b = await conn.write({ title: 'Acme closed', content: 'Acme closed its doors.', observedAt: '2023-01-01', entities: [beta], supersedes: [a.slug] })
+    expect(await slugsOf(conn, {})).toEqual([])
+    expect((await conn.recall({ entity: 'Dana Reyes', history: 'all' })).observations.find((o) => o.slug === a.slug)!.supersededBy).toEqual([b.slug])
   })
 })
