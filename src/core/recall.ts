@@ -178,7 +178,7 @@ export function draftSemantic(graph: Graph, hits: Array<{ key: string; score: nu
     for (const r of graph.topEdgesOf(seed.key, EXPANSION_PER_SEED + f.limits.entities).edges) {
       if (added >= EXPANSION_PER_SEED) break
       const other = r.source === seed.key ? r.target : r.source
-      if (chosen.has(other) || !backed(other)) continue
+      if (chosen.has(other) || !backed(other) || (f.within && !f.within.edge(r))) continue
       const weightShare = r.weight / (r.weight + 1)
       chosen.set(other, { key: other, score: seed.score * EXPANSION_DECAY * weightShare, via: 'neighbor' })
       added++

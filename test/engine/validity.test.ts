@@ -210,4 +210,14 @@ describe('validity in time: the interval rules', () => {
     expect(await slugsOf(conn, {})).toEqual([])
     expect((await conn.recall({ entity: 'Dana Reyes', history: 'all' })).observations.find((o) => o.slug === a.slug)!.supersededBy).toEqual([b.slug])
   })
+
+  it('recall does not reach a neighbor through an edge that no longer holds', async () => {
+    const { conn } = await fixture()
+    const a = await conn.write(job(acme, { observedAt: '2020-01-01' }))
+    await conn.write({ title: 'Acme', content: 'Acme makes anvils.', entities: [acme] })
+    await conn.write({ title: 'Dana leaves', content: 'Dana left Acme.', entities: [dana], observedAt: '2023-01-01', supersedes: [a.slug] })
+    const names = async (request: Record<string, unknown>) => (await conn.recall({ query: 'Dana Reyes engineer payments', ...request })).entities.map((e) => e.name)
+    expect(await names({})).toEqual(['Dana Reyes'])
+    expect(await names({ asOf: '2021-01-01' })).toEqual(['Dana Reyes', 'Acme Corp'])
+  })
 })
