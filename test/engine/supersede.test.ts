@@ -1,7 +1,8 @@
 // Single-valued relationship types: a second current target from one source makes consolidation
 // propose a supersession, accepted (a note that supersedes) or rejected (remembered) like a merge.
 import { describe, expect, it } from 'vitest'
-import type { Connection } from '../../src/index'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { exportMemory, importMemory, type Connection } from '../../src/index'
 import { fixture } from './fixture'
 
 const person = (name: string) => ({ name, type: 'person', description: `${name}, an engineer` })
@@ -76,5 +77,15 @@ describe('single-valued relationship types', () => {
     await expect(memory.setSingleValued('works_at' as never)).rejects.toMatchObject({ code: 'invalid_request' })
     await expect(memory.setSingleValued(['!!!'])).rejects.toMatchObject({ code: 'invalid_request' })
     expect(memory.singleValued()).toEqual([])
+  })
+
+  it('a backup carries the declaration', async () => {
+    const { memory } = await fixture()
+    await memory.setSingleValued(['works_at'])
+    const backup = JSON.parse(JSON.stringify(await exportMemory(memory)))
+    expect(backup.singleValued).toEqual(['works_at'])
+    const restored = await importMemory(backup, { indexedDB: new IDBFactory(), IDBKeyRange })
+    expect(restored.singleValued()).toEqual(['works_at'])
+    await expect(importMemory({ ...backup, singleValued: ['!!!'] }, { indexedDB: new IDBFactory(), IDBKeyRange })).rejects.toMatchObject({ code: 'invalid_request' })
   })
 })
