@@ -179,18 +179,19 @@ export function splitTimeRequest(raw: unknown): { time: TimeRequest; rest: unkno
   const req = raw as Record<string, unknown>
   if (!Object.hasOwn(req, 'asOf') && !Object.hasOwn(req, 'history')) return { time: { history: 'current' }, rest: raw }
   const issues: Issue[] = []
-  const { asOf: rawAsOf, history: rawHistory, ...rest } = req
+  const rest: Record<string, unknown> = { ...req }
+  delete rest.asOf
+  delete rest.history
   const asOf = parseDate(own(req, 'asOf'), 'asOf', issues)
   let history: TimeRequest['history'] = 'current'
+  const rawHistory = own(req, 'history')
   if (rawHistory !== undefined && rawHistory !== null) {
     if (!HISTORY.includes(rawHistory as TimeRequest['history'])) issues.push({ path: 'history', message: 'must be "current" or "all"' })
     else history = rawHistory as TimeRequest['history']
   }
-  void rawAsOf
   if (issues.length) throw new MemoryError('invalid_request', `recall rejected: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, { issues })
   return { time: asOf !== undefined ? { asOf, history } : { history }, rest }
 }
-
 
 /** What the time view needs of the graph: when a note was noted, and a name's key after merges. */
 export interface TimeGraph {
@@ -204,7 +205,10 @@ export interface TimeGraph {
  * edge's own dates; an entity when some note naming it is. It counts the notes it left out.
  */
 export class TimeView {
+  /** The moment asked (ms): `asOf`, else now. */
   private readonly at: number
+  private readonly asOf: boolean
+  private readonly all: boolean
   private readonly left = new Set<string>()
 
   constructor(
@@ -217,9 +221,6 @@ export class TimeView {
     this.asOf = time.asOf !== undefined
     this.all = time.history === 'all'
   }
-
-  private readonly asOf: boolean
-  private readonly all: boolean
 
   /** How many distinct notes this view left out. */
   get leftOut(): number {
