@@ -2,7 +2,7 @@
 // with every problem named, so nothing is half-written.
 import { MemoryError } from './errors'
 import { normalizeName, normalizeType, relationshipKey } from './normalize'
-import type { AuthoredEntity, AuthoredRelationship, ObservationInput, ObservationPatch } from './types'
+import type { AuthoredEntity, AuthoredRelationship, ObservationInput, ObservationPatch, ValidityFields } from './types'
 
 export const LIMITS = {
   titleChars: 200,
@@ -25,6 +25,12 @@ export const LIMITS = {
   pathChars: 512,
   filenameChars: 255,
   mediaTypeChars: 255,
+  /** Notes one note may name as replaced. */
+  supersedes: 20,
+  /** Relationship types a memory may declare single-valued. */
+  singleValuedTypes: 100,
+  /** A slug a note names: a 60-character base and a suffix, with room to spare. */
+  slugChars: 200,
 } as const
 
 /** How a text field is stored: its limit holds for the stored form, after normalization. */
@@ -75,6 +81,8 @@ export const TEXT = {
   path: { max: LIMITS.pathChars, required: true, path: true },
   filename: { max: LIMITS.filenameChars, required: true },
   mediaType: { max: LIMITS.mediaTypeChars, required: true },
+  /** A slug named in `supersedes`. */
+  slug: { max: LIMITS.slugChars, required: true },
 } as const satisfies Record<string, TextRule>
 
 /** What a write stores for a trimmed input, and what is wrong with it (nothing when the list is empty). */
@@ -118,10 +126,10 @@ export interface Issue {
   message: string
 }
 
-const INPUT_FIELDS = new Set(['title', 'content', 'category', 'tags', 'observedAt', 'confidence', 'source', 'entities', 'relationships', 'files'])
+const INPUT_FIELDS = new Set(['title', 'content', 'category', 'tags', 'observedAt', 'confidence', 'source', 'entities', 'relationships', 'files', 'validFrom', 'validTo', 'supersedes'])
 const PATCH_FIELDS = new Set([...INPUT_FIELDS, 'removeEntities', 'removeRelationships'])
 const ENTITY_FIELDS = new Set(['name', 'type', 'description', 'queries'])
-const RELATIONSHIP_FIELDS = new Set(['source', 'type', 'target', 'description', 'weight'])
+const RELATIONSHIP_FIELDS = new Set(['source', 'type', 'target', 'description', 'weight', 'validFrom', 'validTo'])
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -183,6 +191,35 @@ export function parseDate(value: unknown, path: string, issues: Issue[]): string
     return undefined
   }
   return new Date(ms).toISOString()
+}
+
+/**
+ * The one rule on a validity interval: half-open, `[validFrom, validTo)`, so its end comes after
+ * its start. Stored dates (Date.toISOString) compare as strings. Null when the pair is fine.
+ */
+export function intervalProblem(validFrom: string | undefined, validTo: string | undefined): string | null {
+  if (validFrom === undefined || validTo === undefined || validFrom < validTo) return null
+  return `must be after validFrom (${validFrom}): a validity interval is [validFrom, validTo)`
+}
+
+/**
+ * Reads `validFrom` / `validTo` (and, for a note, `supersedes`) from `raw`, returning only the
+ * fields given, so a note or edge without them stores none.
+ */
+function validityOf(raw: Record<string, unknown>, at: string, issues: Issue[], withSupersedes: boolean): ValidityFields {
+  const out: ValidityFields = {}
+  const prefix = at ? `${at}.` : ''
+  const validFrom = parseDate(own(raw, 'validFrom'), `${prefix}validFrom`, issues)
+  const validTo = parseDate(own(raw, 'validTo'), `${prefix}validTo`, issues)
+  if (validFrom !== undefined) out.validFrom = validFrom
+  if (validTo !== undefined) out.validTo = validTo
+  const problem = intervalProblem(validFrom, validTo)
+  if (problem) issues.push({ path: `${prefix}validTo`, message: problem })
+  if (withSupersedes) {
+    const supersedes = stringList(own(raw, 'supersedes'), `${prefix}supersedes`, issues, LIMITS.supersedes, TEXT.slug)
+    if (supersedes.length) out.supersedes = supersedes
+  }
+  return out
 }
 
 function confidence(value: unknown, issues: Issue[]): number | undefined {
@@ -260,7 +297,7 @@ function relationshipList(value: unknown, issues: Issue[], path = 'relationships
       if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0 || w > LIMITS.maxWeight) issues.push({ path: `${at}.weight`, message: `must be a number above 0 and at most ${LIMITS.maxWeight}` })
       else weight = w
     }
-    out.push({ source, type, target, description, weight })
+    out.push({ source, type, target, description, weight, ...validityOf(raw, at, issues, false) })
   })
   return out
 }
@@ -278,6 +315,10 @@ export interface ValidObservation {
   relationships: AuthoredRelationship[]
   files: string[]
   warnings: Array<{ code: 'long_content'; message: string }>
+  /** Present only when given. */
+  validFrom?: string
+  validTo?: string
+  supersedes?: string[]
 }
 
 function fail(issues: Issue[], what: string): never {
@@ -324,8 +365,9 @@ export function validateObservationInput(input: unknown, entityExists?: (name: s
   if (entityExists) issues.push(...undescribedNewEntities(entities, entityExists))
   const relationships = relationshipList(own(input, 'relationships'), issues)
   const files = (stringListRaw(own(input, 'files'), 'files', issues) ?? []).map((f, i) => filePath(f, `files[${i}]`, issues))
+  const validity = validityOf(input, '', issues, true)
   if (issues.length) fail(issues, 'write')
-  return { title, content, category, tags, observedAt, confidence: conf, source, entities, relationships, files: [...new Set(files)], warnings }
+  return { title, content, category, tags, observedAt, confidence: conf, source, entities, relationships, files: [...new Set(files)], warnings, ...validity }
 }
 
 function stringListRaw(value: unknown, path: string, issues: Issue[]): unknown[] | undefined {
@@ -339,7 +381,9 @@ function stringListRaw(value: unknown, path: string, issues: Issue[]): unknown[]
 }
 
 export interface ValidPatch {
-  fields: Partial<Omit<ValidObservation, 'entities' | 'relationships' | 'warnings'>>
+  fields: Partial<Omit<ValidObservation, 'entities' | 'relationships' | 'warnings' | keyof ValidityFields>>
+  /** The validity fields the patch names: a value sets one, null clears it. */
+  validity: { [K in keyof ValidityFields]?: ValidityFields[K] | null }
   entities: AuthoredEntity[]
   relationships: AuthoredRelationship[]
   removeEntities: string[]
@@ -390,8 +434,15 @@ export function validatePatch(patch: unknown): ValidPatch {
         removeRelationships.push(relationshipKey(normalizeName(s), t, normalizeName(g)))
       })
   }
+  const given = validityOf(p, '', issues, true)
+  const validity: ValidPatch['validity'] = {}
+  for (const k of ['validFrom', 'validTo', 'supersedes'] as const) {
+    // null (or an empty list) clears the field; absent leaves it
+    if (own(p, k) === null || (k === 'supersedes' && Array.isArray(own(p, k)) && !given.supersedes)) validity[k] = null
+    else if (given[k] !== undefined) (validity as Record<string, unknown>)[k] = given[k]
+  }
   if (issues.length) fail(issues, 'update')
-  return { fields, entities, relationships, removeEntities, removeRelationships, warnings }
+  return { fields, entities, relationships, removeEntities, removeRelationships, warnings, validity }
 }
 
 /** Naming an existing entity needs no description; a new one does. */

@@ -1,5 +1,6 @@
 // Edit semantics: updates merge into an observation; only explicit removal removes.
-import type { ValidPatch } from './contract'
+import { intervalProblem, type ValidPatch } from './contract'
+import { MemoryError } from './errors'
 import type { Graph } from './graph'
 import { descriptionsDiffer, normalizeName, relationshipKey } from './normalize'
 import type { AuthoredEntity, AuthoredRelationship, Observation, ReviewHint, WriteWarning } from './types'
@@ -33,6 +34,13 @@ export function applyPatch(current: Observation, patch: ValidPatch, now: string)
     relationships: [...rels.values()],
     updatedAt: now,
   }
+  for (const [k, v] of Object.entries(patch.validity)) {
+    if (v === null) delete (next as unknown as Record<string, unknown>)[k]
+    else (next as unknown as Record<string, unknown>)[k] = v
+  }
+  // checked on the note as it would be: a patch may move one end past the other it left alone
+  const problem = intervalProblem(next.validFrom, next.validTo)
+  if (problem) throw new MemoryError('invalid_write', `update rejected: validTo ${problem}`, { issues: [{ path: 'validTo', message: problem }] })
   return { next, warnings }
 }
 

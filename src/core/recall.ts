@@ -5,6 +5,7 @@ import { own, parseDate, type Issue } from './contract'
 import type { Graph } from './graph'
 import { normalizeName } from './normalize'
 import { STRONG_COVERAGE, type MatchLevel, type QueryEvidence } from './evidence'
+import { admitNotes, type NoteSet, type TimeView } from './validity'
 import type { Observation, RecallLimits, RecallRequest, RecallResult, RecalledEntity, RecalledRelationship, Snippet } from './types'
 
 export const DEFAULT_LIMITS: RecallLimits = { entities: 12, relationships: 40, observations: 12, bytes: 24_000 }
@@ -23,6 +24,8 @@ export interface RecallFilter {
   limits: RecallLimits
   /** Structural recall continues after this observation (newest-first order). */
   cursor?: { observedAt: string; slug: string }
+  /** World time: which notes and edges hold at the time asked, and their marks (core/validity). */
+  within?: TimeView
 }
 
 const REQUEST_FIELDS = new Set(['query', 'category', 'tags', 'from', 'to', 'entity', 'limits', 'cursor'])
@@ -160,7 +163,7 @@ export function assembleSemantic(graph: Graph, hits: EntityMatch[], notes: NoteM
  * @internal it takes the graph, which the published types leave out
  */
 export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number): RecallDraft {
-  const allowed = allowedObservations(graph, f)
+  const allowed = admitNotes(allowedObservations(graph, f), f.within)
   const backed = (key: string): boolean => {
     const e = graph.entities.get(key)
     if (!e) return false
@@ -209,7 +212,7 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
     for (const r of graph.topEdgesOf(seed.key, EXPANSION_PER_SEED + f.limits.entities).edges) {
       if (added >= EXPANSION_PER_SEED) break
       const other = r.source === seed.key ? r.target : r.source
-      if (chosen.has(other) || !backed(other)) continue
+      if (chosen.has(other) || !backed(other) || (f.within && !f.within.edge(r))) continue
       const weightShare = r.weight / (r.weight + 1)
       chosen.set(other, { key: other, score: seed.score * EXPANSION_DECAY * weightShare, via: 'neighbor' })
       added++
@@ -273,7 +276,7 @@ function clip(query: string): string {
  * `scoreNote`; time breaks ties and adds a weak prior toward the end the question leans to.
  * Ranked by slug and time alone: only the texts of those shown are read (see `finish`).
  */
-function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonly string[], allowed: Set<string> | undefined, scoreNote: (slug: string, observedAt: string, entityShare: number) => number, order: 'newest' | 'oldest', limit: number): Chosen[] {
+function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonly string[], allowed: NoteSet | undefined, scoreNote: (slug: string, observedAt: string, entityShare: number) => number, order: 'newest' | 'oldest', limit: number): Chosen[] {
   const backing = new Map<string, { share: number; names: string[] }>()
   for (const slug of unlinked) backing.set(slug, { share: 0, names: [] })
   for (const e of entities) {
@@ -372,6 +375,7 @@ export function assembleStructural(graph: Graph, f: RecallFilter, snippetLength:
   const allowed = allowedObservations(graph, f)
   const selected: Observation[] = []
   for (const o of allowed ? [...allowed].map((s) => graph.getObservation(s)!) : graph.allObservations()) {
+    if (f.within && !f.within.note(o.slug)) continue
     if (!f.cursor || newestFirst(o, f.cursor) > 0) selected.push(o)
   }
   selected.sort(newestFirst)
@@ -472,11 +476,11 @@ function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: R
   const edgeSet = new Map<string, { r: ReturnType<Graph['edgesOf']>[number]; best: number }>()
   for (const k of keys) {
     for (const r of graph.eachEdgeOf(k)) {
-      if (keys.has(r.source) && keys.has(r.target) && !edgeSet.has(r.key)) edgeSet.set(r.key, { r, best: Math.min(rank.get(r.source)!, rank.get(r.target)!) })
+      if (keys.has(r.source) && keys.has(r.target) && !edgeSet.has(r.key) && (!f.within || f.within.edge(r))) edgeSet.set(r.key, { r, best: Math.min(rank.get(r.source)!, rank.get(r.target)!) })
     }
   }
   const edgesAll = [...edgeSet.values()].sort((a, b) => a.best - b.best || b.r.weight - a.r.weight || (a.r.key < b.r.key ? -1 : 1))
-  const relationships: RecalledRelationship[] = edgesAll.slice(0, limits.relationships).map((x) => graph.present(x.r))
+  const relationships: RecalledRelationship[] = edgesAll.slice(0, limits.relationships).map((x) => ({ ...graph.present(x.r), ...f.within?.edgeMarks(x.r) }))
   const obsRanked = choose(entities)
   const shown = obsRanked.slice(0, limits.observations)
   return {
@@ -486,7 +490,7 @@ function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: R
       const observations: Snippet[] = shown.map(({ slug, o: read, names }) => {
         const o = read ?? graph.getObservation(slug)!
         const { snippet, truncated } = snippetOf(o.content, snippetLength)
-        return { slug: o.slug, title: o.title, category: o.category, tags: o.tags, observedAt: o.observedAt, snippet, truncated, entities: names }
+        return { slug: o.slug, title: o.title, category: o.category, tags: o.tags, observedAt: o.observedAt, snippet, truncated, entities: names, ...f.within?.marks(o.slug) }
       })
       const dropped = {
         entities: ranked.length - entities.length,

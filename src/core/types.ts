@@ -48,9 +48,25 @@ export interface RelationshipInput {
   description?: string
   /** Strength of the edge as this observation states it; default 1. */
   weight?: number
+  /** When this edge held in the world, if not when its note's facts held (ISO 8601; see docs/time.md). */
+  validFrom?: string
+  validTo?: string
 }
 
-export interface ObservationInput {
+/**
+ * When a note's facts held in the world, apart from when it was noted (`observedAt`), and the
+ * notes whose facts it replaces. Intervals are half-open, `[validFrom, validTo)`.
+ */
+export interface ValidityFields {
+  /** ISO 8601; default: the note's `observedAt`. */
+  validFrom?: string
+  /** ISO 8601, after `validFrom`; default: open-ended. */
+  validTo?: string
+  /** Slugs of the notes this one replaces from its start; they are kept, derived as superseded. */
+  supersedes?: string[]
+}
+
+export interface ObservationInput extends ValidityFields {
   title: string
   content: string
   category?: string
@@ -83,6 +99,11 @@ export interface ObservationPatch {
   removeEntities?: string[]
   /** Relationships to remove, matched by normalized (source, type, target). */
   removeRelationships?: Array<Pick<RelationshipInput, 'source' | 'type' | 'target'>>
+  /** Replaces the note's validity; null clears it. */
+  validFrom?: string | null
+  validTo?: string | null
+  /** Replaces the list of notes this one supersedes; null or [] clears it. */
+  supersedes?: string[] | null
 }
 
 /** An entity as one observation authored it (already validated). */
@@ -99,9 +120,13 @@ export interface AuthoredRelationship {
   target: string
   description: string
   weight: number
+  /** Present only when the author gave them. */
+  validFrom?: string
+  validTo?: string
 }
 
-export interface Observation {
+/** Validity fields are present only when the author gave them, so notes without them stay as they were. */
+export interface Observation extends ValidityFields {
   slug: string
   title: string
   content: string
@@ -161,23 +186,47 @@ export interface MergeEvidence {
     | 'similar_description'
     | 'shared_neighbors'
     | 'edit_distance'
+    /** A supersession: the relationship type holds one target at a time. */
+    | 'single_valued'
   detail: string
   weight: number
 }
 
+/** What a `supersede` proposal suggests: the newer note replaces the older from where it starts. */
+export interface SupersedeDetail {
+  /** Slug of the note stating the older edge. */
+  older: string
+  /** Slug of the note stating the newer edge. */
+  newer: string
+  /** The edge's source entity's name and its single-valued type. */
+  source: string
+  type: string
+  /** The older and the newer target's names. */
+  targets: [string, string]
+  /** Where the newer note starts (ISO 8601), when it has a start. */
+  from?: string
+}
+
+/**
+ * A consolidation proposal: an entity merge, or (`kind: 'supersede'`) a note superseding
+ * another because a single-valued relationship gained a second target.
+ */
 export interface MergeProposal {
   /** Deterministic from the pair, so every device names a proposal the same way. */
   id: string
-  kind: 'merge'
-  /** The two entity keys, sorted. */
+  kind: 'merge' | 'supersede'
+  /** The two entity keys, sorted; for a supersession, the older and the newer note's slugs. */
   pair: [string, string]
+  /** The two names; for a supersession, the two edges in words. */
   names: [string, string]
-  /** Suggested canonical key (one of pair). */
+  /** Suggested canonical key (one of pair); for a supersession, the newer note's slug. */
   canonical: string
   score: number
   evidence: MergeEvidence[]
   status: 'open' | 'accepted' | 'rejected'
   createdAt: string
+  /** Present on a `supersede` proposal. */
+  supersede?: SupersedeDetail
 }
 
 /** A connection as this device stores it; agents hold a `Connection` handle made from it. */
@@ -228,6 +277,22 @@ export interface RecallRequest {
   limits?: Partial<RecallLimits>
   /** Structural recall only: the `nextCursor` of the previous page. */
   cursor?: string
+  /** Answer as the facts held at this date (ISO 8601): notes and edges valid then. Default: now. */
+  asOf?: string
+  /** `current` (default) leaves out superseded and expired notes and edges, counting them; `all` returns them marked. */
+  history?: 'current' | 'all'
+}
+
+/** A note's or edge's place in world time, on what recall and inspect return (see docs/time.md). */
+export interface TimeMarks {
+  /** When its facts started to hold, when the note says (or another note's supersession implies). */
+  validFrom?: string
+  /** When they stopped holding: its own end, or where a note superseding it begins. */
+  validTo?: string
+  /** The notes that replaced it. */
+  supersededBy?: string[]
+  /** False when `history: 'all'` returns it though it does not hold at the time asked. */
+  current?: false
 }
 
 export interface RecalledEntity {
@@ -246,7 +311,7 @@ export interface RecalledEntity {
   match?: 'strong' | 'weak'
 }
 
-export interface RecalledRelationship {
+export interface RecalledRelationship extends Pick<TimeMarks, 'current'> {
   source: string
   type: string
   target: string
@@ -254,7 +319,7 @@ export interface RecalledRelationship {
   weight: number
 }
 
-export interface Snippet {
+export interface Snippet extends TimeMarks {
   slug: string
   title: string
   category: string
@@ -281,6 +346,8 @@ export interface RecallResult {
   truncation: Truncation | null
   /** Structural recall: where the next page starts, when observations were left after this one. */
   nextCursor?: string
+  /** Notes left out because they were superseded or did not hold at the time asked (absent when none). */
+  superseded?: number
   /**
    * Semantic recall: how well the memory answers the query, judged by its words (or theirs) in
    * descriptions and notes, never by vector nearness alone. `none` comes with no entities and no
@@ -355,4 +422,6 @@ export interface EntityDetail {
   incoming: RecalledRelationship[]
   observations: Array<Pick<Observation, 'slug' | 'title' | 'observedAt' | 'category'>>
   aliases: string[]
+  /** The entity's notes in world-time order (start, then slug), each with its interval and what superseded it. */
+  history: Array<Pick<Observation, 'slug' | 'title' | 'observedAt'> & Omit<TimeMarks, 'current'> & { current: boolean }>
 }

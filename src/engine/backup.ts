@@ -1,6 +1,7 @@
 // Whole-memory backups: one versioned JSON object that a new memory can be rebuilt from,
 // on this device or another. Connection tokens never leave the memory they belong to.
 import { validateObservationInput } from '../core/contract'
+import { parseSingleValued } from '../core/supersede'
 import { isMemoryError, MemoryError } from '../core/errors'
 import type { Alias, AppendixFile, Observation, RetrievalConfig, Visibility } from '../core/types'
 import { BM25_ONLY, Memory, type CreateMemoryOptions } from './memory-handle'
@@ -19,6 +20,8 @@ export interface MemoryBackup {
   /** Merges a person turned down, so consolidation does not propose them again. */
   rejectedProposals: Array<{ id: string; pair: [string, string] }>
   files: Array<AppendixFile & { data: string }>
+  /** Relationship types declared single-valued (absent when none). */
+  singleValued?: string[]
 }
 
 /** How the imported memory is named and stored; its retrieval config comes from the backup. */
@@ -41,6 +44,7 @@ export async function exportMemory(memory: Memory): Promise<MemoryBackup> {
     aliases: await memory.storedAliases(),
     rejectedProposals: memory.listProposals().filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: [p.pair[0], p.pair[1]] })),
     files,
+    ...(memory.singleValued().length ? { singleValued: memory.singleValued() } : {}),
   }
 }
 
@@ -75,6 +79,7 @@ export async function importMemory(backup: unknown, options: ImportOptions): Pro
   try {
     const now = new Date().toISOString()
     await memory.importSnapshot({ observations: b.observations, aliases: b.aliases, rejected: b.rejectedProposals.map((p) => ({ id: p.id, pair: p.pair, at: now })) })
+    if (b.singleValued.length) await memory.setSingleValued(b.singleValued)
     for (const f of b.files) {
       await memory.storeFileAs({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
     }
@@ -101,6 +106,7 @@ export interface ParsedBackup {
   aliases: Alias[]
   rejectedProposals: MemoryBackup['rejectedProposals']
   files: Array<AppendixFile & { bytes: Uint8Array }>
+  singleValued: string[]
 }
 
 function refuse(problem: string, details: Record<string, unknown> = {}): never {
@@ -173,7 +179,16 @@ export async function parseBackup(raw: unknown): Promise<ParsedBackup> {
       createdBy: str('createdBy', 'import'), createdAt: str('createdAt', ''), size: bytes.byteLength, sha256: str('sha256', ''), bytes,
     })
   }
-  return { info: { name: info.name, visibility: info.visibility, orgId: isStr(info.orgId) ? info.orgId : null, retrieval }, observations, aliases, rejectedProposals, files }
+  let singleValued: string[] = []
+  if (raw.singleValued !== undefined) {
+    try {
+      singleValued = parseSingleValued(raw.singleValued)
+    } catch (err) {
+      if (isMemoryError(err)) refuse(`singleValued: ${err.message}`, err.details)
+      throw err
+    }
+  }
+  return { info: { name: info.name, visibility: info.visibility, orgId: isStr(info.orgId) ? info.orgId : null, retrieval }, observations, aliases, rejectedProposals, files, singleValued }
 }
 
 function toBase64(bytes: Uint8Array): string {

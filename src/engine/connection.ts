@@ -69,6 +69,8 @@ export class Connection {
   }
   async inspect(entityName: string): Promise<EntityDetail> {
     this.check('inspect')
+    // its history needs the notes' world time
+    await this.engine.timelineReady()
     return this.engine.withNotes(() => this.engine.inspect(entityName), () => this.engine.notesOfName(entityName))
   }
   /** Read tier, like inspect: it shows only what inspect would, bounded. */
@@ -109,8 +111,8 @@ export class Connection {
     return this.engine.listProposals()
   }
   async acceptProposal(id: string, options: { canonical?: string } = {}): Promise<{ proposal: MergeProposal; canonical: string }> {
-    this.check('acceptProposal')
-    const { proposal, canonical } = await this.engine.acceptProposal(id, options, this.tier)
+    const by = this.check('acceptProposal')
+    const { proposal, canonical } = await this.engine.acceptProposal(id, options, this.tier, by)
     return { proposal, canonical }
   }
   async rejectProposal(id: string): Promise<MergeProposal> {

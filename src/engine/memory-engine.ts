@@ -10,16 +10,20 @@ import { NoteInStorage } from '../core/note-shelf'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
-import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest } from '../core/recall'
+import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest, type RecallFilter } from '../core/recall'
 import { QueryEvidence, type QueryTerm } from '../core/evidence'
 import { makeSlug } from '../core/slug'
+import { parseSingleValued, proposeSupersessions, supersessionNote } from '../core/supersede'
+import { sameJson } from '../core/same-json'
+import type { SingleValuedSetting } from '../sync/layout'
+import { checkSupersedes, hasValidity, historyOf, splitTimeRequest, Timeline, TimeView, type TimeRequest } from '../core/validity'
 import type {
   Alias, AppendixFile, DeleteResult, Entity, EntityDetail, MemoryInfo, MergeProposal, Observation, PossibleDuplicate, RecallResult, Relationship, Tier, UpdateResult, WriteResult, RecallSignals, WriteWarning
 } from '../core/types'
 import type { MemoryDB, JournalRow } from '../store/db'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from '../sync/port'
 import { importInPieces, whileImporting } from '../store/import-pieces'
-import { saveCommit, VERSION_KEY, type GraphCommit } from '../store/commit'
+import { saveCommit, VALIDITY_KEY, VERSION_KEY, type GraphCommit } from '../store/commit'
 import { packIndex, packOpenState } from '../store/open-state'
 import type { EntityDoc, EntityIndex, RankedEntity } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
@@ -34,6 +38,8 @@ const SEARCH_HEADROOM = 4
 export { VERSION_KEY } from '../store/commit'
 export const INDEX_SNAPSHOT_KEY = 'entityIndex'
 export const NOTE_INDEX_SNAPSHOT_KEY = 'noteIndex'
+/** The meta row of the single-valued relationship types (a `SingleValuedSetting`). */
+export const SINGLE_VALUED_META_KEY = 'singleValued'
 /** How long background filing waits after a recall, so that a run of recalls goes uncut (ms). */
 const RECALL_QUIET_MS = 40
 /** Keys a restored index puts in its maps in one go of the background work: about a millisecond. */
@@ -152,6 +158,13 @@ export class MemoryEngine implements SyncPort {
   private allNotesRead: Promise<void> | undefined
   /** Set once a read or change waits for every note: the parts left are then read back to back. */
   private notesWanted = false
+  /**
+   * The notes carrying world time (see core/validity), kept in step with the graph; undefined
+   * until built from every note, which an open of a memory holding such notes waits for.
+   */
+  private timeline: Timeline | undefined
+  /** The relationship types declared single-valued (see core/supersede), as the sync document holds them. */
+  private singleValued: SingleValuedSetting | undefined
 
   constructor(
     readonly info: MemoryInfo,
@@ -159,7 +172,7 @@ export class MemoryEngine implements SyncPort {
     private readonly graph: Graph,
     private readonly index: EntityIndex,
     private readonly notes: NoteIndex,
-    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: () => Promise<SavedNameBlocks | undefined> },
+    state: { proposals: MergeProposal[]; files: AppendixFile[]; version: number; savedVersion?: number; savedNames?: () => Promise<SavedNameBlocks | undefined>; hasValidity?: boolean; singleValued?: SingleValuedSetting },
     private readonly clock: () => string = () => new Date().toISOString(),
   ) {
     this.queue = new WriteQueue(`cairn-write-${info.id}`)
@@ -169,6 +182,40 @@ export class MemoryEngine implements SyncPort {
     this.savedNames = state.savedNames
     for (const p of state.proposals) this.proposals.set(p.id, p)
     for (const f of state.files) this.files.set(f.path, f)
+    // a memory no note of which ever carried world time starts with an empty timeline
+    this.singleValued = state.singleValued
+    if (!state.hasValidity) this.timeline = new Timeline((slug) => this.graph.getObservation(slug))
+  }
+
+  /** The timeline when it can be had without reading notes from storage: built now if every note is held. */
+  private timelineNow(): Timeline | undefined {
+    if (!this.timeline && this.graph.notesInStorage === 0) this.timeline = Timeline.of(this.graph.allObservations(), (slug) => this.graph.getObservation(slug))
+    return this.timeline
+  }
+
+  /** The timeline, reading every note first if it is not built yet. */
+  async timelineReady(): Promise<Timeline> {
+    if (!this.timelineNow()) await this.notesHeld()
+    return this.timelineNow()!
+  }
+
+  /** Keeps the timeline in step with a committed change of notes, before anything reads it. */
+  private keepTimeline(notes: { put: Observation[]; deleted: string[] } | undefined): void {
+    if (!this.timeline || !notes) return
+    try {
+      for (const slug of notes.deleted) this.timeline.delete(slug)
+      for (const o of notes.put) this.timeline.put(o)
+    } catch {
+      // a note it names still in storage: built again from every note when next needed
+      this.timeline = undefined
+    }
+  }
+
+  /** One recall's view of time, or none when nothing needs filtering or marking. */
+  private async timeView(time: TimeRequest): Promise<TimeView | undefined> {
+    const timeline = await this.timelineReady()
+    if (timeline.empty && time.asOf === undefined) return undefined
+    return new TimeView(timeline, this.graph, time, this.clock())
   }
 
   /**
@@ -335,9 +382,17 @@ export class MemoryEngine implements SyncPort {
   // ---- writes (queued) -------------------------------------------------------------
 
   write(input: unknown, createdBy: string): Promise<WriteResult> {
-    return this.enqueue(async () => {
+    return this.enqueue(() => this.writeNow(input, createdBy), 'one note')
+  }
+
+  /** A write, in the queue. */
+  private async writeNow(input: unknown, createdBy: string): Promise<WriteResult> {
+    {
       const valid = validateObservationInput(input, (name) => this.graph.entities.has(this.graph.resolveName(name)))
       checkEndpoints(valid.entities, valid.relationships, (k) => this.graph.resolve(k), (k) => this.graph.entities.has(k), 'write')
+      checkSupersedes(undefined, valid.supersedes, (s) => this.graph.hasObservation(s), 'write')
+      // the timeline reads the notes a note supersedes
+      await this.readSomeNotes(this.graph.notesInStorageAmong(valid.supersedes ?? []))
       const now = this.clock()
       const slug = makeSlug(valid.title, (s) => this.graph.hasObservation(s), () => randomId(6))
       const { warnings: w, ...fields } = valid
@@ -348,13 +403,15 @@ export class MemoryEngine implements SyncPort {
       const possibleDuplicates = await this.possibleDuplicates(newNames)
       await this.commitObservation(slug, observation)
       return { slug, warnings, neighborhoods: neighborhoodsOf(this.graph, observation), possibleDuplicates }
-    }, 'one note')
+    }
   }
 
   update(slug: unknown, patchInput: unknown): Promise<UpdateResult> {
     return this.enqueue(async () => {
       const current = await this.requireHeldObservation(slug)
       const patch = validatePatch(patchInput)
+      checkSupersedes(current.slug, patch.validity.supersedes, (s) => this.graph.hasObservation(s), 'update')
+      await this.readSomeNotes(this.graph.notesInStorageAmong(patch.validity.supersedes ?? []))
       const { next, warnings } = applyPatch(current, patch, this.clock())
       checkEndpoints(next.entities, next.relationships, (k) => this.graph.resolve(k), (k) => this.entityExistsWithout(k, current.slug), 'update')
       const hints = reviewHints(current, patch, this.graph)
@@ -394,7 +451,7 @@ export class MemoryEngine implements SyncPort {
     return this.enqueue(async () => {
       const rejected = new Set([...this.proposals.values()].filter((p) => p.status === 'rejected').map((p) => p.id))
       const accepted = new Set([...this.proposals.values()].filter((p) => p.status === 'accepted').map((p) => p.id))
-      const found = proposeMerges({ entities: this.graph.entities.values(), relationships: this.graph.relationships.values(), rejected, now: this.clock() })
+      const found = [...proposeMerges({ entities: this.graph.entities.values(), relationships: this.graph.relationships.values(), rejected, now: this.clock() }), ...(await this.proposeSupersessions(new Set([...rejected, ...accepted])))]
         .filter((p) => !accepted.has(p.id))
       await stored(() =>
         this.db.transaction('rw', this.db.proposals, async () => {
@@ -409,10 +466,14 @@ export class MemoryEngine implements SyncPort {
     })
   }
 
-  /** `tier` is the accepting connection's: below `full`, only a merge the names alone justify. */
-  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full'): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
+  /**
+   * `tier` is the accepting connection's: below `full`, only a merge the names alone justify. A
+   * supersession is accepted by writing a note (as `createdBy`), which `read_write` may.
+   */
+  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full', createdBy = 'owner'): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
     return this.enqueue(async () => {
       const proposal = this.requireOpenProposal(id)
+      if (proposal.kind === 'supersede') return this.acceptSupersession(proposal, createdBy)
       if (tier !== 'full' && !namesMayMerge(proposal.names[0], proposal.names[1])) {
         throw new MemoryError(
           'forbidden',
@@ -436,6 +497,53 @@ export class MemoryEngine implements SyncPort {
       this.proposals.set(accepted.id, accepted)
       return { proposal: accepted, canonical: this.graph.entities.get(canonical)?.name ?? canonical, delta }
     })
+  }
+
+  /** The relationship types this memory declares single-valued (stored form, sorted). */
+  singleValuedTypes(): string[] {
+    return [...(this.singleValued?.types ?? [])]
+  }
+
+  /** Declares which relationship types hold one target at a time; replaces the earlier list, and syncs. */
+  setSingleValued(types: unknown): Promise<string[]> {
+    return this.enqueue(async () => {
+      const setting: SingleValuedSetting = { types: parseSingleValued(types), at: this.clock() }
+      await stored(() => this.db.meta.put({ key: SINGLE_VALUED_META_KEY, value: setting }))
+      this.singleValued = setting
+      this.emit({ singleValued: setting })
+      return [...setting.types]
+    })
+  }
+
+  /** Supersession proposals for the single-valued types: edges and notes as they hold now. */
+  private async proposeSupersessions(decided: ReadonlySet<string>): Promise<MergeProposal[]> {
+    const types = new Set(this.singleValued?.types ?? [])
+    if (!types.size) return []
+    const timeline = await this.timelineReady()
+    const now = this.clock()
+    const view = new TimeView(timeline, this.graph, { history: 'current' }, now)
+    return proposeSupersessions({
+      relationships: this.graph.relationships.values(),
+      singleValued: types,
+      noteTime: (slug) => ({ start: timeline.interval(slug)?.start ?? Date.parse(this.graph.observedAtOf(slug) ?? now), current: view.valid(slug) }),
+      edgeCurrent: (r) => view.edge(r),
+      nameOf: (key) => this.graph.entities.get(key)?.name ?? key,
+      decided,
+      now,
+    })
+  }
+
+  /** Accepts a supersession: writes the note that supersedes the older one (see core/supersede). */
+  private async acceptSupersession(proposal: MergeProposal, createdBy: string): Promise<{ proposal: MergeProposal; canonical: string; delta: GraphDelta }> {
+    const detail = proposal.supersede
+    if (!detail || !this.graph.hasObservation(detail.older) || !this.graph.hasObservation(detail.newer)) {
+      throw new MemoryError('conflict', `proposal "${proposal.id}" names a note that is gone; run consolidate again`, { id: proposal.id })
+    }
+    const written = await this.writeNow(supersessionNote({ ...proposal, supersede: detail }), createdBy)
+    const accepted: MergeProposal = { ...proposal, status: 'accepted' }
+    await stored(() => this.db.proposals.put(accepted))
+    this.proposals.set(accepted.id, accepted)
+    return { proposal: accepted, canonical: written.slug, delta: emptyDelta() }
   }
 
   rejectProposal(id: unknown): Promise<MergeProposal> {
@@ -478,6 +586,7 @@ export class MemoryEngine implements SyncPort {
       // memory would leave Chromium an undo log of all of them
       const commit = async () => {
         await db.meta.put({ key: VERSION_KEY, value: this.version + 1 })
+        if (fresh.some(hasValidity)) await db.meta.put({ key: VALIDITY_KEY, value: true })
         await db.aliases.bulkPut(aliases)
         if (proposals.length) await db.proposals.bulkPut(proposals)
         if (aliasesJournal.length) await db.unmirrored.bulkPut(aliasesJournal)
@@ -544,8 +653,13 @@ export class MemoryEngine implements SyncPort {
     })
   }
 
-  /** Files and rejected pairs from another device: they touch no derived state. */
+  /** Files, rejected pairs and settings from another device: they touch no derived state. */
   private async applyRemoteExtras(change: RemoteChange): Promise<void> {
+    if (change.singleValued && !sameJson(change.singleValued, this.singleValued)) {
+      const setting = change.singleValued
+      await stored(() => this.db.meta.put({ key: SINGLE_VALUED_META_KEY, value: setting }))
+      this.singleValued = setting
+    }
     const offered = (change.files ?? []).filter(({ file }) => this.files.get(file.path)?.sha256 !== file.sha256)
     // a file is stored only with the bytes its entry describes; a peer's mismatch waits for the right bytes
     const hashes = await Promise.all(offered.map(({ bytes }) => sha256Hex(bytes)))
@@ -606,18 +720,25 @@ export class MemoryEngine implements SyncPort {
   }
 
   /** Appendix files with their bytes, and rejected pairs, for seeding a sync document. */
-  async extrasState(): Promise<{ files: Array<{ file: AppendixFile; bytes: Uint8Array }>; rejected: Array<{ id: string; pair: [string, string]; at: string }> }> {
+  async extrasState(): Promise<{ files: Array<{ file: AppendixFile; bytes: Uint8Array }>; rejected: Array<{ id: string; pair: [string, string]; at: string }>; singleValued?: SingleValuedSetting }> {
     const rows = await this.db.fileBytes.bulkGet([...this.files.keys()])
     const files = [...this.files.values()].map((file, i) => ({ file, bytes: rows[i]?.data })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== undefined)
     const rejected = [...this.proposals.values()].filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: p.pair, at: p.createdAt }))
-    return { files, rejected }
+    return { files, rejected, ...(this.singleValued ? { singleValued: this.singleValued } : {}) }
   }
 
   // ---- reads (never queued; they see the last committed state) ---------------------
 
   async recall(request: unknown): Promise<RecallResult> {
     this.assertOpen()
-    const f = parseRecallRequest(request)
+    const { time, rest } = splitTimeRequest(request)
+    const f = parseRecallRequest(rest)
+    const within = await this.timeView(time)
+    if (within) f.within = within
+    return countLeftOut(await this.recallWithin(f), within)
+  }
+
+  private async recallWithin(f: RecallFilter): Promise<RecallResult> {
     if (!f.query) return this.withNotes(() => assembleStructural(this.graph, f, this.info.retrieval.snippetLength), () => [])
     this.recalling++
     try {
@@ -720,6 +841,7 @@ export class MemoryEngine implements SyncPort {
       incoming: edges.filter((r) => r.target === key).map((r) => this.graph.present(r)),
       observations: entity.observations.map((s) => this.graph.getObservation(s)!).map(({ slug, title, observedAt, category }) => ({ slug, title, observedAt, category })),
       aliases,
+      history: historyOf(entity.observations.map((s) => this.graph.getObservation(s)!), this.timelineNow(), this.clock()),
     }
   }
 
@@ -914,6 +1036,7 @@ export class MemoryEngine implements SyncPort {
   }
 
   private async reindex(delta: GraphDelta, notes?: { put: Observation[]; deleted: string[] }): Promise<void> {
+    this.keepTimeline(notes)
     try {
       await this.reindexNow(delta, notes)
     } catch (err) {
@@ -944,6 +1067,12 @@ export function entityDoc(e: Entity): EntityDoc {
 /** What the note index sees of an observation. */
 export function noteDoc(o: Observation): NoteDoc {
   return { slug: o.slug, text: `${o.title}\n${o.content}` }
+}
+
+/** A recall's count of the notes its view of time left out, when it left any. */
+function countLeftOut(result: RecallResult, within: TimeView | undefined): RecallResult {
+  if (within?.leftOut) result.superseded = within.leftOut
+  return result
 }
 
 function emptyDelta(): GraphDelta {

@@ -11,7 +11,9 @@ import type { Embedder } from '../search/embedder'
 import { rememberRecentTexts } from '../search/recent-texts'
 import { createEntityIndex, restoreEntityIndex, type EntityDoc, type EntityIndex } from '../search/entity-index'
 import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
-import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY, noteDoc, readNotesInto, VERSION_KEY, type NoteSource } from './memory-engine'
+import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY, noteDoc, readNotesInto, SINGLE_VALUED_META_KEY, VERSION_KEY, type NoteSource } from './memory-engine'
+import { VALIDITY_KEY } from '../store/commit'
+import type { SingleValuedSetting } from '../sync/layout'
 import { unpackIndex, unpackNameBlocks, unpackNoteTexts, unpackOpenState, type SavedIndex } from '../store/open-state'
 import type { SavedNameBlocks } from '../core/variants'
 import { NoteInStorage, type NoteShelf } from '../core/note-shelf'
@@ -216,7 +218,7 @@ export class Memory {
     const readNotes = async () => void (source && graph.notesInStorage > 0 && (await readNotesInto(graph, source)))
     const notes = await openNoteIndex(read.noteIndex, graph, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock, readNotes)
     // both indexes and the state as saved together: closing right away has nothing to save again
-    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, ...(indexCurrent && notes.current ? { savedVersion: version } : {}), ...(state?.slugs && state.saveId !== undefined ? { savedNames: nameBlocksOf(db, state.saveId, state.entities) } : {}) })
+    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, hasValidity: read.hasValidity, ...(read.singleValued ? { singleValued: read.singleValued } : {}), ...(indexCurrent && notes.current ? { savedVersion: version } : {}), ...(state?.slugs && state.saveId !== undefined ? { savedNames: nameBlocksOf(db, state.saveId, state.entities) } : {}) })
     if (source) engine.readNotesFrom(source)
     const memory = new Memory(engine, new Map(connections.map((c) => [c.id, c])))
     clock.step('engine')
@@ -350,6 +352,20 @@ export class Memory {
     const sync = await this.syncing
     if (options.serverUrl && options.token) sync.connect({ ...options, serverUrl: options.serverUrl, token: options.token })
     return sync
+  }
+
+  /**
+   * Declares which relationship types hold one target at a time (`works_at`, `lives_in`),
+   * replacing the earlier list: a second current target of such a type from one source makes
+   * `consolidate()` propose a supersession. The owner's act; it syncs (a `full` connection's).
+   */
+  setSingleValued(types: string[]): Promise<string[]> {
+    return this.engine.setSingleValued(types)
+  }
+
+  /** The relationship types declared single-valued. */
+  singleValued(): string[] {
+    return this.engine.singleValuedTypes()
   }
 
   /**
@@ -511,6 +527,9 @@ interface OpenRead {
   noteIndex: SavedIndex | undefined
   /** An import that has not committed (see store/import-pieces). */
   importPending: ImportPending | undefined
+  /** Whether some note ever stored carries world time (see store/commit `VALIDITY_KEY`). */
+  hasValidity: boolean
+  singleValued: SingleValuedSetting | undefined
   aliases: Alias[]
   proposals: MergeProposal[]
   files: AppendixFile[]
@@ -522,9 +541,9 @@ function readForOpen(db: MemoryDB): Promise<OpenRead> {
   return db.transaction('r', [db.aliases, db.proposals, db.files, db.connections, db.meta], async () => {
       const [aliases, proposals, files, connections, meta] = await Promise.all([
         db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
-        db.meta.bulkGet([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY, IMPORT_PENDING_KEY]),
+        db.meta.bulkGet([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY, IMPORT_PENDING_KEY, VALIDITY_KEY, SINGLE_VALUED_META_KEY]),
       ])
-      const [entityIndex, noteIndex, versionRow, rulesRow, graphRow, pendingRow] = meta
+      const [entityIndex, noteIndex, versionRow, rulesRow, graphRow, pendingRow, validityRow, singleValuedRow] = meta
       return {
         version: typeof versionRow?.value === 'number' ? versionRow.value : 0,
         rulesMatch: rulesRow?.value === DERIVATION_RULES,
@@ -532,6 +551,8 @@ function readForOpen(db: MemoryDB): Promise<OpenRead> {
         entityIndex: entityIndex?.value as SavedIndex | undefined,
         noteIndex: noteIndex?.value as SavedIndex | undefined,
         importPending: pendingRow?.value as ImportPending | undefined,
+        hasValidity: validityRow?.value === true,
+        singleValued: singleValuedRow?.value as SingleValuedSetting | undefined,
         aliases, proposals, files, connections,
       }
     })

@@ -28,6 +28,12 @@ function frontMatter(fields: Record<string, unknown>): string {
   return `---\n${lines.join('\n')}\n---\n`
 }
 
+/** When something held, in words: ' (valid 2020-01-01 to 2023-06-01)', '' when open at both ends. */
+function during(from: string | undefined, to: string | undefined): string {
+  if (!from && !to) return ''
+  return ` (valid ${from ? `from ${from.slice(0, 10)}` : ''}${from && to ? ' ' : ''}${to ? `until ${to.slice(0, 10)}` : ''})`
+}
+
 /** Link text may not hold the characters that end or split a wikilink. */
 const label = (text: string): string => text.replace(/[|[\]]/g, ' ').replace(/\s+/g, ' ').trim()
 
@@ -59,16 +65,26 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
       frontMatter({
         slug: o.slug, title: o.title, category: o.category, tags: o.tags, observed: o.observedAt, confidence: o.confidence, source: o.source,
         created: o.createdAt, updated: o.updatedAt, created_by: o.createdBy, entities: o.entities.map((e) => e.name), files: o.files,
+        valid_from: o.validFrom, valid_to: o.validTo, supersedes: o.supersedes,
       }),
       `# ${o.title}\n\n${o.content}\n`,
+      o.supersedes?.length ? `\n## Replaces\n\n${o.supersedes.map((s) => { const old = graph.getObservation(s); return `- ${old ? noteLink(old) : s}` }).join('\n')}\n` : '',
       o.entities.length ? `\n## Entities\n\n${o.entities.map((e) => `- ${entityLink(e.name)} (${e.type}): ${e.description}`).join('\n')}\n` : '',
-      o.relationships.length ? `\n## Relationships\n\n${o.relationships.map((r) => `- ${entityLink(r.source)} → ${r.type} → ${entityLink(r.target)}${r.description ? `: ${r.description}` : ''}`).join('\n')}\n` : '',
+      o.relationships.length ? `\n## Relationships\n\n${o.relationships.map((r) => `- ${entityLink(r.source)} → ${r.type} → ${entityLink(r.target)}${during(r.validFrom, r.validTo)}${r.description ? `: ${r.description}` : ''}`).join('\n')}\n` : '',
       o.files.length ? `\n## Files\n\n${o.files.map((f) => `- [[files/${f}]]`).join('\n')}\n` : '',
     ].join('')
     out.push({ path: `notes/${o.slug}.md`, data: body })
   }
   for (const e of entities) {
     const detail = memory.inspect(e.key)
+    // each note's place in world time, for notes that have one
+    const history = new Map(detail.history.map((h) => [h.slug, h]))
+    const timeOf = (slug: string): string => {
+      const h = history.get(slug)
+      if (!h || (!h.validFrom && !h.validTo && !h.supersededBy)) return ''
+      const by = h.supersededBy?.map((s) => { const n = graph.getObservation(s); return n ? noteLink(n) : s }).join(', ')
+      return `${during(h.validFrom, h.validTo)}${by ? `, superseded by ${by}` : ''}`
+    }
     const body = [
       frontMatter({ name: e.name, type: e.type, degree: e.degree, aliases: detail.aliases, queries: e.queries }),
       `# ${e.name}\n\n${e.description}\n`,
@@ -78,7 +94,7 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
             ...detail.incoming.map((r) => `- ${entityLink(r.source)} → ${r.type} → this${r.description ? `: ${r.description}` : ''}`),
           ].join('\n')}\n`
         : '',
-      `\n## Observations\n\n${detail.observations.map((o) => `- ${noteLink(o)} (${o.observedAt.slice(0, 10)})`).join('\n')}\n`,
+      `\n## Observations\n\n${detail.observations.map((o) => `- ${noteLink(o)} (${o.observedAt.slice(0, 10)})${timeOf(o.slug)}`).join('\n')}\n`,
     ].join('')
     out.push({ path: `entities/${fileOf.get(e.key)}.md`, data: body })
   }

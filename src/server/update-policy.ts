@@ -34,11 +34,13 @@ const ADDITIVE_RULES: Record<RootName, ReadonlySet<Action>> = {
   access: new Set(),
   // so is who besides the connections may read the memory
   visibility: new Set(),
+  // and the memory's settings (which relationship types are single-valued)
+  settings: new Set(),
 }
 
 const ALL: ReadonlySet<Action> = new Set(['add', 'update', 'delete'])
 /** A `full` connection may change and delete anything, but still only with valid entries in known maps. */
-const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL, access: new Set(['add', 'update']), visibility: new Set(['add', 'update']) }
+const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL, access: new Set(['add', 'update']), visibility: new Set(['add', 'update']), settings: ALL }
 
 const KEYS_REPORTED = 20
 

@@ -11,7 +11,7 @@ import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection } from '../sync/shared-connections'
 import { checkVisibility } from '../sync/visibility'
-import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from '../sync/validate'
+import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, checkSetting, type Checked } from '../sync/validate'
 
 export type ScreenVerdict =
   | { ok: true; claims: number[] }
@@ -35,6 +35,7 @@ const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>
   observations: checkObservation,
   aliases: checkAlias,
   rejected: checkRejected,
+  settings: checkSetting,
   files: checkFile,
   fileBytes: checkFileBytes,
   access: checkSharedConnection,
@@ -207,7 +208,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     }
     if (ctx.tier === 'read_write' && ADD_ONLY.has(place.root) && room.getMap(place.root).has(place.key)) note(refused, place.root, place.key)
     // connections are made and revoked by the memory's owner (a full connection) only
-    if (ctx.tier === 'read_write' && (place.root === ROOTS.access || place.root === ROOTS.visibility)) note(refused, place.root, place.key)
+    if (ctx.tier === 'read_write' && (place.root === ROOTS.access || place.root === ROOTS.visibility || place.root === ROOTS.settings)) note(refused, place.root, place.key)
     if (ctx.tier === 'read_write' && place.root === ROOTS.aliases) merges.set(place.key, (value as Alias).canonical)
     if (ctx.tier === 'read_write' && place.root === ROOTS.observations) {
       for (const e of (value as Observation).entities) addName(namedHere, normalizeName(e.name), e.name)
@@ -225,7 +226,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
       for (const item of liveItemsIn(room, client, clock, len)) {
         const place = placeOf(room, byClient, item, places)
         const root = place === 'nested' || place === 'unknown' ? null : place.root
-        if (ctx.tier === 'read_write' && (root === null || (isRoot(root) && (ADD_ONLY.has(root) || root === ROOTS.access || root === ROOTS.visibility)))) {
+        if (ctx.tier === 'read_write' && (root === null || (isRoot(root) && (ADD_ONLY.has(root) || root === ROOTS.access || root === ROOTS.visibility || root === ROOTS.settings)))) {
           note(refused, root ?? 'nested', place === 'nested' || place === 'unknown' ? `${client}:${item.id.clock}` : place.key ?? '(no key)')
         }
       }

@@ -3,11 +3,17 @@
 // resolved: a read never sees a change that is not committed, and a failed save leaves nothing.
 import type { GraphDelta } from '../core/graph'
 import type { Alias, MergeProposal, Observation } from '../core/types'
+import { hasValidity } from '../core/validity'
 import type { MemoryDB, JournalRow } from './db'
 import { derivedTables, persistDelta } from './derived-rows'
 import { storageError } from './storage-error'
 
 export const VERSION_KEY = 'version'
+/**
+ * Set once a note carrying world time (core/validity) is stored, never cleared: an open of a
+ * memory without it needs no timeline, so it does not wait for every note's text.
+ */
+export const VALIDITY_KEY = 'hasValidity'
 
 export interface GraphCommit {
   /** The memory's commit version after this one. */
@@ -30,6 +36,7 @@ export async function saveCommit(db: MemoryDB, c: GraphCommit): Promise<void> {
       await db.meta.put({ key: VERSION_KEY, value: c.version })
       if (c.settled?.length) await db.unmirrored.bulkDelete([...c.settled])
       if (c.observations?.put.length) await db.observations.bulkPut([...c.observations.put])
+      if (c.observations?.put.some(hasValidity)) await db.meta.put({ key: VALIDITY_KEY, value: true })
       if (c.observations?.delete.length) await db.observations.bulkDelete([...c.observations.delete])
       if (c.aliases) {
         await db.aliases.clear()

@@ -8,7 +8,7 @@ import { applyMemoryWrites, readEntry, readFileBytes, readMemoryDocInTurns, type
 import { checkAlias, checkFile } from './validate'
 import { collapseAliases } from '../core/consolidate'
 import { sameJson } from '../core/same-json'
-import { memoryMaps } from './layout'
+import { memoryMaps, SINGLE_VALUED_KEY } from './layout'
 import { observeMemoryDoc, type MemoryDocChange } from './observe'
 import { ALIASES_JOURNAL_KEY, observationJournalKey, type CommittedChange, type RemoteChange, type SyncPort } from './port'
 import type { JournalRow } from '../store/db'
@@ -97,7 +97,9 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
       .map((file) => ({ file, bytes: readFileBytes(doc, file.path) }))
       .filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
     const rejected = change.rejected.upserted.map(({ id, value }) => ({ id, pair: value.pair, at: value.at }))
+    const singleValued = change.settings.upserted.find((s) => s.key === SINGLE_VALUED_KEY)?.value
     applyInPieces(change.observations.upserted, {
+      ...(singleValued ? { singleValued } : {}),
       deleted: change.observations.deleted,
       ...(aliases ? { aliases } : {}),
       ...(files.length ? { files } : {}),
@@ -156,14 +158,18 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
   const aliasesDiffer = !localAliasesWin && docAliases.size > 0 && !sameMap(docAliases, local.aliases)
   const docFiles = [...inDoc.files.values()].map((file) => ({ file, bytes: readFileBytes(doc, file.path) })).filter((f): f is { file: AppendixFile; bytes: Uint8Array } => f.bytes !== null)
   const docRejected = [...inDoc.rejected].map(([id, value]) => ({ id, pair: value.pair, at: value.at }))
-  if (put.length || aliasesDiffer || docFiles.length || docRejected.length) {
-    applyInPieces(put, { deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected }, (o) => unchangedSince(o.slug))
-  }
   const extras = await engine.extrasState()
+  // the document's declaration wins; one only this device holds (made before the first sync) goes in
+  const docSingleValued = inDoc.settings.get(SINGLE_VALUED_KEY)
+  const takeSingleValued = docSingleValued && !sameJson(docSingleValued, extras.singleValued) ? { singleValued: docSingleValued } : {}
+  if (put.length || aliasesDiffer || docFiles.length || docRejected.length || takeSingleValued.singleValued) {
+    applyInPieces(put, { deleted: [], ...(aliasesDiffer ? { aliases: docAliases } : {}), files: docFiles, rejected: docRejected, ...takeSingleValued }, (o) => unchangedSince(o.slug))
+  }
+  const pushSingleValued = !docSingleValued && extras.singleValued !== undefined
   const filesOnlyLocal = extras.files.filter(({ file }) => !inDoc.files.has(file.path))
   const rejectedOnlyLocal = extras.rejected.filter((r) => !inDoc.rejected.has(r.id))
   const pushAliases = (localAliasesWin && !sameMap(docAliases, local.aliases)) || (docAliases.size === 0 && local.aliases.size > 0)
-  if (onlyLocal.length || deletedLocally.length || pushAliases || filesOnlyLocal.length || rejectedOnlyLocal.length) {
+  if (onlyLocal.length || deletedLocally.length || pushAliases || filesOnlyLocal.length || rejectedOnlyLocal.length || pushSingleValued) {
     const now = new Date().toISOString()
     // A memory bound for the first time puts every note in the document: in pieces of about a
     // log row, a task each, so the worker answers between them (one transaction for a large
@@ -176,6 +182,7 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
       observations: { put: (pieces[0] ?? []).filter((o) => unchangedSince(o.slug)), delete: deletedLocally.filter(unchangedSince) },
       files: { put: filesOnlyLocal },
       rejected: { put: rejectedOnlyLocal.map((r) => ({ id: r.id, value: { pair: r.pair, at: r.at } })) },
+      ...(pushSingleValued ? { settings: { put: [{ key: SINGLE_VALUED_KEY, value: extras.singleValued! }] } } : {}),
     }
     if (pushAliases) writes.aliases = aliasWrites(doc, [...local.aliases].map(([variant, canonical]) => ({ variant, canonical, createdAt: now })))
     applyMemoryWrites(doc, writes, ENGINE_ORIGIN)
@@ -239,6 +246,7 @@ function toDocWrites(doc: Y.Doc, c: CommittedChange): MemoryWrites {
   if (c.files) writes.files = { put: c.files }
   if (c.rejected) writes.rejected = { put: c.rejected.map((r) => ({ id: r.id, value: { pair: r.pair, at: r.at } })) }
   if (c.aliases) writes.aliases = aliasWrites(doc, c.aliases)
+  if (c.singleValued) writes.settings = { put: [{ key: SINGLE_VALUED_KEY, value: c.singleValued }] }
   return writes
 }
 

@@ -1,4 +1,4 @@
-// The shape of a memory's Y.Doc: seven top-level maps, each holding plain JSON values, so a
+// The shape of a memory's Y.Doc: eight top-level maps, each holding plain JSON values, so a
 // write replaces a whole value atomically and concurrent writes resolve per key.
 import * as Y from 'yjs'
 
@@ -13,6 +13,8 @@ export const ROOTS = {
   access: 'access',
   /** Who may see the memory beyond its connections: private, or one organization (src/sync/visibility.ts). */
   visibility: 'visibility',
+  /** The memory's shared settings, written by its owner: `singleValued`, the relationship types that hold one target at a time. */
+  settings: 'settings',
 } as const
 
 export type RootName = (typeof ROOTS)[keyof typeof ROOTS]
@@ -31,6 +33,15 @@ export interface RejectedPair {
   at: string
 }
 
+/** The settings map's one key so far. */
+export const SINGLE_VALUED_KEY = 'singleValued'
+
+/** Relationship types declared single-valued (`works_at`: one employer at a time), and when. */
+export interface SingleValuedSetting {
+  types: string[]
+  at: string
+}
+
 /**
  * The maps hold Observation, Alias, RejectedPair, AppendixFile and Uint8Array values, but a
  * peer can write anything, so they are typed `unknown` and read through the checks of validate.ts.
@@ -46,5 +57,6 @@ export function memoryMaps(doc: Y.Doc): MemoryMaps {
     fileBytes: doc.getMap(ROOTS.fileBytes),
     access: doc.getMap(ROOTS.access),
     visibility: doc.getMap(ROOTS.visibility),
+    settings: doc.getMap(ROOTS.settings),
   }
 }

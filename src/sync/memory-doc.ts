@@ -5,8 +5,8 @@ import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
 import { sameJson } from '../core/same-json'
 import type { Alias, AppendixFile, Observation } from '../core/types'
-import { MAX_SYNCED_FILE_BYTES, memoryMaps, type MemoryMaps, type RejectedPair, type RootName } from './layout'
-import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from './validate'
+import { MAX_SYNCED_FILE_BYTES, memoryMaps, type MemoryMaps, type RejectedPair, type RootName, type SingleValuedSetting } from './layout'
+import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, checkSetting, type Checked } from './validate'
 
 export function createMemoryDoc(): Y.Doc {
   // gc stays on: the document keeps current values, not an edit history.
@@ -23,6 +23,7 @@ export interface MemoryWrites {
   observations?: { put?: Observation[]; delete?: string[] }
   aliases?: { put?: Alias[]; delete?: string[] }
   rejected?: { put?: Array<{ id: string; value: RejectedPair }>; delete?: string[] }
+  settings?: { put?: Array<{ key: string; value: SingleValuedSetting }> }
   files?: { put?: FileWrite[]; delete?: string[] }
 }
 
@@ -49,6 +50,7 @@ export function applyMemoryWrites(doc: Y.Doc, writes: MemoryWrites, origin: unkn
   const obsPut = (writes.observations?.put ?? []).map((o) => accept('observations', o.slug, checkObservation(o.slug, o)))
   const aliasPut = (writes.aliases?.put ?? []).map((a) => accept('aliases', a.variant, checkAlias(a.variant, a)))
   const rejectedPut = (writes.rejected?.put ?? []).map(({ id, value }) => ({ id, value: accept('rejected', id, checkRejected(id, value)) }))
+  const settingPut = (writes.settings?.put ?? []).map(({ key, value }) => ({ key, value: accept('settings', key, checkSetting(key, value)) }))
   const filePut = (writes.files?.put ?? []).map(checkFileWrite)
   const maps = memoryMaps(doc)
   doc.transact(() => {
@@ -58,6 +60,7 @@ export function applyMemoryWrites(doc: Y.Doc, writes: MemoryWrites, origin: unkn
     for (const v of writes.aliases?.delete ?? []) maps.aliases.delete(v)
     for (const { id, value } of rejectedPut) maps.rejected.set(id, value)
     for (const id of writes.rejected?.delete ?? []) maps.rejected.delete(id)
+    for (const { key, value } of settingPut) maps.settings.set(key, value)
     for (const { file, bytes } of filePut) {
       maps.files.set(file.path, file)
       maps.fileBytes.set(file.path, bytes)
@@ -108,6 +111,7 @@ export interface MemorySnapshot {
   observations: Map<string, Observation>
   aliases: Map<string, Alias>
   rejected: Map<string, RejectedPair>
+  settings: Map<string, SingleValuedSetting>
   files: Map<string, AppendixFile>
   invalid: InvalidEntry[]
 }
@@ -141,11 +145,12 @@ function* readSteps(doc: Y.Doc, snapshot: MemorySnapshot, known?: ReadonlyMap<st
   yield* readMap('observations', maps.observations, checkObservation, snapshot.invalid, snapshot.observations, known)
   yield* readMap('aliases', maps.aliases, checkAlias, snapshot.invalid, snapshot.aliases)
   yield* readMap('rejected', maps.rejected, checkRejected, snapshot.invalid, snapshot.rejected)
+  yield* readMap('settings', maps.settings, checkSetting, snapshot.invalid, snapshot.settings)
   yield* readMap('files', maps.files, checkFile, snapshot.invalid, snapshot.files)
 }
 
 function emptySnapshot(): MemorySnapshot {
-  return { observations: new Map(), aliases: new Map(), rejected: new Map(), files: new Map(), invalid: [] }
+  return { observations: new Map(), aliases: new Map(), rejected: new Map(), settings: new Map(), files: new Map(), invalid: [] }
 }
 
 /**

@@ -2,9 +2,9 @@
 // Yjs map events (never by diffing the document), so the engine can re-derive incrementally.
 import type * as Y from 'yjs'
 import type { Alias, AppendixFile, Observation } from '../core/types'
-import { memoryMaps, type RejectedPair, type RootName } from './layout'
+import { memoryMaps, type RejectedPair, type RootName, type SingleValuedSetting } from './layout'
 import { readEntry, type InvalidEntry } from './memory-doc'
-import { checkAlias, checkFile, checkFileBytes, checkObservation, checkRejected, type Checked } from './validate'
+import { checkAlias, checkFile, checkFileBytes, checkObservation, checkRejected, checkSetting, type Checked } from './validate'
 
 export interface KeyedChange<T> {
   upserted: T[]
@@ -19,6 +19,8 @@ export interface MemoryDocChange {
   observations: KeyedChange<Observation>
   aliases: KeyedChange<Alias>
   rejected: KeyedChange<{ id: string; value: RejectedPair }>
+  /** The memory's settings (only `singleValued` so far). */
+  settings: KeyedChange<{ key: string; value: SingleValuedSetting }>
   files: KeyedChange<AppendixFile>
   /** Paths whose bytes arrived or changed (read them with readFileBytes) or went away. */
   fileBytes: KeyedChange<string>
@@ -28,11 +30,11 @@ export interface MemoryDocChange {
 
 function emptyChange(origin: unknown, local: boolean): MemoryDocChange {
   const keyed = () => ({ upserted: [], deleted: [] })
-  return { origin, local, observations: keyed(), aliases: keyed(), rejected: keyed(), files: keyed(), fileBytes: keyed(), invalid: [] }
+  return { origin, local, observations: keyed(), aliases: keyed(), rejected: keyed(), settings: keyed(), files: keyed(), fileBytes: keyed(), invalid: [] }
 }
 
 function isEmpty(c: MemoryDocChange): boolean {
-  return [c.observations, c.aliases, c.rejected, c.files, c.fileBytes].every((k) => k.upserted.length === 0 && k.deleted.length === 0) && c.invalid.length === 0
+  return [c.observations, c.aliases, c.rejected, c.settings, c.files, c.fileBytes].every((k) => k.upserted.length === 0 && k.deleted.length === 0) && c.invalid.length === 0
 }
 
 /**
@@ -75,6 +77,7 @@ export function observeMemoryDoc(doc: Y.Doc, onChange: (change: MemoryDocChange)
     watch('observations', maps.observations, checkObservation, (c) => c.observations, (_k, v) => v),
     watch('aliases', maps.aliases, checkAlias, (c) => c.aliases, (_k, v) => v),
     watch('rejected', maps.rejected, checkRejected, (c) => c.rejected, (id, value) => ({ id, value })),
+    watch('settings', maps.settings, checkSetting, (c) => c.settings, (key, value) => ({ key, value })),
     watch('files', maps.files, checkFile, (c) => c.files, (_k, v) => v),
     watch('fileBytes', maps.fileBytes, checkFileBytes, (c) => c.fileBytes, (path) => path),
   ]

@@ -3,6 +3,7 @@
 // store, never on the engine.
 import type { Alias, AppendixFile, MemoryInfo, Observation } from '../core/types'
 import type { MemoryDB, JournalRow } from '../store/db'
+import type { SingleValuedSetting } from './layout'
 
 /** What a local write committed, for whoever mirrors the memory into its sync document. */
 export interface CommittedChange {
@@ -12,6 +13,8 @@ export interface CommittedChange {
   files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
   /** Proposals rejected, by pair id, so other devices do not propose them again. */
   rejected?: Array<{ id: string; pair: [string, string]; at: string }>
+  /** The relationship types declared single-valued, when the owner changed them. */
+  singleValued?: SingleValuedSetting
   /** The journal rows this commit wrote; hand them to `markMirrored` once the document update is saved. */
   journal?: JournalRow[]
 }
@@ -28,6 +31,8 @@ export interface RemoteChange {
   aliases?: Map<string, string>
   files?: Array<{ file: AppendixFile; bytes: Uint8Array }>
   rejected?: Array<{ id: string; pair: [string, string]; at: string }>
+  /** The relationship types declared single-valued, as the document now holds them. */
+  singleValued?: SingleValuedSetting
 }
 
 /** A pair of entities some device decided are not one. */
@@ -58,6 +63,6 @@ export interface SyncPort {
    * can take them in turns; notes committed meanwhile may be seen either way.
    */
   snapshotState(): { observations: Iterable<Observation>; aliases: Map<string, string> }
-  /** Appendix files with their bytes, and rejected pairs, for seeding a sync document. */
-  extrasState(): Promise<{ files: Array<{ file: AppendixFile; bytes: Uint8Array }>; rejected: RejectedPair[] }>
+  /** Appendix files with their bytes, rejected pairs and the single-valued types, for seeding a sync document. */
+  extrasState(): Promise<{ files: Array<{ file: AppendixFile; bytes: Uint8Array }>; rejected: RejectedPair[]; singleValued?: SingleValuedSetting }>
 }

@@ -41,6 +41,8 @@ export function rebuildFromServer(server: Y.Doc, local: Y.Doc, tier: Tier, origi
   // Aliases and rejections may be re-pointed by read_write, so the local value wins.
   for (const [variant, a] of mine.aliases) if (!same(theirs.aliases.get(variant), a)) kept.aliases!.put!.push(a)
   for (const [id, value] of mine.rejected) if (!same(theirs.rejected.get(id), value)) kept.rejected!.put!.push({ id, value })
+  // the settings are the owner's: only a full connection's stand
+  if (tier === 'full') for (const [key, value] of mine.settings) if (!same(theirs.settings.get(key), value)) (kept.settings ??= { put: [] }).put!.push({ key, value })
   for (const [path, f] of mine.files) {
     const bytes = readFileBytes(local, path)
     const server = theirs.files.get(path)

@@ -2,10 +2,10 @@
 // every value is treated as untrusted: exact shape, own fields only, bounded sizes. A check
 // returns a fresh object built from the known fields, or the reason it was refused; it never throws.
 import * as Y from 'yjs'
-import { isStoredDate, LIMITS, storedTextProblem, TEXT, type TextRule } from '../core/contract'
+import { intervalProblem, isStoredDate, LIMITS, storedTextProblem, TEXT, type TextRule } from '../core/contract'
 import { normalizeName } from '../core/normalize'
-import type { Alias, AppendixFile, AuthoredEntity, AuthoredRelationship, Observation } from '../core/types'
-import { MAX_SYNCED_FILE_BYTES, type RejectedPair } from './layout'
+import type { Alias, AppendixFile, AuthoredEntity, AuthoredRelationship, Observation, ValidityFields } from '../core/types'
+import { MAX_SYNCED_FILE_BYTES, SINGLE_VALUED_KEY, type RejectedPair, type SingleValuedSetting } from './layout'
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string }
 
@@ -107,11 +107,31 @@ function checked<T>(build: () => T): Checked<T> {
 }
 
 const ENTITY_FIELDS = ['name', 'type', 'description', 'queries'] as const
-const RELATIONSHIP_FIELDS = ['source', 'type', 'target', 'description', 'weight'] as const
+const RELATIONSHIP_FIELDS = ['source', 'type', 'target', 'description', 'weight', 'validFrom', 'validTo'] as const
 const OBSERVATION_FIELDS = [
   'slug', 'title', 'content', 'category', 'tags', 'observedAt', 'confidence', 'source',
   'entities', 'relationships', 'files', 'createdBy', 'createdAt', 'updatedAt',
+  'validFrom', 'validTo', 'supersedes',
 ] as const
+
+/**
+ * The optional validity fields as a write stores them: present only when given, dates as stored,
+ * the interval's end after its start, and a note's `supersedes` a non-empty list of distinct slugs.
+ */
+function validity(o: Record<string, unknown>, at: string, withSupersedes: boolean): ValidityFields {
+  const out: ValidityFields = {}
+  const prefix = at ? `${at}.` : ''
+  if (field(o, 'validFrom') !== undefined) out.validFrom = storedDate(field(o, 'validFrom'), `${prefix}validFrom`)
+  if (field(o, 'validTo') !== undefined) out.validTo = storedDate(field(o, 'validTo'), `${prefix}validTo`)
+  const problem = intervalProblem(out.validFrom, out.validTo)
+  if (problem) fail(`${prefix}validTo ${problem}`)
+  if (withSupersedes && field(o, 'supersedes') !== undefined) {
+    const supersedes = storedList(field(o, 'supersedes'), `${prefix}supersedes`, LIMITS.supersedes, TEXT.slug)
+    if (!supersedes.length) fail(`${prefix}supersedes is empty, which no write leaves`)
+    out.supersedes = supersedes
+  }
+  return out
+}
 
 function entity(value: unknown, at: string): AuthoredEntity {
   const o = record(value, at, ENTITY_FIELDS)
@@ -136,6 +156,7 @@ function relationship(value: unknown, at: string): AuthoredRelationship {
     target: stored(field(o, 'target'), `${at}.target`, TEXT.name),
     description: stored(field(o, 'description'), `${at}.description`, TEXT.relationshipDescription),
     weight: num(field(o, 'weight'), `${at}.weight`, Number.MIN_VALUE, LIMITS.maxWeight),
+    ...validity(o, at, false),
   }
 }
 
@@ -171,6 +192,7 @@ export function checkObservation(key: string, value: unknown): Checked<Observati
       createdBy: str(field(o, 'createdBy'), 'createdBy', MAX_KEY_CHARS),
       createdAt: storedDate(field(o, 'createdAt'), 'createdAt'),
       updatedAt: storedDate(field(o, 'updatedAt'), 'updatedAt'),
+      ...validity(o, '', true),
     }
   })
 }
@@ -214,6 +236,15 @@ export function checkFile(key: string, value: unknown): Checked<AppendixFile> {
       createdAt: date(field(o, 'createdAt'), 'createdAt'),
       sha256,
     }
+  })
+}
+
+/** The settings map holds `singleValued`: distinct relationship types as a write stores them, and when they were declared. */
+export function checkSetting(key: string, value: unknown): Checked<SingleValuedSetting> {
+  return checked(() => {
+    if (key !== SINGLE_VALUED_KEY) fail(`the settings map holds only "${SINGLE_VALUED_KEY}"`)
+    const o = record(value, 'setting', ['types', 'at'])
+    return { types: storedList(field(o, 'types'), 'types', LIMITS.singleValuedTypes, TEXT.relationshipType), at: storedDate(field(o, 'at'), 'at') }
   })
 }
 

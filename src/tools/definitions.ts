@@ -27,6 +27,7 @@ const WRITE_GUIDE = [
   'Every entity new to this memory needs a non-empty description: recall matches queries against entity descriptions first, so the description is how this knowledge is found again. An entity that already exists may be named without one; it keeps its best description.',
   'Add relationships (e.g. person works_on project, project owned_by organization): they are what lets a recall about one entity bring back the others connected to it.',
   'Reuse names that earlier responses returned; naming an existing entity merges into it. The response lists each touched entity\'s neighborhood and possible duplicates so you can correct names.',
+  'When a fact replaces an earlier one (a new employer, a new address), pass the earlier note\'s slug in supersedes, and validFrom when the new fact began: the old note is kept as history, and recall leaves it out.',
 ].join(' ')
 
 export const TOOLS: readonly ToolDefinition[] = [
@@ -56,7 +57,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'recall',
     operation: 'recall',
     description:
-      'Retrieve what the memory knows. With query: entities ranked by their descriptions, their 1-hop neighbors (so asking about a person also returns their projects and organizations), the relationships among them, and a short snippet per backing observation. Without query: observations filtered by category, tags, from/to or entity, newest first; pass nextCursor as cursor for the next page. The payload is capped; if truncation is set, narrow with category, tags, from/to or entity rather than raising limits. Snippets marked truncated can be read whole with get_observation. A query recall says how well the memory answers it: match "strong", "weak" (entities marked weak hold only part of the query: leads, not answers) or "none" (nothing matches: no entities, no observations, and a message; do not answer from this memory). Notes that name no entity come back on their own words with an empty entities list; signals says what ranked the recall.',
+      'Retrieve what the memory knows. With query: entities ranked by their descriptions, their 1-hop neighbors (so asking about a person also returns their projects and organizations), the relationships among them, and a short snippet per backing observation. Without query: observations filtered by category, tags, from/to or entity, newest first; pass nextCursor as cursor for the next page. The payload is capped; if truncation is set, narrow with category, tags, from/to or entity rather than raising limits. Snippets marked truncated can be read whole with get_observation. A query recall says how well the memory answers it: match "strong", "weak" (entities marked weak hold only part of the query: leads, not answers) or "none" (nothing matches: no entities, no observations, and a message; do not answer from this memory). Notes that name no entity come back on their own words with an empty entities list; signals says what ranked the recall. Superseded or expired facts are left out and counted in superseded; asOf answers as of a date, history: all returns them marked.',
     schema: s.recallArgs,
     run: (c, a) => c.recall(a),
   }),
@@ -70,7 +71,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   tool({
     name: 'inspect_entity',
     operation: 'inspect',
-    description: 'Everything about one entity: its description, outgoing and incoming relationships, the observations that name it, and the variant names merged into it.',
+    description: 'Everything about one entity: its description, outgoing and incoming relationships, the observations that name it, the variant names merged into it, and its history: its notes in the order their facts held, with what superseded them.',
     schema: s.inspectArgs,
     run: (c, a) => c.inspect(a.name),
   }),

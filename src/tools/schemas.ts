@@ -72,6 +72,8 @@ export const relationshipSchema = z
     target: text(LIMITS.nameChars, true).describe('Name of the target entity: one of this observation\'s entities, or one that already exists.'),
     description: text(LIMITS.relationshipDescriptionChars).optional().describe('What the edge means in this case, in a sentence.'),
     weight: z.number().positive().max(LIMITS.maxWeight).optional().describe('Strength of the edge as this observation states it. Default 1.'),
+    validFrom: isoDate.optional().describe('When this edge started to hold in the world, if not when the note\'s facts did.'),
+    validTo: isoDate.optional().describe('When this edge stopped holding (exclusive), if it did.'),
   })
   .describe('A directed edge between two entities.')
 
@@ -103,6 +105,13 @@ const fields = {
     .optional()
     .describe('Edges among the entities. Strongly encouraged: relationships are what makes a recall return more than the note you already had.'),
   files: z.array(text(LIMITS.pathChars, true)).max(LIMITS.files).optional().describe('Appendix paths (stored with store_file) this observation refers to.'),
+  validFrom: isoDate.optional().describe('When the facts of this note started to hold in the world (ISO 8601), if not when they were observed. Default: observedAt.'),
+  validTo: isoDate.optional().describe('When they stopped holding (exclusive), after validFrom. Default: still holding.'),
+  supersedes: z
+    .array(slug)
+    .max(LIMITS.supersedes)
+    .optional()
+    .describe('Slugs of earlier notes whose facts this note replaces from its validFrom (else its observedAt), e.g. a new employer replacing the old one. The older notes are kept, as history; recall leaves them out unless asked for history.'),
 }
 
 export const writeArgs = z.strictObject(fields).superRefine(byContract((v) => validateObservationInput(v)))
@@ -119,6 +128,9 @@ export const updateArgs = z.strictObject({
   entities: fields.entities.describe('Unioned with the current entities by name; yours win on conflicts. Omitting an entity does not remove it: use removeEntities.'),
   relationships: fields.relationships.describe('Unioned with the current relationships by (source, type, target); yours win.'),
   files: fields.files,
+  validFrom: isoDate.nullable().optional().describe('Sets when the note\'s facts started to hold; null clears it.'),
+  validTo: isoDate.nullable().optional().describe('Sets when they stopped holding; null clears it.'),
+  supersedes: z.array(slug).max(LIMITS.supersedes).nullable().optional().describe('Replaces the list of notes this one supersedes; null or [] clears it.'),
   removeEntities: z.array(text(LIMITS.nameChars, true)).max(LIMITS.entities).optional().describe('Entity names to drop from this observation, with the relationships that touch them.'),
   removeRelationships: z.array(edgeRef).max(LIMITS.relationships).optional().describe('Relationships to drop, matched by (source, type, target).'),
 }).superRefine(byContract((v) => {
@@ -136,6 +148,8 @@ export const recallArgs = z.strictObject({
   from: isoDate.optional().describe('Only observations observed at or after this date.'),
   to: isoDate.optional().describe('Only observations observed at or before this date.'),
   entity: z.string().max(LIMITS.nameChars).optional().describe('Only observations that name this entity.'),
+  asOf: isoDate.optional().describe('Answer as of this date: only notes and relationships whose facts held then (their validity interval, else from when they were observed on).'),
+  history: z.enum(['current', 'all']).optional().describe('current (default): superseded or expired notes and relationships are left out, and counted in superseded. all: they come back, marked with validTo, supersededBy and current: false.'),
   limits: z
     .strictObject({
       entities: z.number().int().min(0).max(MAX_LIMITS.entities).optional().describe('Most entities to return.'),

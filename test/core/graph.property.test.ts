@@ -5,6 +5,7 @@ import { Graph, graphFingerprint } from '../../src/core/graph'
 import { normalizeName } from '../../src/core/normalize'
 import type { Observation } from '../../src/core/types'
 import { packOpenState, unpackOpenState } from '../../src/store/open-state'
+import { Timeline } from '../../src/core/validity'
 
 const NAMES = ['Ada', 'ada', 'Babbage', 'Engine', 'IBM', 'International Business Machines', 'Society', 'Menabrea', 'C++', 'C#', 'C', '.NET', 'NET']
 const TYPES = ['knows', 'built', 'funded']
@@ -24,22 +25,60 @@ const relArb = fc.record({
   weight: fc.constantFrom(1, 2, 0.5),
 })
 
+/** World time: days of validity (0: none given) and the notes superseded. */
+interface TimeOp {
+  from: number
+  to: number
+  supersedes: number[]
+  /** Dates on the first relationship of its own. */
+  edgeTo: number
+}
+
 type Op =
-  | { kind: 'put'; slug: number; entities: Observation['entities']; relationships: Observation['relationships']; day: number }
+  | { kind: 'put'; slug: number; entities: Observation['entities']; relationships: Observation['relationships']; day: number; time?: TimeOp }
   | { kind: 'delete'; slug: number }
   | { kind: 'alias'; variant: string; canonical: string }
   | { kind: 'unalias'; variant: string }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('put' as const), slug: fc.integer({ min: 0, max: 6 }), entities: fc.uniqueArray(entityArb, { maxLength: 4, selector: (e) => normalizeName(e.name) }), relationships: fc.array(relArb, { maxLength: 4 }), day: fc.integer({ min: 1, max: 9 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('put' as const),
+        slug: fc.integer({ min: 0, max: 6 }),
+        entities: fc.uniqueArray(entityArb, { maxLength: 4, selector: (e) => normalizeName(e.name) }),
+        relationships: fc.array(relArb, { maxLength: 4 }),
+        day: fc.integer({ min: 1, max: 9 }),
+        time: fc.record({ from: fc.integer({ min: 0, max: 9 }), to: fc.integer({ min: 0, max: 9 }), supersedes: fc.uniqueArray(fc.integer({ min: 0, max: 6 }), { maxLength: 3 }), edgeTo: fc.integer({ min: 0, max: 9 }) }),
+      },
+      { requiredKeys: ['kind', 'slug', 'entities', 'relationships', 'day'] },
+    ),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), slug: fc.integer({ min: 0, max: 6 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('alias' as const), variant: fc.constantFrom(...NAMES), canonical: fc.constantFrom(...NAMES) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('unalias' as const), variant: fc.constantFrom(...NAMES) }) },
 )
 
+const dayOf = (d: number) => `2026-01-0${d}T00:00:00.000Z`
+
 function observation(slug: string, op: Extract<Op, { kind: 'put' }>, n: number): Observation {
-  const t = `2026-01-0${op.day}T00:00:00.000Z`
-  return { slug, title: slug, content: 'c', category: 'note', tags: [], observedAt: t, confidence: 1, source: '', entities: op.entities, relationships: op.relationships, files: [], createdBy: 'x', createdAt: t, updatedAt: `2026-02-01T00:00:${String(n % 60).padStart(2, '0')}.000Z` }
+  const t = dayOf(op.day)
+  const o: Observation = { slug, title: slug, content: 'c', category: 'note', tags: [], observedAt: t, confidence: 1, source: '', entities: op.entities, relationships: op.relationships, files: [], createdBy: 'x', createdAt: t, updatedAt: `2026-02-01T00:00:${String(n % 60).padStart(2, '0')}.000Z` }
+  const time = op.time
+  if (!time) return o
+  // as a write stores them: an interval's end after its start, no note superseding itself
+  if (time.from) o.validFrom = dayOf(time.from)
+  if (time.to && (!time.from || time.to > time.from)) o.validTo = dayOf(time.to)
+  const supersedes = time.supersedes.map((s) => `s${s}`).filter((s) => s !== slug)
+  if (supersedes.length) o.supersedes = supersedes
+  if (time.edgeTo && o.relationships.length) o.relationships = [{ ...o.relationships[0]!, validTo: dayOf(time.edgeTo) }, ...o.relationships.slice(1)]
+  return o
+}
+
+/** Each note's interval as a timeline derives it: comparable across timelines. */
+function timesOf(t: Timeline, slugs: Iterable<string>): unknown {
+  return [...slugs].sort().map((slug) => [slug, t.has(slug), t.interval(slug) ?? null, t.datedEdges(slug)])
 }
 
 describe('incremental derivation', () => {
@@ -49,6 +88,8 @@ describe('incremental derivation', () => {
         let g = new Graph()
         const obs = new Map<string, Observation>()
         let aliases = new Map<string, string>()
+        // world time kept in step with the notes, as the engine keeps it
+        const timeline = new Timeline((slug) => obs.get(slug))
         // every other change goes the engine's way: previewed (leaving the graph as it was), then applied
         const change = (slug: string, o: Observation | undefined, n: number) => {
           if (n % 2 === 0) return void g.apply(slug, o)
@@ -90,9 +131,11 @@ describe('incremental derivation', () => {
             const o = observation(`s${op.slug}`, op, n)
             obs.set(o.slug, o)
             change(o.slug, o, n)
+            timeline.put(o)
           } else if (op.kind === 'delete') {
             obs.delete(`s${op.slug}`)
             change(`s${op.slug}`, undefined, n)
+            timeline.delete(`s${op.slug}`)
           } else {
             const v = normalizeName(op.variant)
             const next = new Map(aliases)
@@ -115,6 +158,7 @@ describe('incremental derivation', () => {
           // a restored graph keeps its saved edges beside the changes: the count must still add up
           expect(g.relationships.size).toBe(fresh.relationships.size)
           expect(reads(g)).toEqual(reads(fresh))
+          expect(timesOf(timeline, obs.keys())).toEqual(timesOf(Timeline.of(obs.values(), (slug) => obs.get(slug)), obs.keys()))
         })
         // invariants: degrees count live edges; no self-loops; edges only between live entities
         for (const e of g.entities.values()) {
@@ -182,6 +226,30 @@ describe('incremental derivation', () => {
       { numRuns: 300, seed: 20261204 },
     )
   }, 60_000)
+
+  it('world time depends only on the set of notes: any arrival order gives the same intervals', () => {
+    const putArb = opArb.filter((op): op is Extract<Op, { kind: 'put' }> => op.kind === 'put')
+    fc.assert(
+      fc.property(fc.array(putArb, { minLength: 1, maxLength: 12 }), fc.func(fc.integer()), (puts, key) => {
+        // one version of each note, as two devices hold once synced
+        const notes = new Map<string, Observation>()
+        puts.forEach((op, n) => notes.set(`s${op.slug}`, observation(`s${op.slug}`, op, n)))
+        const one = [...notes.values()]
+        const other = [...one].sort((a, b) => key(a.slug) - key(b.slug) || (a.slug < b.slug ? 1 : -1))
+        const arrive = (order: Observation[]) => {
+          const held = new Map<string, Observation>()
+          const t = new Timeline((slug) => held.get(slug))
+          for (const o of order) {
+            held.set(o.slug, o)
+            t.put(o)
+          }
+          return t
+        }
+        expect(timesOf(arrive(other), notes.keys())).toEqual(timesOf(arrive(one), notes.keys()))
+      }),
+      { numRuns: 300, seed: 20261207 },
+    )
+  })
 
   it('a returned delta does not change when the graph moves on', () => {
     const g = new Graph()

@@ -21,6 +21,7 @@ type Op =
   | { kind: 'merge'; peer: number }
   | { kind: 'toggle'; peer: number }
   | { kind: 'deliver'; peer: number; pick: number }
+  | { kind: 'supersede'; peer: number; pick: number; day: number; to: number }
 
 const peer = fc.nat(3)
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -31,7 +32,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('merge' as const), peer }),
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('toggle' as const), peer }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('deliver' as const), peer, pick: fc.nat(50) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('supersede' as const), peer, pick: fc.nat(20), day: fc.nat(8), to: fc.nat(9) }) },
 )
+const day = (n: number) => `2026-01-0${n + 1}T00:00:00.000Z`
 const WORDS = ['company', 'maker', 'rockets', 'software', 'mathematician', 'navy', 'compiler', 'paper', 'office', 'printer']
 const text = (n: number) => Array.from({ length: 3 }, (_, i) => WORDS[(n + i * 3) % WORDS.length]).join(' ')
 
@@ -88,7 +91,7 @@ async function run(count: number, ops: Op[], order: number[]): Promise<void> {
         // now and then the second entity is only named, not described (refused while it is new)
         const entities = [...new Set([a, b])].map((name, k) => ({ name, type: 'thing', description: k === 1 && o.words % 4 === 0 ? '' : text(o.words + k) }))
         const relationships = a !== b ? [{ source: a, type: 'knows', target: b }] : []
-        await attempt(async () => d.slugs.push((await d.conn.write({ title: `note ${o.words}`, content: text(o.words), entities, relationships })).slug))
+        await attempt(async () => d.slugs.push((await d.conn.write({ title: `note ${o.words}`, content: text(o.words), entities, relationships, observedAt: day(o.words % 9) })).slug))
         break
       }
       case 'update': {
@@ -110,6 +113,13 @@ async function run(count: number, ops: Op[], order: number[]): Promise<void> {
           if (p) await d.conn.acceptProposal(p.id)
         })
         break
+      case 'supersede': {
+        // a note replacing a known one from a day of its own (sometimes before the one it names)
+        const s = known(d)[o.pick % Math.max(1, known(d).length)]
+        const until = o.to > o.day ? { validTo: day(o.to) } : {}
+        if (s) await attempt(async () => d.slugs.push((await d.conn.write({ title: `replaces ${o.day}`, content: text(o.day), entities: [{ name: NAMES[o.day % NAMES.length]!, type: 'thing', description: text(o.day) }], validFrom: day(o.day), ...until, supersedes: [s] })).slug))
+        break
+      }
       case 'toggle':
         if (d.online) {
           d.online = false
@@ -137,6 +147,10 @@ async function run(count: number, ops: Op[], order: number[]): Promise<void> {
     files: (await d.conn.listFiles()).map((f) => f.path),
     recall: await d.conn.recall({ query: 'company software' }).then((r) => [r.entities.map((e) => e.name), r.observations.map((o) => o.slug)]),
     page: (await d.conn.recall({ limits: { observations: 5 } })).observations.map((o) => o.slug),
+    // world time: every note's interval and successors, what holds now, and as of a day
+    history: (await d.conn.recall({ history: 'all', limits: { observations: 100 } })).observations.map((o) => [o.slug, o.validFrom, o.validTo, o.supersededBy, o.current]).sort(),
+    now: (await d.conn.recall({ limits: { observations: 100 } })).observations.map((o) => o.slug).sort(),
+    asOf: (await d.conn.recall({ asOf: day(4), limits: { observations: 100 } })).observations.map((o) => o.slug).sort(),
   })
   const reference = await state(devices[0]!)
   for (const d of devices.slice(1)) expect(await state(d)).toEqual(reference)
