@@ -201,7 +201,7 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
     }
   }
   const level = evidence.level(best, namesAny(f.query ?? '', graph, held.keys()))
-  if (level === 'none') return noMatch(f.query ?? '')
+  if (level === 'none') return noMatch(f.query ?? '', best > 0)
   const chosen = new Map<string, Scored>()
   const seedList = [...matched].map(([key, score]) => ({ key, score, via: 'match' as const })).sort(byScore).slice(0, f.limits.entities)
   for (const seed of seedList) chosen.set(seed.key, seed)
@@ -253,12 +253,13 @@ function wordsOf(text: string): string {
 }
 
 /** A semantic recall that found no evidence: nothing comes back, and it says so. */
-function noMatch(query: string): RecallDraft {
+function noMatch(query: string, stray: boolean): RecallDraft {
+  const why = stray ? 'most of its words are nowhere in it, and the few that are do not answer it' : 'no note, entity description or retrieval query holds its words'
   return {
     shown: [],
     complete: () => ({
       mode: 'semantic', entities: [], relationships: [], observations: [], truncation: null, match: 'none' satisfies MatchLevel,
-      message: `Nothing in this memory matches "${clip(query)}": no note, entity description or retrieval query holds its words. Try other words or a name it would use, or a structural recall (category, tags, from/to, entity).`,
+      message: `Nothing in this memory matches "${clip(query)}": ${why}. Do not answer from this memory; try other words or a name it would use, or a structural recall (category, tags, from/to, entity).`,
     }),
   }
 }
