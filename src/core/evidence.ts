@@ -102,12 +102,13 @@ export class QueryEvidence {
    * The verdict, from the best share one note or entity holds. A query most of whose words the
    * memory holds nowhere, and that names none of its entities, is no match even when one of its
    * other words occurs here: "eigenvalues of a symmetric matrix" is not answered by a note that
-   * happens to say "symmetric". A query that names an entity of the memory is at least weak.
+   * happens to say "symmetric". A query that names an entity of the memory is at least weak
+   * (`namesEntity` is asked only when that decides).
    */
-  level(best: number, namesEntity: boolean): MatchLevel {
+  level(best: number, namesEntity: () => boolean): MatchLevel {
     if (!this.judged || best <= 0) return 'none'
     if (best >= STRONG_COVERAGE) return 'strong'
-    if (!namesEntity && this.absent * 2 > this.counted) return 'none'
+    if (this.absent * 2 > this.counted && !namesEntity()) return 'none'
     return 'weak'
   }
 

@@ -200,7 +200,7 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
       if (share > (held.get(key) ?? 0)) held.set(key, share)
     }
   }
-  const level = evidence.level(best, namesAny(f.query ?? '', graph, held.keys()))
+  const level = evidence.level(best, () => namesAny(f.query ?? '', held.keys()))
   if (level === 'none') return noMatch(f.query ?? '', best > 0)
   const chosen = new Map<string, Scored>()
   const seedList = [...matched].map(([key, score]) => ({ key, score, via: 'match' as const })).sort(byScore).slice(0, f.limits.entities)
@@ -238,18 +238,18 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
   }
 }
 
-/** Whether the query names one of `keys`' entities as a whole (its name's words, in order). */
-function namesAny(query: string, graph: Graph, keys: Iterable<string>): boolean {
-  const words = ` ${wordsOf(query)} `
+/** Whether the query names one of the entities `keys` (normalized names) as a whole: its words, in order. */
+function namesAny(query: string, keys: Iterable<string>): boolean {
+  const words = ` ${wordsOf(normalizeName(query))} `
   for (const key of keys) {
-    const name = wordsOf(graph.entities.get(key)?.name ?? '')
+    const name = wordsOf(key)
     if (name && words.includes(` ${name} `)) return true
   }
   return false
 }
 
-function wordsOf(text: string): string {
-  return normalizeName(text).replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
+function wordsOf(normalized: string): string {
+  return normalized.replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
 }
 
 /** A semantic recall that found no evidence: nothing comes back, and it says so. */
