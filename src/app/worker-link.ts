@@ -8,6 +8,7 @@ import { encodeJoinCode, type JoinCode } from '../core/join-code'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
 import type { SyncView } from '../sync/memory-sync'
 import type { ImportOutcome } from '../interop/import'
+import { writeAccess, type WriteAccess } from './write-access'
 
 export type AppConnection = Comlink.Remote<Connection>
 
@@ -120,6 +121,11 @@ const memberKey = (memoryId: string): string => `cairn.member.${memoryId}`
 /** Whether this device holds the memory as an organization member (read-only) rather than as its owner. */
 export function isMemberCopy(memoryId: string): boolean {
   return localStorage.getItem(memberKey(memoryId)) !== null
+}
+
+/** What the app may change in the memory from this device, with the reason where it may not. */
+export async function appAccess(memoryId: string): Promise<WriteAccess> {
+  return writeAccess(await (await connection(memoryId)).tier, isMemberCopy(memoryId))
 }
 
 /** Reattaches with the stored token, or creates the connection on first open. */
