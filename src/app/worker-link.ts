@@ -257,6 +257,51 @@ export async function watchSync(memoryId: string, listener: (view: SyncView) => 
   return () => void stop().catch(() => undefined)
 }
 
+// ---- screens that follow the memory --------------------------------------------------
+
+/** Changes arriving closer together than this refresh a screen once: a sync catching up sends many. */
+const REFRESH_GATHER_MS = 150
+
+interface Followers {
+  refreshers: Set<() => void>
+  stop: Promise<() => void>
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+const followed = new Map<string, Followers>()
+
+/**
+ * Calls `refresh` after changes to the memory, whoever made them (this tab, another tab, another
+ * device through sync), at most once per REFRESH_GATHER_MS; returns the function that stops it.
+ * One watch on the worker serves every screen following the memory.
+ */
+export function followChanges(memoryId: string, refresh: () => void): () => void {
+  let f = followed.get(memoryId)
+  if (!f) {
+    const fresh: Followers = { refreshers: new Set(), stop: Promise.resolve(() => undefined), timer: undefined }
+    const fire = (): void => {
+      fresh.timer = undefined
+      for (const r of fresh.refreshers) r()
+    }
+    fresh.stop = engine()
+      .openMemory(memoryId)
+      .then((memory) => memory.watchChanges(Comlink.proxy(() => void (fresh.timer ??= setTimeout(fire, REFRESH_GATHER_MS)))))
+      .then((stop) => () => void stop().catch(() => undefined))
+      // a memory that will not open shows its own error on the screen
+      .catch(() => () => undefined)
+    followed.set(memoryId, (f = fresh))
+  }
+  const followers = f
+  followers.refreshers.add(refresh)
+  return () => {
+    followers.refreshers.delete(refresh)
+    if (followers.refreshers.size || followed.get(memoryId) !== followers) return
+    followed.delete(memoryId)
+    if (followers.timer !== undefined) clearTimeout(followers.timer)
+    void followers.stop.then((stop) => stop())
+  }
+}
+
 /**
  * Makes this device's copy of a memory that lives on a sync server, and fills it from there.
  * With a join code's retrieval config the copy ranks exactly as the other devices do.
