@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
-import { capture, connectToServer, recall } from './ui'
+import { capture, connectToServer, openMemorySettings, recall } from './ui'
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Memory' })
 
@@ -34,6 +34,7 @@ describe('a read-only memory in the browser', () => {
 
     const owner = await harness.openApp('/')
     await owner.getByLabel('Name', { exact: true }).fill('Clinic handbook')
+    await openMemorySettings(owner)
     await owner.getByLabel('Words only (BM25, no model)').check()
     await owner.getByLabel('Visibility').selectOption('organization')
     await owner.getByLabel('Organization id').fill(org.id)
