@@ -61,7 +61,7 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
         created: o.createdAt, updated: o.updatedAt, created_by: o.createdBy, entities: o.entities.map((e) => e.name), files: o.files,
       }),
       `# ${o.title}\n\n${o.content}\n`,
-      o.entities.length ? `\n## Entities\n\n${o.entities.map((e) => `- ${entityLink(e.name)} (${e.type}): ${e.description}`).join('\n')}\n` : '',
+      o.entities.length ? `\n## Entities\n\n${o.entities.map((e) => `- ${entityLink(e.name)}${e.type ? ` (${e.type})` : ''}${e.description ? `: ${e.description}` : ''}`).join('\n')}\n` : '',
       o.relationships.length ? `\n## Relationships\n\n${o.relationships.map((r) => `- ${entityLink(r.source)} → ${r.type} → ${entityLink(r.target)}${r.description ? `: ${r.description}` : ''}`).join('\n')}\n` : '',
       o.files.length ? `\n## Files\n\n${o.files.map((f) => `- [[files/${f}]]`).join('\n')}\n` : '',
     ].join('')

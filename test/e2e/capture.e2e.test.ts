@@ -109,8 +109,8 @@ describe.each(VIEWPORTS)('capture from text at $width x $height', ({ name, width
     expect(text).toContain('night nurse who plans the rota')
     // a known entity is named, not described again: the note does not repeat its description
     expect(text).not.toContain('cardiologist at the harbor clinic')
-    expect(text).toMatch(/Amara Okafor\s*works_with\s*Tomas Berg/)
-    expect(text).toMatch(/Tomas Berg\s*works_at\s*Harbor Clinic/)
+    expect(text).toMatch(/Amara Okafor\s*works with\s*Tomas Berg/)
+    expect(text).toMatch(/Tomas Berg\s*works at\s*Harbor Clinic/)
   })
 
   it('completes [[ over every name, past the first hundred', async () => {
