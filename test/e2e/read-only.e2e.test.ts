@@ -1,5 +1,5 @@
 // A read-only copy shows it: an organization member's device offers no Capture tab, no Edit or
-// Delete on a note, and says why; the owner's device offers all of them. Reaching the capture
+// Delete on a note, no file storing or consolidation, and says why; the owner's offers all. Reaching the capture
 // screen by its address gives the reason and the ways to read instead of a form that fails.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -51,6 +51,10 @@ describe('a read-only memory in the browser', () => {
     expect(await owner.getByRole('button', { name: 'Delete' }).count()).toBe(1)
     expect(await nav(owner).getByRole('link', { name: 'Capture' }).count()).toBe(1)
     expect(await owner.getByTestId('read-only').count()).toBe(0)
+    await owner.getByRole('link', { name: 'Files' }).click()
+    await owner.getByRole('button', { name: 'Store file' }).waitFor()
+    await owner.getByRole('link', { name: 'Consolidate' }).click()
+    await owner.getByRole('button', { name: 'Run consolidation' }).waitFor()
 
     const device = await harness.newIsolatedContext()
     const page = await device.openApp('/')
@@ -77,6 +81,14 @@ describe('a read-only memory in the browser', () => {
     expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0)
     expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0)
     await harness.screenshot(page, 'read-only-member-note')
+
+    // files and consolidation: what they would write is not offered, and the reason is given
+    await page.getByRole('link', { name: 'Files' }).click()
+    await page.getByTestId('files-read-only').waitFor()
+    expect(await page.getByRole('button', { name: 'Store file' }).count()).toBe(0)
+    await page.getByRole('link', { name: 'Consolidate' }).click()
+    await page.getByTestId('consolidation-read-only').waitFor()
+    expect(await page.getByRole('button', { name: 'Run consolidation' }).count()).toBe(0)
 
     // the capture screen by its address: the reason and where to read, no form to fill
     await page.goto(`/#/m/${encodeURIComponent(id)}/capture`)
