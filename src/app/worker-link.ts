@@ -8,6 +8,7 @@ import { encodeJoinCode, type JoinCode } from '../core/join-code'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
 import type { SyncView } from '../sync/memory-sync'
 import type { ImportOutcome } from '../interop/import'
+import { writeAccess, type WriteAccess } from './write-access'
 
 export type AppConnection = Comlink.Remote<Connection>
 
@@ -120,6 +121,11 @@ const memberKey = (memoryId: string): string => `cairn.member.${memoryId}`
 /** Whether this device holds the memory as an organization member (read-only) rather than as its owner. */
 export function isMemberCopy(memoryId: string): boolean {
   return localStorage.getItem(memberKey(memoryId)) !== null
+}
+
+/** What the app may change in the memory from this device, with the reason where it may not. */
+export async function appAccess(memoryId: string): Promise<WriteAccess> {
+  return writeAccess(await (await connection(memoryId)).tier, isMemberCopy(memoryId))
 }
 
 /** Reattaches with the stored token, or creates the connection on first open. */
@@ -249,6 +255,51 @@ export async function watchSync(memoryId: string, listener: (view: SyncView) => 
   // returns nothing: the worker awaits the call, and a Svelte state proxy cannot be cloned back
   const stop = await memory.watchSync(Comlink.proxy((view: SyncView) => void listener(view)))
   return () => void stop().catch(() => undefined)
+}
+
+// ---- screens that follow the memory --------------------------------------------------
+
+/** Changes arriving closer together than this refresh a screen once: a sync catching up sends many. */
+const REFRESH_GATHER_MS = 150
+
+interface Followers {
+  refreshers: Set<() => void>
+  stop: Promise<() => void>
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+const followed = new Map<string, Followers>()
+
+/**
+ * Calls `refresh` after changes to the memory, whoever made them (this tab, another tab, another
+ * device through sync), at most once per REFRESH_GATHER_MS; returns the function that stops it.
+ * One watch on the worker serves every screen following the memory.
+ */
+export function followChanges(memoryId: string, refresh: () => void): () => void {
+  let f = followed.get(memoryId)
+  if (!f) {
+    const fresh: Followers = { refreshers: new Set(), stop: Promise.resolve(() => undefined), timer: undefined }
+    const fire = (): void => {
+      fresh.timer = undefined
+      for (const r of fresh.refreshers) r()
+    }
+    fresh.stop = engine()
+      .openMemory(memoryId)
+      .then((memory) => memory.watchChanges(Comlink.proxy(() => void (fresh.timer ??= setTimeout(fire, REFRESH_GATHER_MS)))))
+      .then((stop) => () => void stop().catch(() => undefined))
+      // a memory that will not open shows its own error on the screen
+      .catch(() => () => undefined)
+    followed.set(memoryId, (f = fresh))
+  }
+  const followers = f
+  followers.refreshers.add(refresh)
+  return () => {
+    followers.refreshers.delete(refresh)
+    if (followers.refreshers.size || followed.get(memoryId) !== followers) return
+    followed.delete(memoryId)
+    if (followers.timer !== undefined) clearTimeout(followers.timer)
+    void followers.stop.then((stop) => stop())
+  }
 }
 
 /**

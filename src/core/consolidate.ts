@@ -3,6 +3,7 @@
 //
 // Candidates come from blocking (shared core name, acronym, sorted words, one-edit typo keys,
 // rare description words within one type), never from all pairs, so 10k entities stay cheap.
+import { DEFAULT_ENTITY_TYPE } from './contract'
 import { MemoryError } from './errors'
 import { words } from './normalize'
 import type { Entity, MergeEvidence, MergeProposal, Relationship } from './types'
@@ -19,9 +20,7 @@ export { findPossibleDuplicates, VariantIndex, variantKey } from './variants'
 export const MERGE_THRESHOLD = 0.6
 export const DEFAULT_PROPOSAL_LIMIT = 100
 
-/** Type that `contract.ts` gives entities written without one; it agrees with any type. */
-const DEFAULT_TYPE = 'thing'
-/** Score factor when both entities have different, explicit types (`Apple` company vs fruit). */
+/** Score factor when both entities have different, explicit types (`Apple` company vs fruit); the default agrees with any. */
 const TYPE_MISMATCH_FACTOR = 0.8
 /** Score factor for names that share words or extend each other without a name signal. */
 const CONTRAST_FACTOR = 0.5
@@ -167,7 +166,7 @@ function scorePair(
 }
 
 function typesAgree(a: string, b: string): boolean {
-  return a === b || a === DEFAULT_TYPE || b === DEFAULT_TYPE || a === '' || b === ''
+  return a === b || a === DEFAULT_ENTITY_TYPE || b === DEFAULT_ENTITY_TYPE || a === '' || b === ''
 }
 
 function neighborSets(relationships: Iterable<Relationship>, entities: Map<string, Entity>): Map<string, Set<string>> {

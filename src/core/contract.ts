@@ -263,7 +263,7 @@ function entityList(value: unknown, issues: Issue[], path = 'entities'): Authore
     const key = normalizeName(name)
     // a description may be left out when the entity already exists (checkEndpoints makes sure of it)
     const description = text(own(raw, 'description'), `${at}.description`, issues, TEXT.description)
-    const type = text(own(raw, 'type'), `${at}.type`, issues, TEXT.entityType) || (description ? 'thing' : '')
+    const type = text(own(raw, 'type'), `${at}.type`, issues, TEXT.entityType) || (description ? DEFAULT_ENTITY_TYPE : '')
     const queries = stringList(own(raw, 'queries'), `${at}.queries`, issues, LIMITS.queries, TEXT.query)
     if (key && seen.has(key)) issues.push({ path: `${at}.name`, message: `entity "${name}" is listed twice in this observation` })
     if (key) seen.add(key)
@@ -494,6 +494,12 @@ export interface ValidFileFields {
   type: string
   description: string
 }
+
+/**
+ * The type a described entity written without one is given. It is a default, not a choice:
+ * the graph's type rule lets any explicitly given type win over it.
+ */
+export const DEFAULT_ENTITY_TYPE = 'thing'
 
 /** The media type of a file stored without one. */
 export const DEFAULT_MEDIA_TYPE = 'application/octet-stream'

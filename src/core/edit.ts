@@ -1,5 +1,5 @@
 // Edit semantics: updates merge into an observation; only explicit removal removes.
-import { intervalProblem, type ValidPatch } from './contract'
+import { DEFAULT_ENTITY_TYPE, intervalProblem, type ValidPatch } from './contract'
 import { MemoryError } from './errors'
 import type { Graph } from './graph'
 import { descriptionsDiffer, normalizeName, relationshipKey } from './normalize'
@@ -14,7 +14,12 @@ export interface PatchOutcome {
 export function applyPatch(current: Observation, patch: ValidPatch, now: string): PatchOutcome {
   const warnings: WriteWarning[] = [...patch.warnings]
   const byKey = new Map<string, AuthoredEntity>(current.entities.map((e) => [normalizeName(e.name), e]))
-  for (const e of patch.entities) byKey.set(normalizeName(e.name), e)
+  for (const e of patch.entities) {
+    const key = normalizeName(e.name)
+    const was = byKey.get(key)
+    // an entity given again without a type keeps the type this note gave it (the type rule)
+    byKey.set(key, e.type === DEFAULT_ENTITY_TYPE && was?.type ? { ...e, type: was.type } : e)
+  }
   const relKey = (r: Pick<AuthoredRelationship, 'source' | 'type' | 'target'>): string => relationshipKey(normalizeName(r.source), r.type, normalizeName(r.target))
   const rels = new Map<string, AuthoredRelationship>(current.relationships.map((r) => [relKey(r), r]))
   for (const r of patch.relationships) rels.set(relKey(r), r)

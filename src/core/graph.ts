@@ -3,6 +3,7 @@
 //
 // An entity lives while some observation describes it. An edge lives while some observation
 // states it and both of its ends live; otherwise it waits, dormant, in its observations.
+import { DEFAULT_ENTITY_TYPE } from './contract'
 import { legacyNameKey, normalizeName, normalizeType, relationshipKey, words } from './normalize'
 import { NoteInStorage, NoteShelf } from './note-shelf'
 import { EdgeEnds, LiveEdges, SavedEdges } from './saved-edges'
@@ -11,7 +12,7 @@ import type { Entity, Observation, RecalledRelationship, Relationship } from './
 export type AliasMap = ReadonlyMap<string, string>
 
 /** Names the derivation rules; change it when they change, so stored derived rows get rewritten. */
-export const DERIVATION_RULES = 'cairn-derive@3'
+export const DERIVATION_RULES = 'cairn-derive@4'
 
 export interface GraphDelta {
   upsertedEntities: Entity[]
@@ -445,7 +446,7 @@ export class Graph implements GraphView {
     for (const k of [...(this.contributions.get(slug)?.entities ?? []), ...(next ? this.contributionOf(next).entities : [])]) {
       const backing = this.entityBackers.get(k)
       const s = backing && this.summaryOf(k, backing)
-      saved.set(k, s && { ...s, queries: new Set(s.queries), given: new Map([...s.given].map(([d, g]) => [d, { ...g }])) })
+      saved.set(k, s && copySummary(s))
     }
     this.previewed = log
     let delta: GraphDelta
@@ -583,7 +584,7 @@ export class Graph implements GraphView {
     const log = this.previewed
     if (!log?.summaries || log.summaries.has(key)) return
     const s = this.summaries.get(key)
-    log.summaries.set(key, s && { ...s, queries: new Set(s.queries), given: new Map([...s.given].map(([d, g]) => [d, { ...g }])) })
+    log.summaries.set(key, s && copySummary(s))
   }
 
   /** Re-files an observation's backing (which entities and edges it supports) without recomputing them. */
@@ -704,8 +705,16 @@ export class Graph implements GraphView {
         if (summary.latestNaming === slug) summary.stale = true
         // each description it gave loses one note; a group that loses its latest or first note is recounted on the next read
         c.entityKeys.forEach((e, i) => {
+          if (e !== k) return
+          const t = explicitType(prev.entities[i]!.type)
+          if (t) {
+            const tg = summary.types.get(t)
+            if (!tg) summary.stale = true
+            else if (--tg.count === 0) summary.types.delete(t)
+            else if (tg.latest === slug) summary.stale = true
+          }
           const d = c.descriptionKeys[i]
-          if (e !== k || !d) return
+          if (!d) return
           const g = summary.given.get(d)
           if (!g) summary.stale = true
           else if (--g.count === 0) summary.given.delete(d)
@@ -803,7 +812,7 @@ export class Graph implements GraphView {
   private summaryOf(key: string, backing: Backers): Summary {
     const known = this.summaries.get(key)
     if (known && !known.stale) return known
-    const summary: Summary = { latestNaming: undefined, queries: new Set(), given: new Map(), stale: false }
+    const summary: Summary = { latestNaming: undefined, queries: new Set(), given: new Map(), types: new Map(), stale: false }
     for (const slug of backing.set) this.fold(summary, key, slug)
     this.keepSummary(key)
     this.summaries.set(key, summary)
@@ -812,8 +821,8 @@ export class Graph implements GraphView {
 
   /**
    * Counts one backer into a summary: each description it gives (how many notes give it, the
-   * latest and the first to), the most recent note naming the entity itself (the display
-   * name), and those with retrieval queries.
+   * latest and the first to), each type it gives explicitly (how many, the latest), the most
+   * recent note naming the entity itself (the display name), and those with retrieval queries.
    */
   private fold(summary: Summary, key: string, slug: string): void {
     const o = this.observations.get(slug) as Observation
@@ -824,6 +833,15 @@ export class Graph implements GraphView {
       if (c.entityKeys[i] !== key) continue
       if (c.authoredKeys[i] === key) names = true
       if (o.entities[i]!.queries.length) asks = true
+      const t = explicitType(o.entities[i]!.type)
+      if (t) {
+        const tg = summary.types.get(t)
+        if (!tg) summary.types.set(t, { count: 1, latest: slug })
+        else {
+          tg.count++
+          if (compareRecency(o, this.observations.get(tg.latest) as Observation) < 0) tg.latest = slug
+        }
+      }
       const d = c.descriptionKeys[i]!
       if (!d) continue
       const g = summary.given.get(d)
@@ -846,8 +864,8 @@ export class Graph implements GraphView {
    * it. It shows the description the most of its notes give (case, spacing and punctuation
    * aside); ties go to the longer one, then to the one given first. So a passing mention does
    * not replace a summary, and a note may name the entity without describing it. The other
-   * descriptions are kept for matching. Its type is the one given with the shown description;
-   * its display name, the latest note's spelling of its own key.
+   * descriptions are kept for matching. Its type follows the type rule (`typeOf`), apart from
+   * descriptions; its display name, the latest note's spelling of its own key.
    */
   private recomputeEntity(key: string): void {
     const backing = this.entityBackers.get(key)
@@ -890,7 +908,7 @@ export class Graph implements GraphView {
     this.setEntity(key, {
       key,
       name: display ?? shownEntity.name,
-      type: shownEntity.type || 'thing',
+      type: this.typeOf(summary),
       description: shown.text,
       descriptions: ranked.slice(1, 1 + MAX_OTHER_DESCRIPTIONS).map((g) => g.text),
       queries,
@@ -898,6 +916,26 @@ export class Graph implements GraphView {
       // a copy of the list kept sorted as backers come and go: no sort per write
       observations: backing.sorted.slice(),
     })
+  }
+
+  /**
+   * The type rule, the same on every device: an explicitly given type wins over the default
+   * (`thing`), and a note that describes an entity without a type never changes it. Among the
+   * explicit types, the one the most notes give; a tie goes to the one given latest, then to
+   * the first by text. No explicit type ever given: the default.
+   */
+  private typeOf(summary: Summary): string {
+    let best: [string, TypeGroup] | undefined
+    for (const entry of summary.types) {
+      if (!best) best = entry
+      else {
+        const [t, g] = entry
+        const [bt, bg] = best
+        const order = bg.count - g.count || compareRecency(this.observations.get(g.latest) as Observation, this.observations.get(bg.latest) as Observation) || (t < bt ? -1 : 1)
+        if (order < 0) best = entry
+      }
+    }
+    return best ? best[0] : DEFAULT_ENTITY_TYPE
   }
 
   private recomputeEdge(key: string): Relationship | undefined {
@@ -1072,7 +1110,28 @@ export interface Summary {
   queries: Set<string>
   /** By the description's words: how many notes give it, the latest (and where) and the first. */
   given: Map<string, DescriptionGroup>
+  /** By explicit type (never the default): how many notes give it, the latest. */
+  types: Map<string, TypeGroup>
   stale: boolean
+}
+
+export interface TypeGroup {
+  count: number
+  latest: string
+}
+
+function copySummary(s: Summary): Summary {
+  return {
+    ...s,
+    queries: new Set(s.queries),
+    given: new Map([...s.given].map(([d, g]) => [d, { ...g }])),
+    types: new Map([...s.types].map(([t, g]) => [t, { ...g }])),
+  }
+}
+
+/** The type a note gives an entity explicitly: '' when it gave none, or only the default. */
+function explicitType(type: string): string {
+  return type === DEFAULT_ENTITY_TYPE ? '' : type
 }
 
 export interface DescriptionGroup {

@@ -51,6 +51,11 @@ export class HostedMemory {
     listener(sync.view)
     return Comlink.proxy(sync.onView((view) => void Promise.resolve(listener(view)).catch(() => undefined)))
   }
+  /** Calls `listener` (a Comlink proxy) after every change readers can see; resolves to the unsubscribe. */
+  async watchChanges(listener: () => void): Promise<(() => void) & Comlink.ProxyMarked> {
+    // a page that went away must not hold up the engine: the call is not awaited
+    return Comlink.proxy(this.memory.onChange(() => void Promise.resolve(listener()).catch(() => undefined)))
+  }
   /** The whole memory as a versioned JSON object, for backup or moving it to another device. */
   async exportBackup(): Promise<MemoryBackup> {
     return exportMemory(this.memory)

@@ -137,6 +137,7 @@ export class MemoryEngine implements SyncPort {
   /** Counts committed graph changes, so a saved index snapshot can tell whether it is current. */
   private version: number
   private readonly commitListeners = new Set<(c: CommittedChange) => void>()
+  private readonly changeListeners = new Set<() => void>()
   /** Stamps this engine's journal rows; unique across engines and reopenings. */
   private readonly journalSession = randomId(10)
   private journalSeq = 0
@@ -606,6 +607,7 @@ export class MemoryEngine implements SyncPort {
       })
       // every entity may have gained backers; the index skips those whose text did not change
       await this.reindex({ ...emptyDelta(), ...removed, upsertedEntities: [...this.graph.entities.values()] }, { put: fresh, deleted: [] })
+      this.changed()
       return fresh.length
     })
   }
@@ -626,7 +628,7 @@ export class MemoryEngine implements SyncPort {
     // there): every device settles them the same way, flat, a loop merged into its least key
     const change: RemoteChange = incoming.aliases ? { ...incoming, aliases: collapseAliases(incoming.aliases) } : incoming
     return this.enqueue(async () => {
-      await this.applyRemoteExtras(change)
+      if (await this.applyRemoteExtras(change)) this.changed()
       if (!change.put.length && !change.deleted.length && !change.aliases) return emptyDelta()
       const previewed = this.graph.previewChanges({ put: change.put, deleted: change.deleted, aliases: change.aliases })
       // the notes the change itself puts or removes; an alias change re-files others unchanged
@@ -649,23 +651,26 @@ export class MemoryEngine implements SyncPort {
       this.graph.applyPreviewedChanges(previewed)
       this.version++
       await this.reindex(previewed.delta, { put, deleted })
+      this.changed()
       return previewed.delta
     })
   }
 
-  /** Files, rejected pairs and settings from another device: they touch no derived state. */
-  private async applyRemoteExtras(change: RemoteChange): Promise<void> {
+  /** Files, rejected pairs and settings from another device: they touch no derived state. True when any was new. */
+  private async applyRemoteExtras(change: RemoteChange): Promise<boolean> {
+    let settled = false
     if (change.singleValued && !sameJson(change.singleValued, this.singleValued)) {
       const setting = change.singleValued
       await stored(() => this.db.meta.put({ key: SINGLE_VALUED_META_KEY, value: setting }))
       this.singleValued = setting
+      settled = true
     }
     const offered = (change.files ?? []).filter(({ file }) => this.files.get(file.path)?.sha256 !== file.sha256)
     // a file is stored only with the bytes its entry describes; a peer's mismatch waits for the right bytes
     const hashes = await Promise.all(offered.map(({ bytes }) => sha256Hex(bytes)))
     const files = offered.filter(({ file, bytes }, i) => bytes.byteLength === file.size && hashes[i] === file.sha256)
     const rejected = (change.rejected ?? []).filter((r) => this.proposals.get(r.id)?.status !== 'rejected')
-    if (!files.length && !rejected.length) return
+    if (!files.length && !rejected.length) return settled
     const proposals = rejected.map((r) => this.rejectedProposal(r))
     const db = this.db
     await stored(() =>
@@ -679,6 +684,7 @@ export class MemoryEngine implements SyncPort {
     )
     for (const { file } of files) this.files.set(file.path, file)
     for (const p of proposals) this.proposals.set(p.id, p)
+    return true
   }
 
   /** Local commits whose document update may not be saved yet (see `JournalRow`). */
@@ -706,6 +712,25 @@ export class MemoryEngine implements SyncPort {
 
   private journalRow(key: string): JournalRow {
     return { key, stamp: `${this.journalSession}:${++this.journalSeq}` }
+  }
+
+  /**
+   * Subscribes to every change readers can see, local or from another tab or device, called once
+   * the change is indexed (a recall made then finds it); returns the unsubscribe.
+   */
+  onChanged(listener: () => void): () => void {
+    this.changeListeners.add(listener)
+    return () => this.changeListeners.delete(listener)
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener()
+      } catch {
+        // a reader's failure is its own; the commit is done
+      }
+    }
   }
 
   /** Subscribes to local commits (never to applyRemote); returns the unsubscribe. */
@@ -983,6 +1008,7 @@ export class MemoryEngine implements SyncPort {
     this.version++
     this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, journal })
     await this.reindex(delta, next ? { put: [next], deleted: [] } : { put: [], deleted: [slug] })
+    this.changed()
     return delta
   }
 
@@ -1006,6 +1032,7 @@ export class MemoryEngine implements SyncPort {
     this.version++
     this.emit({ aliases: rows, journal })
     await this.reindex(previewed.delta)
+    this.changed()
     return previewed.delta
   }
 

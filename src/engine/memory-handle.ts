@@ -387,6 +387,15 @@ export class Memory {
   // ---- for the package's own exports, imports and hosts ------------------------------
   // Owner-level access without a connection's tier; left out of the published declarations.
 
+  /**
+   * @internal Calls `listener` after every change readers can see (a write here, or one from
+   * another tab or device), once it is indexed; returns the unsubscribe. For screens that follow
+   * the memory.
+   */
+  onChange(listener: () => void): () => void {
+    return this.engine.onChanged(listener)
+  }
+
   /** @internal Resolves once every note is held: an open may leave the texts in storage a while, and `committed` reads them. */
   notesHeld(): Promise<void> {
     return this.engine.notesHeld()

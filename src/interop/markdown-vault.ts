@@ -69,7 +69,7 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
       }),
       `# ${o.title}\n\n${o.content}\n`,
       o.supersedes?.length ? `\n## Replaces\n\n${o.supersedes.map((s) => { const old = graph.getObservation(s); return `- ${old ? noteLink(old) : s}` }).join('\n')}\n` : '',
-      o.entities.length ? `\n## Entities\n\n${o.entities.map((e) => `- ${entityLink(e.name)} (${e.type}): ${e.description}`).join('\n')}\n` : '',
+      o.entities.length ? `\n## Entities\n\n${o.entities.map((e) => `- ${entityLink(e.name)}${e.type ? ` (${e.type})` : ''}${e.description ? `: ${e.description}` : ''}`).join('\n')}\n` : '',
       o.relationships.length ? `\n## Relationships\n\n${o.relationships.map((r) => `- ${entityLink(r.source)} → ${r.type} → ${entityLink(r.target)}${during(r.validFrom, r.validTo)}${r.description ? `: ${r.description}` : ''}`).join('\n')}\n` : '',
       o.files.length ? `\n## Files\n\n${o.files.map((f) => `- [[files/${f}]]`).join('\n')}\n` : '',
     ].join('')

@@ -137,7 +137,7 @@ function entity(value: unknown, at: string): AuthoredEntity {
   const o = record(value, at, ENTITY_FIELDS)
   const description = stored(field(o, 'description'), `${at}.description`, TEXT.description)
   const type = stored(field(o, 'type'), `${at}.type`, TEXT.entityType)
-  // a write gives a described entity a type ('thing' when none was named)
+  // a write gives a described entity a type (DEFAULT_ENTITY_TYPE when none was named)
   if (description && !type) fail(`${at}.type is empty for a described entity, which no write leaves`)
   return {
     name: stored(field(o, 'name'), `${at}.name`, TEXT.name),

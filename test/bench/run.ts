@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   })
   results.capture = captureCost
   // a missed goal keeps its figures in the JSON and still fails the run
-  if ('goal' in captureCost && (!captureCost.goal.met || captureCost.recall.some((v) => v.misses.length))) failed.push('capture goal')
+  if ('goal' in captureCost && (!captureCost.goal.met || !captureCost.newNames.met || captureCost.recall.some((v) => v.misses.length))) failed.push('capture goal')
   const graphView = await optional('graph view', async () => {
     const { benchGraphView } = await import('./graph-view')
     return benchGraphView(quick ? 1_000 : 5_000)

@@ -45,7 +45,7 @@ describe('the description rule', () => {
     ])
     const maria = g.entities.get('maria')!
     expect(maria.description).toBe('data engineer who leads the ingestion platform.')
-    expect(maria.type).toBe('thing')
+    expect(maria.type).toBe('team')
     expect(maria.descriptions).toEqual(['covers on-call'])
   })
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
-import { capture, openFullForm, recall } from './ui'
+import { capture, openFullForm, openMemorySettings, recall } from './ui'
 
 describe('Cairn app, first use', () => {
   let harness: Harness
@@ -22,6 +22,7 @@ describe('Cairn app, first use', () => {
     await expect.poll(() => page.getByText('No memories yet').isVisible()).toBe(true)
     await harness.screenshot(page, 'app-memories-empty')
     await page.getByLabel('Name').fill('Clinic notes')
+    await openMemorySettings(page)
     await page.getByLabel('Visibility').selectOption('private')
     await page.getByRole('button', { name: 'Create memory' }).click()
     await page.getByRole('heading', { name: 'Capture an observation' }).waitFor()
@@ -64,7 +65,7 @@ describe('Cairn app, first use', () => {
   it('recalls by meaning: "doctor" is in no name or description', async () => {
     const ranked = await recall(page, 'doctor')
     expect(ranked[0]).toBe('Amara Okafor')
-    expect((await page.getByTestId('recalled-relationships').allTextContents()).join(' ')).toContain('Amara Okafor member_of Harbor Rowing Club')
+    expect((await page.getByTestId('recalled-relationships').allTextContents()).join(' ')).toContain('Amara Okafor member of Harbor Rowing Club')
     expect((await page.getByTestId('snippets').allTextContents()).join(' ')).toContain('Met Amara at the rowing club')
     await harness.screenshot(page, 'app-recall')
   })
@@ -74,7 +75,7 @@ describe('Cairn app, first use', () => {
     await page.getByTestId('entity-page').waitFor()
     expect(await page.getByTestId('entity-description').textContent()).toBe('physician at the clinic')
     expect(await page.getByTestId('entity-degree').textContent()).toBe('1')
-    expect(await page.getByTestId('outgoing').textContent()).toContain('member_of Harbor Rowing Club')
+    expect(await page.getByTestId('outgoing').textContent()).toContain('member of Harbor Rowing Club')
     await harness.screenshot(page, 'app-entity')
 
     await page.getByTestId('backing-observations').getByRole('link', { name: 'Met Amara at the rowing club' }).click()
@@ -84,7 +85,7 @@ describe('Cairn app, first use', () => {
     await page.getByRole('button', { name: 'Save changes' }).click()
     const hints = page.getByTestId('review-hints')
     await hints.waitFor()
-    expect(await hints.textContent()).toContain('Amara Okafor member_of Harbor Rowing Club')
+    expect(await hints.textContent()).toContain('Amara Okafor member of Harbor Rowing Club')
     expect(await page.getByTestId('observation').textContent()).toContain('surgeon who moved to the city hospital')
     await harness.screenshot(page, 'app-observation-edited')
   })
@@ -127,7 +128,7 @@ describe('Cairn app, first use', () => {
 
     await page.getByTestId('proposals').getByRole('link', { name: 'Amara Okafor', exact: true }).click()
     await page.getByTestId('entity-page').waitFor()
-    expect(await page.getByTestId('outgoing').textContent()).toContain('competes_in Spring Regatta')
+    expect(await page.getByTestId('outgoing').textContent()).toContain('competes in Spring Regatta')
     // the merged-away name as it was written, not as its normalized key
     await expect.poll(() => page.getByTestId('aliases').textContent()).toContain('Dr. Amara Okafor')
     expect(await page.getByTestId('entity-degree').textContent()).toBe('2')

@@ -1,7 +1,8 @@
 // Capture from text, as a person does it with the keyboard on a desktop and on a phone: links
 // from `[[Name]]` with autocomplete over every name, known names offered from the text, a new
-// entity asking for its type and description, relationships offered between linked entities,
-// the confirmation on screen, and every problem at its field.
+// entity described by its sentence and typed as names like it (both editable inline, nothing to
+// type), relationships offered between linked entities, the confirmation on screen, and every
+// problem at its field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
@@ -108,8 +109,8 @@ describe.each(VIEWPORTS)('capture from text at $width x $height', ({ name, width
     expect(text).toContain('night nurse who plans the rota')
     // a known entity is named, not described again: the note does not repeat its description
     expect(text).not.toContain('cardiologist at the harbor clinic')
-    expect(text).toMatch(/Amara Okafor\s*works_with\s*Tomas Berg/)
-    expect(text).toMatch(/Tomas Berg\s*works_at\s*Harbor Clinic/)
+    expect(text).toMatch(/Amara Okafor\s*works with\s*Tomas Berg/)
+    expect(text).toMatch(/Tomas Berg\s*works at\s*Harbor Clinic/)
   })
 
   it('completes [[ over every name, past the first hundred', async () => {
@@ -136,22 +137,23 @@ describe.each(VIEWPORTS)('capture from text at $width x $height', ({ name, width
 
   it('puts every problem at its field in plain words, all at once, and saves nothing', async () => {
     await note(page).fill('Planning with [[Ines Duarte]] and [[Leo Brandt]] for winter.')
-    await page.getByLabel('Type of Ines Duarte').fill('person')
+    // a description is never missing (the sentence is proposed); a type too long is refused
+    for (const who of ['Ines Duarte', 'Leo Brandt']) await page.getByLabel(`Type of ${who}`).fill('a'.repeat(70))
     await note(page).press('Control+Enter')
     const problems = page.getByTestId('write-problems')
     await problems.waitFor()
     expect(await problems.textContent()).toContain('2 things need fixing')
     for (const who of ['Ines Duarte', 'Leo Brandt']) {
-      const field = page.getByLabel(`Description of ${who}`)
+      const field = page.getByLabel(`Type of ${who}`)
       expect(await field.getAttribute('aria-invalid')).toBe('true')
       const hint = await field.getAttribute('aria-describedby')
-      expect(await page.locator(`#${hint}`).textContent()).toMatch(new RegExp(`${who}.*description`))
+      expect(await page.locator(`#${hint}`).textContent()).toContain('the limit is 64')
     }
     expect(await problems.textContent()).not.toContain('entities[')
     await harness.screenshot(page, `capture-${name}-problems`)
     // nothing was written: fixing both saves the note once
-    await page.getByLabel('Description of Ines Duarte').fill('planner for the winter rota')
-    await page.getByLabel('Description of Leo Brandt').fill('volunteer driver')
+    await page.getByLabel('Type of Ines Duarte').fill('person')
+    await page.getByLabel('Type of Leo Brandt').fill('person')
     await note(page).press('Control+Enter')
     await page.getByTestId('write-result').waitFor()
     await expect.poll(() => page.getByTestId('write-problems').count()).toBe(0)
@@ -169,6 +171,30 @@ describe.each(VIEWPORTS)('capture from text at $width x $height', ({ name, width
     // the confirmation of the note before is still there until this one replaces it
     await expect.poll(() => page.getByTestId('write-result').textContent()).toContain('The clinic now opens at night')
     expect(await page.getByTestId('write-result').textContent()).toContain('Harbor Clinic')
+  })
+
+  it('a note naming four new names and two known ones saves with nothing typed beyond the text', async () => {
+    const text = 'Met [[Maria Chen]] from [[Acme Clinic]] with Amara Okafor today. She leads the [[Atlas Migration]] and wants [[Bob Smith]] to review the Harbor Clinic design.'
+    await note(page).focus()
+    await page.keyboard.type(text)
+    await page.keyboard.press('Alt+l')
+    await expect.poll(() => page.getByTestId('linked-entity').count()).toBe(6)
+    // each new name shows its proposed description, its sentence, in a field that can be edited
+    expect(await page.getByLabel('Description of Maria Chen').inputValue()).toBe('Met Maria Chen from Acme Clinic with Amara Okafor today.')
+    expect(await page.getByLabel('Description of Bob Smith').inputValue()).toBe('She leads the Atlas Migration and wants Bob Smith to review the Harbor Clinic design.')
+    // one is edited inline: Tab reaches it from the note, typing replaces the proposal
+    await page.getByLabel('Description of Acme Clinic').focus()
+    await page.keyboard.type('supplier of the clinic software')
+    await harness.screenshot(page, `capture-${name}-proposals`)
+    await page.keyboard.press('Control+Enter')
+    await page.getByTestId('write-result').waitFor()
+    await expect.poll(() => page.getByTestId('write-problems').count()).toBe(0)
+    const inspect = (n: string) => page.evaluate(async (who) => JSON.parse((await window.seedTools!.get('inspect_entity')!.execute({ name: who })).content[0]!.text), n) as Promise<{ entity: { type: string; description: string } }>
+    expect((await inspect('Maria Chen')).entity.description).toBe('Met Maria Chen from Acme Clinic with Amara Okafor today.')
+    expect((await inspect('Acme Clinic')).entity.description).toBe('supplier of the clinic software')
+    // a name like a known organization's is typed as one; a name like nothing known is left to the default
+    expect((await inspect('Acme Clinic')).entity.type).toBe('organization')
+    expect((await inspect('Bob Smith')).entity.type).toBe('thing')
   })
 
   it('logs no page errors', () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
-import { capture, connectToServer, createMemory, openMemoryMenu, recall } from './ui'
+import { capture, connectToServer, createMemory, openMemoryMenu, openMemorySettings, recall } from './ui'
 import { WebSocket } from 'ws'
 import { connectMemoryDoc } from '../../src/sync/client'
 import { CLOSE } from '../../src/sync/close-codes'
@@ -62,6 +62,7 @@ describe('sync in the browser', () => {
   it('a join code brings the memory to a second device with the retrieval config it was created with', async () => {
     const pageA = await harness.openApp('/')
     await pageA.getByLabel('Name', { exact: true }).fill('Words only')
+    await openMemorySettings(pageA)
     await pageA.getByLabel('Words only (BM25, no model)').check()
     await pageA.getByLabel('Snippet length (characters)').fill('150')
     await pageA.getByRole('button', { name: 'Create memory' }).click()

@@ -55,6 +55,12 @@ export async function recall(page: Page, query: string): Promise<string[]> {
   return page.getByTestId('recalled-entities').locator('li strong').allTextContents()
 }
 
+/** Opens the new memory form's folded settings (visibility and retrieval), shut until asked for. */
+export async function openMemorySettings(page: Page): Promise<void> {
+  const fold = page.locator('details.advanced')
+  if (!(await fold.evaluate((el) => (el as HTMLDetailsElement).open))) await fold.locator('summary').click()
+}
+
 /** Creates a memory from the memory list and waits for its capture screen; returns the memory's id. */
 export async function createMemory(page: Page, name: string): Promise<string> {
   await page.getByLabel('Name', { exact: true }).fill(name)

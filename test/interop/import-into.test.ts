@@ -71,4 +71,14 @@ describe('buildMarkdownVault', () => {
     expect(hopper).toMatch(/\[\[notes\/[^|]+\|Grace Hopper\]\]/)
     expect(byPath.get('index.md')).toContain('exported: "2026-12-03T00:00:00.000Z"')
   })
+
+  it('lists an entity a note names without describing it by its link alone, with no empty type or description', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'Ada', content: 'Ada wrote.', entities: [{ name: 'Ada Lovelace', type: 'person', description: 'Mathematician' }] })
+    const { slug } = await f.conn.write({ title: 'Ada again', content: 'Ada again.', entities: [{ name: 'Ada Lovelace' }] })
+    const { files } = await buildMarkdownVault(f.memory, new Date('2026-12-03T00:00:00Z'))
+    const note = String(files.find((x) => x.path === `notes/${slug}.md`)!.data)
+    const line = note.split('\n').find((l) => l.includes('Ada Lovelace]]') && l.startsWith('- '))
+    expect(line).toMatch(/^- \[\[[^\]]+\]\]$/)
+  })
 })

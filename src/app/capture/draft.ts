@@ -110,18 +110,23 @@ function pairOffers(text: string, linked: LinkedEntity[], positions: Map<string,
   return out.slice(0, MAX_PAIRS)
 }
 
-/** What a linked entity still needs from the person: nothing when known, type and description when new. */
+/** A new entity's type and description: proposed from the text, or as the person typed them. */
 export interface NewEntityFields {
   type: string
   description: string
 }
 
-/** The entity and relationship lists of the write: known entities carry no description of their own. */
+/**
+ * The entity and relationship lists of the write: known entities carry no description of their
+ * own; a new one takes what the person typed over what was proposed (`proposed`), and a
+ * description typed away to nothing falls back to the proposal, so it is never blank.
+ */
 export function draftGraph(
   view: DraftView,
-  fields: ReadonlyMap<string, NewEntityFields>,
+  fields: ReadonlyMap<string, Partial<NewEntityFields>>,
   knownTypes: ReadonlyMap<string, string>,
   pairTypes: ReadonlyMap<string, string>,
+  proposed: ReadonlyMap<string, NewEntityFields> = new Map(),
 ): { entities: EntityInput[]; relationships: RelationshipInput[] } {
   const entities = view.linked.map((e): EntityInput => {
     if (e.known) {
@@ -130,7 +135,10 @@ export function draftGraph(
       return { name: e.name, ...(type ? { type } : {}) } as EntityInput
     }
     const f = fields.get(e.key)
-    return { name: e.name, description: f?.description.trim() ?? '', ...(f?.type.trim() ? { type: f.type.trim() } : {}) }
+    const p = proposed.get(e.key)
+    const description = f?.description?.trim() || p?.description.trim() || ''
+    const type = (f?.type ?? p?.type ?? '').trim()
+    return { name: e.name, description, ...(type ? { type } : {}) }
   })
   const relationships: RelationshipInput[] = []
   for (const p of view.pairs) {

@@ -5,6 +5,7 @@ import forceAtlas2 from 'graphology-layout-forceatlas2'
 import Sigma from 'sigma'
 import { RING_COLORS } from './colors'
 import type { LayoutReply, LayoutRequest } from './layout-protocol'
+import { typeLabel } from '../parts/labels'
 
 export { webglAvailable } from './webgl'
 
@@ -73,7 +74,7 @@ export function buildGraph(nodes: readonly SceneNode[], edges: readonly SceneEdg
     })
   })
   for (const e of edges) {
-    if (graph.hasNode(e.source) && graph.hasNode(e.target) && !graph.hasEdge(e.source, e.target)) graph.addDirectedEdgeWithKey(e.key, e.source, e.target, { size: 1, color: '#cbd5e1', relType: (e.type ?? '').replace(/_/g, ' ') })
+    if (graph.hasNode(e.source) && graph.hasNode(e.target) && !graph.hasEdge(e.source, e.target)) graph.addDirectedEdgeWithKey(e.key, e.source, e.target, { size: 1, color: '#cbd5e1', relType: typeLabel(e.type ?? '') })
   }
   return graph
 }

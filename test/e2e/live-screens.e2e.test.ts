@@ -1,0 +1,99 @@
+// Screens follow changes made elsewhere: with two browser profiles syncing through a real server
+// (and a second tab of one profile), an open Notes, Recall or entity screen shows another
+// device's note without navigating, and what the person is typing stays as typed.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
+import { startHarness, type Harness } from './harness'
+import { capture, connectToServer, createMemory, recall } from './ui'
+
+const noteTitles = (page: Page) => page.getByTestId('note').locator('strong').allTextContents()
+const recalled = (page: Page) => page.getByTestId('recalled-entities').locator('li strong').allTextContents()
+const backing = (page: Page) => page.getByTestId('backing-observations').locator('a').allTextContents()
+
+/** Polls `read` until it holds `wanted`; returns the milliseconds from `since`. */
+async function shownWithin(read: () => Promise<string[]>, wanted: string, since: number): Promise<number> {
+  // the bound is generous for a loaded machine; the figures printed below are what it took
+  await expect.poll(read, { timeout: 5_000, interval: 50 }).toContain(wanted)
+  return Date.now() - since
+}
+
+describe('screens follow other devices and tabs', () => {
+  let harness: Harness
+  let server: SyncServer
+  let dataDir: string
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'cairn-e2e-live-'))
+    server = await startSyncServer({ host: '127.0.0.1', port: 0, dataDir, log: () => undefined })
+    harness = await startHarness()
+  })
+  afterAll(async () => {
+    await harness?.close()
+    await server?.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('Notes, Recall and an entity page on one device show the other device’s notes, keeping what is typed', async () => {
+    const pageA = await harness.openApp('/')
+    const id = await createMemory(pageA, 'Ward notes')
+    await capture(pageA, 'Met Amara', 'Met Amara.', [{ name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' }])
+    const { token } = server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' })
+    await connectToServer(pageA, server.url, token)
+
+    const deviceB = await harness.newIsolatedContext()
+    const pageB = await deviceB.openApp('/')
+    await pageB.getByLabel('Memory id').fill(id)
+    await pageB.getByLabel('Shown as').fill('Ward notes')
+    await pageB.getByLabel('Sync server').fill(server.url)
+    await pageB.getByLabel('Token').fill(token)
+    await pageB.getByRole('button', { name: 'Join and sync' }).click()
+    await expect.poll(() => recall(pageB, 'cardiologist'), { timeout: 15_000, interval: 300 }).toContain('Amara Okafor')
+    const timings: Record<string, number> = {}
+
+    // Notes, with a filter being typed and not yet applied
+    await pageB.getByRole('link', { name: 'Notes' }).click()
+    await expect.poll(() => noteTitles(pageB)).toEqual(['Met Amara'])
+    await pageB.locator('details.filters summary').click()
+    const category = pageB.getByLabel('Category')
+    await category.fill('half typ')
+    let since = Date.now()
+    await capture(pageA, 'Night shift', 'Tomas covers the night shift.', [{ name: 'Tomas Berg', type: 'person', description: 'Radiologist who reads the scans' }])
+    timings.notes = await shownWithin(() => noteTitles(pageB), 'Night shift', since)
+    expect(await category.inputValue()).toBe('half typ')
+    expect(await category.evaluate((el) => el === document.activeElement)).toBe(true)
+    await harness.screenshot(pageB, 'live-notes')
+
+    // Recall: the question asked is asked again; a new one being typed stays in the box
+    await recall(pageB, 'scans')
+    const query = pageB.getByLabel('Query', { exact: true })
+    await query.fill('who is on call next')
+    since = Date.now()
+    await capture(pageA, 'Scans reviewed', 'Lena reviewed the scans with Tomas.', [{ name: 'Lena Fischer', type: 'person', description: 'Radiographer who takes the scans' }])
+    timings.recall = await shownWithin(() => recalled(pageB), 'Lena Fischer', since)
+    expect(await query.inputValue()).toBe('who is on call next')
+    await harness.screenshot(pageB, 'live-recall')
+
+    // an entity page gains the note that names it
+    await pageB.goto(`/#/m/${encodeURIComponent(id)}/entity/${encodeURIComponent('Amara Okafor')}`)
+    await expect.poll(() => backing(pageB)).toEqual(['Met Amara'])
+    since = Date.now()
+    await capture(pageA, 'Amara on call', 'Amara is on call on Friday.', [{ name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' }])
+    timings.entity = await shownWithin(() => backing(pageB), 'Amara on call', since)
+    await harness.screenshot(pageB, 'live-entity')
+
+    // and a second tab of device A follows the first without any server
+    const tabA2 = await harness.openApp(`/#/m/${encodeURIComponent(id)}/notes`)
+    await expect.poll(() => noteTitles(tabA2), { timeout: 15_000 }).toContain('Amara on call')
+    since = Date.now()
+    await capture(pageA, 'Rota', 'Amara and Tomas swap on Friday.', [{ name: 'Friday rota', type: 'event', description: 'Swap of shifts at the clinic' }])
+    timings.tab = await shownWithin(() => noteTitles(tabA2), 'Rota', since)
+    // from the save on one device to the screen of another (the capture's own steps included)
+    console.log(`live screens, ms from the capture's start to shown: ${JSON.stringify(timings)}`)
+    expect(harness.pageErrors).toEqual([])
+    await deviceB.close()
+  })
+})
