@@ -171,7 +171,7 @@ export async function createSession(model: Uint8Array): Promise<ort.InferenceSes
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e)
     // the backend itself did not start (as opposed to this model being refused)
-    if (!runtimeStarted && /no available backend|initializ/i.test(message)) {
+    if (!runtimeStarted && /no available backend/i.test(message)) {
       runtimeBroken = message
       throw new MemoryError('model_failed', `onnxruntime-web could not start its wasm backend here: ${message}`, { cause: 'runtime_start' })
     }

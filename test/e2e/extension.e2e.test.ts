@@ -2,7 +2,7 @@
 // build script, loaded unpacked into Chromium: its page writes to a memory in the extension's
 // IndexedDB and recalls with hybrid ranking, and the memory is still there in a new page. Its
 // background service worker opens the same memory with the same embedder, writes and recalls,
-// and keeps it across a stop of the worker and a reload of the extension.
+// and keeps it across a stop of the worker, a reload of the extension and a browser restart.
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -101,7 +101,7 @@ describe('the MV3 example extension', () => {
     })
   }
 
-  it('opens the same hybrid memory in the background worker: writes and recalls there, and keeps it across a stop and a reload', async () => {
+  it('opens the same hybrid memory in the background worker: writes and recalls there, and keeps it across a stop, a reload and a restart', async () => {
     const extension = join(root, 'extension-worker')
     cpSync(join(root, 'extension'), extension, { recursive: true })
     // first without the runtime's wasm where the worker looks for it
@@ -167,6 +167,17 @@ describe('the MV3 example extension', () => {
     const recalled = await ask(reloaded, { op: 'recall', query: 'computer programmer' })
     expect(recalled.entities[0]).toBe('Ada Lovelace')
     expect((await ask(reloaded, { op: 'recall', query: 'wild yeast bread' })).entities[0]).toBe('Sourdough')
+
+    // and after the browser restarts with the same profile
+    await workerContext.close()
+    workerContext = await chromium.launchPersistentContext(join(root, 'profile-worker'), {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: [`--disable-extensions-except=${extension}`, `--load-extension=${extension}`],
+    })
+    const afterRestart = await openPopup(id, workerContext)
+    expect((await ask(afterRestart, { op: 'recall', query: 'computer programmer' })).entities[0]).toBe('Ada Lovelace')
+    expect(((await submit(afterRestart, 'recall', { query: 'wild yeast bread' })) as { entities: string[] }).entities[0]).toBe('Sourdough')
     expect(errors).toEqual([])
   }, 240_000)
 })
