@@ -4,7 +4,7 @@
 // background service worker opens the same memory with the same embedder, writes and recalls,
 // and keeps it across a stop of the worker, a reload of the extension and a browser restart.
 import { execFileSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core'
@@ -180,4 +180,26 @@ describe('the MV3 example extension', () => {
     expect(((await submit(afterRestart, 'recall', { query: 'wild yeast bread' })) as { entities: string[] }).entities[0]).toBe('Sourdough')
     expect(errors).toEqual([])
   }, 240_000)
+
+  it('names the Content-Security-Policy when the manifest does not let the worker compile WebAssembly', async () => {
+    const extension = join(root, 'extension-strict')
+    cpSync(join(root, 'extension'), extension, { recursive: true })
+    const manifest = JSON.parse(readFileSync(join(extension, 'manifest.json'), 'utf8'))
+    manifest.content_security_policy.extension_pages = "script-src 'self'; object-src 'self'"
+    writeFileSync(join(extension, 'manifest.json'), JSON.stringify(manifest))
+    const strict = await chromium.launchPersistentContext(join(root, 'profile-strict'), {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: [`--disable-extensions-except=${extension}`, `--load-extension=${extension}`],
+    })
+    try {
+      const worker = strict.serviceWorkers()[0] ?? (await strict.waitForEvent('serviceworker'))
+      const failed = await openInWorker(worker)
+      expect(failed.error?.code).toBe('model_failed')
+      expect(failed.error?.message).toContain("'wasm-unsafe-eval'")
+      expect(failed.error?.message).not.toMatch(/build:model|[Rr]egenerate/)
+    } finally {
+      await strict.close()
+    }
+  }, 60_000)
 })
