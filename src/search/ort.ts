@@ -148,13 +148,30 @@ async function prepareBrowserRuntime(): Promise<void> {
   } catch (e) {
     throw new MemoryError('model_failed', `The onnxruntime wasm runtime could not be fetched from ${url} (${e instanceof Error ? e.message : String(e)}). ${fix}`, { cause: 'runtime_fetch', url })
   }
-  const bytes = response.ok ? new Uint8Array(await response.arrayBuffer()) : undefined
+  // only the first bytes are read here: onnxruntime then streams the file and compiles it as it
+  // arrives, faster than compiling it from bytes read whole
+  const head = response.ok ? await firstBytes(response, 4) : undefined
   // a server's page for a missing file (an app's fallback to index.html) is no runtime either
-  if (!bytes || !EMPTY_MODULE.subarray(0, 4).every((b, i) => bytes[i] === b)) {
-    const why = bytes ? `the server answered with ${response.headers.get('content-type') || 'something'} that is not WebAssembly` : `HTTP ${response.status}`
+  if (!head || !EMPTY_MODULE.subarray(0, 4).every((b, i) => head[i] === b)) {
+    const why = head ? `the server answered with ${response.headers.get('content-type') || 'something'} that is not WebAssembly` : `HTTP ${response.status}`
     throw new MemoryError('model_failed', `The onnxruntime wasm runtime could not be fetched from ${url}: ${why}. ${fix}`, { cause: 'runtime_fetch', url, status: response.status })
   }
-  ort.env.wasm.wasmBinary = bytes
+}
+
+async function firstBytes(response: Response, count: number): Promise<Uint8Array> {
+  if (!response.body) return new Uint8Array(await response.arrayBuffer()).subarray(0, count)
+  const reader = response.body.getReader()
+  const head = new Uint8Array(count)
+  let filled = 0
+  while (filled < count) {
+    const { done, value } = await reader.read()
+    if (done) break
+    const take = value.subarray(0, count - filled)
+    head.set(take, filled)
+    filled += take.length
+  }
+  await reader.cancel().catch(() => undefined)
+  return head.subarray(0, filled)
 }
 
 export async function createSession(model: Uint8Array): Promise<ort.InferenceSession> {
@@ -165,7 +182,7 @@ export async function createSession(model: Uint8Array): Promise<ort.InferenceSes
   if (!runtimeStarted && !isNode) await prepareRuntime()
   try {
     const session = await api.InferenceSession.create(model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' })
-    if (!runtimeStarted && !isNode) api.env.wasm.wasmBinary = undefined // the runtime holds what it compiled
+    if (!runtimeStarted && !isNode) api.env.wasm.wasmBinary = undefined // compiled now: the caller's bytes are not held here
     runtimeStarted = true
     return session
   } catch (e) {

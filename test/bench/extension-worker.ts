@@ -90,7 +90,8 @@ async function main(): Promise<void> {
     const writeMs = await writeNotes(worker, NOTES)
     const recalls = (await timeRecalls(worker, RECALLS)).sort((a, b) => a - b)
 
-    // each start of the worker loads the embedder again (the model from Cache Storage after the first)
+    // each start of the worker loads the embedder again (from the extension's files: Cache Storage
+    // takes no chrome-extension: URLs)
     const cdp = await context.newCDPSession(page)
     await cdp.send('ServiceWorker.enable')
     const loads = [first.loadedMs]
