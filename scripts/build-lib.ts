@@ -38,9 +38,10 @@ await build({
   ...common,
   platform: 'browser',
   entryPoints: { index: 'src/index.ts', worker: 'worker/engine.worker.ts' },
-  // the wasm backend alone, loading its runtime files from `wasmPaths` (see cairn-memory/vite)
+  // the wasm backend alone, its wasm glue bundled in (no run-time import(), which service
+  // workers forbid); the .wasm itself is fetched from `wasmPaths` (see cairn-memory/vite)
   alias: { 'onnxruntime-web': 'onnxruntime-web/wasm' },
-  conditions: ['onnxruntime-web-use-extern-wasm'],
+  define: { __CAIRN_ORT_GLUE_BUNDLED__: 'true' },
   chunkNames: 'browser-[name]-[hash]',
 })
 

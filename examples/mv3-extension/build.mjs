@@ -2,8 +2,9 @@
 // Builds the extension from the cairn-memory package as a user installs it:
 //   node examples/mv3-extension/build.mjs [--tarball cairn-memory-x.y.z.tgz] [--out DIR]
 // Without --tarball it packs the repository first (`npm pack`, which builds lib/). The tarball
-// and esbuild are installed into a scratch project; src/memory.js is bundled against that
-// install, and `cairn assets` writes the package's model and onnxruntime runtime beside it. Load DIR
+// and esbuild are installed into a scratch project; src/memory.js (the page) and
+// src/background.js (the background service worker) are bundled against that install, and
+// `cairn assets` writes the package's model and onnxruntime runtime beside them. Load DIR
 // (default examples/mv3-extension/dist) with "Load unpacked" in chrome://extensions.
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -36,14 +37,15 @@ try {
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
   const { build } = await import(join(project, 'node_modules/esbuild/lib/main.js'))
+  // the page and the background service worker, each one file (a service worker may not import() chunks)
   await build({
     absWorkingDir: project,
-    entryPoints: ['src/memory.js'],
+    entryPoints: ['src/memory.js', 'src/background.js'],
     bundle: true,
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
-    outfile: join(out, 'memory.js'),
+    outdir: out,
     logLevel: 'warning',
   })
   for (const file of ['manifest.json', 'memory.html']) cpSync(join(here, file), join(out, file))

@@ -1,7 +1,7 @@
 // The embedded default: SIF-weighted GloVe word vectors (public/models/, built by
 // `npm run build:model`), run by onnxruntime-web. Many texts share one session.run.
 
-import { MemoryError } from '../core/errors'
+import { isMemoryError, MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { fetchFresh, type ModelCache } from './model-cache'
 import { decodeText, parseJson, readModelSource, type ModelSource } from './model-source'
@@ -45,6 +45,8 @@ export async function createStaticEmbedder(options: StaticEmbedderOptions = {}):
   try {
     session = await createSession(model.bytes)
   } catch (err) {
+    // the runtime's own failures (fetching it, starting it) already name their cause
+    if (isMemoryError(err)) throw err
     throw new MemoryError('model_failed', `The static model could not be loaded by onnxruntime-web: ${(err as Error).message}. Regenerate it with \`npm run build:model\`.`, {})
   }
   return new StaticEmbedder(manifest, model.sha256, vocabulary, session, options.maxTokensPerRun ?? 32_768)

@@ -1,7 +1,7 @@
 // Sentence-transformers ONNX exports (all-MiniLM-L6-v2 shape): BERT inputs -> last_hidden_state
 // -> mean over attended tokens -> L2 normalize. Model from a URL (cached) or a user-chosen file.
 
-import { MemoryError } from '../core/errors'
+import { isMemoryError, MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import type { ModelCache } from './model-cache'
 import { parseJson, readModelSource, type ModelSource } from './model-source'
@@ -42,6 +42,8 @@ export async function createTransformerEmbedder(options: TransformerEmbedderOpti
   try {
     session = await createSession(model.bytes)
   } catch (err) {
+    // the runtime's own failures (fetching it, starting it) already name their cause
+    if (isMemoryError(err)) throw err
     throw new MemoryError('model_failed', `The transformer model could not be loaded by onnxruntime-web: ${(err as Error).message}. Use an ONNX export of a sentence-transformers model.`, {})
   }
   const embedder = new TransformerEmbedder(options.id, model.sha256, tokenizer, session, options.maxBatch ?? 32)

@@ -62,6 +62,8 @@ export interface HarnessOptions {
    * (a new deployment of `/sw.js`) without touching the build the other files share.
    */
   files?: Record<string, Uint8Array | string>
+  /** Extra Chromium switches for every device, e.g. `['--enable-blink-features=WebMCP']`. */
+  chromiumArgs?: string[]
 }
 
 function assertChromium(): void {
@@ -99,14 +101,14 @@ async function startServer(distDir: string, files: Record<string, Uint8Array | s
   })
 }
 
-async function launchDevice(baseUrl: string, pageErrors: string[]): Promise<Device> {
+async function launchDevice(baseUrl: string, pageErrors: string[], extraArgs: readonly string[]): Promise<Device> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'cairn-e2e-profile-'))
   let context: BrowserContext
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM_PATH,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       baseURL: baseUrl,
       viewport: { width: 1024, height: 720 },
     })
@@ -148,7 +150,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const pageErrors: string[] = []
   const devices: Device[] = []
   try {
-    devices.push(await launchDevice(baseUrl, pageErrors))
+    devices.push(await launchDevice(baseUrl, pageErrors, options.chromiumArgs ?? []))
   } catch (error) {
     await server.close()
     throw error
@@ -160,7 +162,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     pageErrors,
     openApp: (path) => device.openApp(path),
     async newIsolatedContext() {
-      const extra = await launchDevice(baseUrl, pageErrors)
+      const extra = await launchDevice(baseUrl, pageErrors, options.chromiumArgs ?? [])
       devices.push(extra)
       return extra
     },

@@ -1,28 +1,20 @@
 // The extension page: one Cairn memory in the extension's IndexedDB, ranked by BM25 and the
-// shipped embedding model, both served from the extension's own files (models/, ort/).
-import { configureOrt, createDefaultEmbedder, createMemory, listMemories, openMemory } from 'cairn-memory'
+// shipped embedding model, both served from the extension's own files (models/, ort/). The
+// background worker (background.js) opens the same memory.
+import { connectWith, noteInput, openNotes, recallSummary } from './shared.js'
 
-const NAME = 'extension notes'
 const status = document.getElementById('status')
 const result = document.getElementById('result')
 
+// the page's own full connection; its token is kept so a reopened popup reattaches
+const tokenStore = {
+  get: () => localStorage.getItem('cairn.token'),
+  set: (token) => (token ? localStorage.setItem('cairn.token', token) : localStorage.removeItem('cairn.token')),
+}
+
 async function open() {
-  configureOrt({ wasmPaths: chrome.runtime.getURL('ort/') })
-  const embedder = await createDefaultEmbedder({ baseUrl: chrome.runtime.getURL('models/') })
-  const known = (await listMemories()).find((m) => m.name === NAME)
-  const memory = known ? await openMemory(known.id, { embedder }) : await createMemory({ name: NAME, embedder })
-  // the page's own full connection; its token is kept so a reopened popup reattaches
-  const saved = localStorage.getItem('cairn.token')
-  if (saved) {
-    try {
-      return { memory, conn: await memory.connectWithToken(saved) }
-    } catch {
-      localStorage.removeItem('cairn.token')
-    }
-  }
-  const conn = await memory.connect({ agent: 'mv3-extension', tier: 'full' })
-  if (conn.token) localStorage.setItem('cairn.token', conn.token)
-  return { memory, conn }
+  const { memory } = await openNotes()
+  return { memory, conn: await connectWith(memory, 'mv3-extension', tokenStore) }
 }
 
 const ready = open()
@@ -42,11 +34,7 @@ document.getElementById('write').addEventListener('submit', async (event) => {
   const f = new FormData(form)
   try {
     const { conn } = await ready
-    const written = await conn.write({
-      title: f.get('title'),
-      content: f.get('content'),
-      entities: [{ name: f.get('entity'), type: f.get('type'), description: f.get('description') }],
-    })
+    const written = await conn.write(noteInput(Object.fromEntries(f)))
     result.textContent = JSON.stringify({ written: written.slug })
     form.reset()
   } catch (e) {
@@ -59,7 +47,7 @@ document.getElementById('recall').addEventListener('submit', async (event) => {
   try {
     const { conn } = await ready
     const r = await conn.recall({ query: new FormData(event.currentTarget).get('query') })
-    result.textContent = JSON.stringify({ entities: r.entities.map((e) => e.name), observations: r.observations.map((o) => o.title) })
+    result.textContent = JSON.stringify(recallSummary(r))
   } catch (e) {
     result.textContent = JSON.stringify({ error: e.code ?? 'error', message: e.message })
   }
