@@ -67,6 +67,18 @@ export const newBudgetWindow = (budget: Budget): BudgetWindow => ({ start: 0, re
  */
 const LARGE_NOOP_BYTES = MAX_UPDATE_BYTES / 2
 
+/**
+ * What reading one of the room's structs costs a connection's byte budget: a check that walks
+ * the room (a delete set over much of it) is paid for like the bytes it takes the place of,
+ * so a message of a few bytes cannot buy unbounded work.
+ */
+export const BYTES_PER_STRUCT_READ = 64
+/**
+ * A no-op that made the server read more of the room's structs than this counts as a refusal:
+ * a reconnect sends its whole delete set once, a flood of them is closed after the budget.
+ */
+export const COSTLY_NOOP_STRUCTS = 1_000
+
 export interface GateContext {
   connection: ConnectionRecord
   room: string
@@ -332,10 +344,12 @@ export class GatedSocket extends EventEmitter {
       ownerOf: this.ctx.ownerOf,
       claimsLeft: CLAIMS_PER_SOCKET - this.claims,
     })
+    // the room's structs the check read are paid from the byte budget, whatever the verdict
+    if (verdict.ok && verdict.work) this.ctx.window.bytes -= verdict.work * BYTES_PER_STRUCT_READ
     if (verdict.ok) {
       this.held = null
       if (verdict.noop) {
-        if (combined.byteLength > LARGE_NOOP_BYTES) this.spend(1)
+        if (combined.byteLength > LARGE_NOOP_BYTES || (verdict.work ?? 0) > COSTLY_NOOP_STRUCTS) this.spend(1)
         return
       }
       const claims = verdict.claims ?? []

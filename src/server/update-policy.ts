@@ -11,8 +11,11 @@ import { checkSharedConnection, isAllowedSuccessor, sharedConnectionsMap } from 
 import { addName, screenUpdate, type ScreenContext } from './update-screen'
 
 export type UpdateVerdict =
-  /** `update` is what the room will integrate (the candidate as the copy integrated it); `claims` are client ids it starts. */
-  | { ok: true; noop: boolean; update?: Uint8Array; claims?: number[] }
+  /**
+   * `update` is what the room will integrate (the candidate as the copy integrated it); `claims`
+   * are client ids it starts; `work` the room's structs its check visited, which the sender pays for.
+   */
+  | { ok: true; noop: boolean; update?: Uint8Array; claims?: number[]; work?: number }
   /** The update only makes sense after changes the room has not received (yet). */
   | { ok: false; incomplete: true }
   | { ok: false; incomplete: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
@@ -41,6 +44,8 @@ const ALL: ReadonlySet<Action> = new Set(['add', 'update', 'delete'])
 const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL, access: new Set(['add', 'update']), visibility: new Set(['add', 'update']) }
 
 const KEYS_REPORTED = 20
+/** An update with no structs and no deletions: merged with another, it makes Yjs write that one's delete set sorted and merged. */
+const EMPTY_UPDATE = new Uint8Array([0, 0])
 
 /** Structs or deletions waiting for history the document lacks, as a comparable string ('' when none). */
 function pendingOf(doc: Y.Doc): string {
@@ -202,6 +207,12 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   // Judged against the copy: it holds the accepted updates still on their way to the room.
   const screened = screenUpdate(scratch, update, { tier, namesOf: (key) => replica.names.get(key) ?? [], ...sender })
   if (!screened.ok) return screened.incomplete ? { ok: false, incomplete: true } : { ok: false, incomplete: false, code: screened.code, message: screened.message, keys: screened.keys }
+  const work = screened.work
+  // Nothing new and nothing live deleted: the copy is not touched (applying would walk the
+  // room's structs once more per delete range, for no change).
+  if (screened.noop) return { ok: true, noop: true, work }
+  // Yjs walks the room once per delete range: a delete set that repeats ranges is applied merged.
+  const candidate = screened.redundantDeletes ? Y.mergeUpdates([update, EMPTY_UPDATE]) : update
 
   const vectorBefore = Y.encodeStateVector(scratch)
   const pendingBefore = pendingOf(scratch)
@@ -213,7 +224,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   replica.collecting = changes
   scratch.on('update', capture)
   try {
-    Y.applyUpdate(scratch, update)
+    Y.applyUpdate(scratch, candidate)
   } catch {
     discardReplica(room)
     return { ok: false, incomplete: false, code: 'malformed', message: 'the update could not be decoded', keys: {} }
@@ -229,7 +240,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   }
   // new structs, or a key that changed: re-sent history and re-deleted items change nothing
   const changed = !sameBytes(vectorBefore, Y.encodeStateVector(scratch)) || [...changes.values()].some((m) => m.size > 0)
-  if (!changed) return { ok: true, noop: true }
+  if (!changed) return { ok: true, noop: true, work }
 
   // The screen refused what these rules refuse; a mismatch here means the copy and the
   // screen disagree, and the update is already in the copy, so the copy is rebuilt.
@@ -245,7 +256,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
     discardReplica(room)
     return { ok: false, incomplete: false, code: tier === 'read' ? 'read_only' : unknownRoots.length ? 'unknown_root' : 'not_additive', message: 'the update changes entries this connection may not change', keys: touched }
   }
-  return { ok: true, noop: false, update: integrated ?? update, claims: screened.claims }
+  return { ok: true, noop: false, update: integrated ?? candidate, claims: screened.claims, work }
 }
 
 /** A connection keeps its agent, tier and token for good, and a revoke is never undone (not even by a full connection). */

@@ -14,7 +14,13 @@ import { checkVisibility } from '../sync/visibility'
 import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from '../sync/validate'
 
 export type ScreenVerdict =
-  | { ok: true; claims: number[] }
+  /**
+   * `noop`: the update holds nothing the room lacks and deletes nothing live (nothing to apply).
+   * `work`: the room's structs the screen visited, so a caller can charge the sender for them.
+   * `redundantDeletes`: its delete set was not sorted and merged as Yjs writes one, so it is
+   * applied only in its merged form (Yjs walks the room once per range).
+   */
+  | { ok: true; claims: number[]; noop: boolean; work: number; redundantDeletes: boolean }
   /** The update builds on history the room lacks: judged (and applied) only once that arrives. */
   | { ok: false; incomplete: true }
   | { ok: false; incomplete?: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
@@ -97,8 +103,8 @@ function placeOf(room: Y.Doc, byClient: Map<number, Struct[]>, item: Y.Item, see
   return place
 }
 
-/** Whether the room's structs in [clock, clock + len) of `client` include an item not yet deleted, and where it is. */
-function liveItemsIn(room: Y.Doc, client: number, clock: number, len: number): Y.Item[] {
+/** The items not yet deleted among the room's structs in [clock, clock + len) of `client`; `work.visited` counts the structs read. */
+function liveItemsIn(room: Y.Doc, client: number, clock: number, len: number, work: { visited: number }): Y.Item[] {
   const structs = room.store.clients.get(client)
   if (!structs) return []
   const end = Math.min(clock + len, Y.getState(room.store, client))
@@ -106,10 +112,41 @@ function liveItemsIn(room: Y.Doc, client: number, clock: number, len: number): Y
   if (clock >= end) return out
   for (let i = Y.findIndexSS(structs, clock); i < structs.length; i++) {
     const s = structs[i]!
+    work.visited++
     if (s.id.clock >= end) break
     if (s instanceof Y.Item && !s.deleted) out.push(s)
   }
   return out
+}
+
+type Ranges = Map<number, Array<{ clock: number; len: number }>>
+
+/**
+ * A delete set as Yjs writes one: per client, ranges sorted by clock and neither overlapping
+ * nor touching. Yjs (and the checks below) walk the room's structs once per range, so a
+ * delete set that repeats [0, clock) of one client 10,000 times in 30 KB would cost 10,000
+ * walks of the room; merged first, it costs the size of the delete set plus one walk of the
+ * structs it covers. `redundant` says whether the ranges were not in that form already.
+ */
+export function mergeDeleteRanges(clients: Ranges): { clients: Ranges; redundant: boolean } {
+  const merged: Ranges = new Map()
+  let redundant = false
+  for (const [client, ranges] of clients) {
+    const sorted = [...ranges].filter((r) => r.len > 0)
+    if (sorted.length !== ranges.length) redundant = true
+    sorted.sort((a, b) => a.clock - b.clock)
+    const out: Array<{ clock: number; len: number }> = []
+    for (const r of sorted) {
+      const last = out[out.length - 1]
+      if (last && r.clock <= last.clock + last.len) {
+        redundant = true
+        last.len = Math.max(last.len, r.clock + r.len - last.clock)
+      } else out.push({ clock: r.clock, len: r.len })
+    }
+    if (!redundant && out.some((r, i) => r.clock !== ranges[i]!.clock)) redundant = true
+    if (out.length) merged.set(client, out)
+  }
+  return { clients: merged, redundant }
 }
 
 /**
@@ -124,6 +161,10 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   } catch {
     return refusal('malformed', 'the update could not be decoded')
   }
+  // A read connection's deletions are never applied, so they are not read against the room at
+  // all: what it holds is judged by its structs alone.
+  const deletes = ctx.tier === 'read' ? { clients: new Map() as Ranges, redundant: false } : mergeDeleteRanges(decoded.ds.clients)
+  const work = { visited: 0 }
   const byClient = new Map<number, Struct[]>()
   for (const s of decoded.structs) {
     let list = byClient.get(s.id.client)
@@ -142,7 +183,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   for (const [client, structs] of byClient) {
     if (structs[0]!.id.clock > Y.getState(room.store, client)) return { ok: false, incomplete: true }
   }
-  for (const [client, ranges] of decoded.ds.clients) {
+  for (const [client, ranges] of deletes.clients) {
     const list = byClient.get(client)
     const last = list?.[list.length - 1]
     const reach = Math.max(Y.getState(room.store, client), last ? last.id.clock + last.length : 0)
@@ -166,7 +207,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
       claims.push(client)
     }
   }
-  if (ctx.tier === 'read') return readOnly(room, byClient, fresh, decoded.ds.clients)
+  if (ctx.tier === 'read') return readOnly(room, byClient, fresh)
   if (claims.length > ctx.claimsLeft) {
     return refusal('not_owner', `the update starts ${claims.length} new Yjs clients; a connection may start ${ctx.claimsLeft} more`, { clients: claims.slice(0, KEYS_REPORTED).map(String) })
   }
@@ -220,9 +261,11 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
 
   // Deletions of what the room holds: sync messages repeat the whole delete set, so only
   // ranges that cover a live item count.
-  for (const [client, ranges] of decoded.ds.clients) {
+  let deletesLive = false
+  for (const [client, ranges] of deletes.clients) {
     for (const { clock, len } of ranges) {
-      for (const item of liveItemsIn(room, client, clock, len)) {
+      for (const item of liveItemsIn(room, client, clock, len, work)) {
+        deletesLive = true
         const place = placeOf(room, byClient, item, places)
         const root = place === 'nested' || place === 'unknown' ? null : place.root
         if (ctx.tier === 'read_write' && (root === null || (isRoot(root) && (ADD_ONLY.has(root) || root === ROOTS.access || root === ROOTS.visibility)))) {
@@ -240,7 +283,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     const what = Object.entries(refused).map(([name, keys]) => `${keys.length} existing ${name === ROOTS.observations ? 'observation' : name} entr${keys.length === 1 ? 'y' : 'ies'}`).join(', ')
     return refusal('not_additive', `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`, refused)
   }
-  return { ok: true, claims }
+  return { ok: true, claims, noop: fresh.length === 0 && !deletesLive, work: work.visited, redundantDeletes: deletes.redundant }
 }
 
 const INVALID = Symbol('invalid')
@@ -311,8 +354,12 @@ function unproposedMerges(room: Y.Doc, merges: ReadonlyMap<string, string>, name
   return [...merges.keys()].filter((v) => !justified.has(v))
 }
 
-/** A read connection may send only what the room has; anything new is refused, naming the keys it touches. */
-function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[], ds: Map<number, Array<{ clock: number; len: number }>>): ScreenVerdict {
+/**
+ * A read connection may send only what the room has; new structs are refused, naming the keys
+ * they touch. Its delete set is not read: deletions from a read connection are never applied,
+ * and comparing them with the room would cost a walk of its structs per range.
+ */
+function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[]): ScreenVerdict {
   const keys: Record<string, string[]> = {}
   const places = new Map<Y.Item, Place>()
   const note = (item: Y.Item) => {
@@ -321,15 +368,7 @@ function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[],
     const list = (keys[place.root.slice(0, 40)] ??= [])
     if (list.length < KEYS_REPORTED && !list.includes(place.key)) list.push(place.key.slice(0, 200))
   }
-  let changes = fresh.length > 0
+  if (fresh.length === 0) return { ok: true, claims: [], noop: true, work: 0, redundantDeletes: false }
   for (const s of fresh) if (s instanceof Y.Item) note(s)
-  for (const [client, ranges] of ds) {
-    for (const { clock, len } of ranges) {
-      const live = liveItemsIn(room, client, clock, len)
-      if (live.length) changes = true
-      live.forEach(note)
-    }
-  }
-  if (!changes) return { ok: true, claims: [] }
   return refusal('read_only', 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys)
 }
