@@ -8,6 +8,7 @@ import type { Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection, isAllowedSuccessor, sharedConnectionsMap } from '../sync/shared-connections'
+import { tierAllows, type Action } from './tier-rules'
 import { addName, screenUpdate, type ScreenContext } from './update-screen'
 
 export type UpdateVerdict =
@@ -22,26 +23,6 @@ export type UpdateVerdict =
 
 /** Who sent the update; without it every client id counts as the sender's (tests of the map rules). */
 export type Sender = Omit<ScreenContext, 'tier'>
-
-type Action = 'add' | 'update' | 'delete'
-
-/** What a `read_write` connection may do to each map: additions everywhere, nothing else on observations and files. */
-const ADDITIVE_RULES: Record<RootName, ReadonlySet<Action>> = {
-  observations: new Set(['add']),
-  files: new Set(['add']),
-  fileBytes: new Set(['add']),
-  // Accepting a merge re-points aliases that led to the merged entity, so updates pass.
-  aliases: new Set(['add', 'update']),
-  rejected: new Set(['add', 'update']),
-  // connections are the owner's: a read_write connection cannot grant or revoke one
-  access: new Set(),
-  // so is who besides the connections may read the memory
-  visibility: new Set(),
-}
-
-const ALL: ReadonlySet<Action> = new Set(['add', 'update', 'delete'])
-/** A `full` connection may change and delete anything, but still only with valid entries in known maps. */
-const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL, access: new Set(['add', 'update']), visibility: new Set(['add', 'update']) }
 
 const KEYS_REPORTED = 20
 /** An update with no structs and no deletions: merged with another, it makes Yjs write that one's delete set sorted and merged. */
@@ -249,8 +230,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
     if (seen.size) touched[name] = [...seen.keys()].slice(0, KEYS_REPORTED)
   }
   const unknownRoots = [...scratch.share.keys()].filter((name) => !(ROOT_NAMES as readonly string[]).includes(name))
-  const rules = tier === 'full' ? FULL_RULES : ADDITIVE_RULES
-  const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !rules[name].has(action))) ||
+  const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !tierAllows(tier, name, action))) ||
     !connectionChangesAllowed(scratch, changes.get(ROOTS.access)!)
   if (broken) {
     discardReplica(room)

@@ -9,9 +9,10 @@ import { normalizeName } from '../core/normalize'
 import type { Alias, Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
-import { checkSharedConnection } from '../sync/shared-connections'
+import { checkSharedConnection, isAllowedSuccessor } from '../sync/shared-connections'
 import { checkVisibility } from '../sync/visibility'
 import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, type Checked } from '../sync/validate'
+import { tierAllows, type Action } from './tier-rules'
 
 export type ScreenVerdict =
   /**
@@ -47,8 +48,6 @@ const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>
   visibility: checkVisibility,
 }
 
-/** Maps where a `read_write` connection may only add keys, never replace or delete a live one. */
-const ADD_ONLY: ReadonlySet<RootName> = new Set([ROOTS.observations, ROOTS.files, ROOTS.fileBytes])
 const KEYS_REPORTED = 20
 const isRoot = (name: string): name is RootName => (ROOT_NAMES as readonly string[]).includes(name)
 
@@ -222,6 +221,8 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   }
   const merges = new Map<string, string>()
   const namedHere = new Map<string, Set<string>>()
+  /** Root -> key -> the value this update leaves there (DELETED: none). */
+  const written = new Map<RootName, Map<string, unknown>>()
   for (const s of fresh) {
     if (!(s instanceof Y.Item)) continue
     const place = placeOf(room, byClient, s, places)
@@ -240,15 +241,21 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
       continue
     }
     const content = s.content
-    if (content instanceof Y.ContentDeleted) continue
-    const value = content instanceof Y.ContentBinary ? content.content : content instanceof Y.ContentAny && content.arr.length === 1 ? content.arr[0] : INVALID
-    if (value === INVALID || (place.root === ROOTS.fileBytes) !== content instanceof Y.ContentBinary || !CHECKS[place.root](place.key, value).ok) {
-      note(invalid, place.root, place.key)
-      continue
+    // deleted in this update: by its content, or by the update's own delete set
+    const gone = content instanceof Y.ContentDeleted || inRanges(deletes.clients, s.id)
+    let value: unknown = INVALID
+    if (!gone) {
+      value = content instanceof Y.ContentBinary ? content.content : content instanceof Y.ContentAny && content.arr.length === 1 ? content.arr[0] : INVALID
+      if (value === INVALID || (place.root === ROOTS.fileBytes) !== content instanceof Y.ContentBinary || !CHECKS[place.root](place.key, value).ok) {
+        note(invalid, place.root, place.key)
+        continue
+      }
     }
-    if (ctx.tier === 'read_write' && ADD_ONLY.has(place.root) && room.getMap(place.root).has(place.key)) note(refused, place.root, place.key)
-    // connections are made and revoked by the memory's owner (a full connection) only
-    if (ctx.tier === 'read_write' && (place.root === ROOTS.access || place.root === ROOTS.visibility)) note(refused, place.root, place.key)
+    // the last of this update's items under a key is what the key holds after it
+    let keys = written.get(place.root)
+    if (!keys) written.set(place.root, (keys = new Map()))
+    keys.set(place.key, gone ? DELETED : value)
+    if (gone) continue
     if (ctx.tier === 'read_write' && place.root === ROOTS.aliases) merges.set(place.key, (value as Alias).canonical)
     if (ctx.tier === 'read_write' && place.root === ROOTS.observations) {
       for (const e of (value as Observation).entities) addName(namedHere, normalizeName(e.name), e.name)
@@ -259,18 +266,33 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     note(unproposed, ROOTS.aliases, variant)
   }
 
+  // What each written key becomes, judged by the tier rules the map rules apply after the fact.
+  for (const [root, keys] of written) {
+    const map = room.getMap(root)
+    for (const [key, value] of keys) {
+      const held = map.has(key)
+      const action: Action | null = value === DELETED ? (held ? 'delete' : null) : held ? 'update' : 'add'
+      if (action === null) continue
+      if (!tierAllows(ctx.tier, root, action)) note(refused, root, key)
+      // a connection keeps its agent, tier and token for good, and a revoke is never undone
+      else if (root === ROOTS.access && action === 'update' && !successorAllowed(key, map.get(key), value)) note(refused, root, key)
+    }
+  }
+
   // Deletions of what the room holds: sync messages repeat the whole delete set, so only
-  // ranges that cover a live item count.
+  // ranges that cover a live item count. A key this update writes again was judged above.
   let deletesLive = false
   for (const [client, ranges] of deletes.clients) {
     for (const { clock, len } of ranges) {
       for (const item of liveItemsIn(room, client, clock, len, work)) {
         deletesLive = true
         const place = placeOf(room, byClient, item, places)
-        const root = place === 'nested' || place === 'unknown' ? null : place.root
-        if (ctx.tier === 'read_write' && (root === null || (isRoot(root) && (ADD_ONLY.has(root) || root === ROOTS.access || root === ROOTS.visibility)))) {
-          note(refused, root ?? 'nested', place === 'nested' || place === 'unknown' ? `${client}:${item.id.clock}` : place.key ?? '(no key)')
+        if (place === 'nested' || place === 'unknown') {
+          if (ctx.tier === 'read_write') note(refused, 'nested', `${client}:${item.id.clock}`)
+          continue
         }
+        if (!isRoot(place.root) || written.get(place.root)?.has(place.key ?? '')) continue
+        if (!tierAllows(ctx.tier, place.root, 'delete')) note(refused, place.root, place.key ?? '(no key)')
       }
     }
   }
@@ -281,12 +303,37 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   }
   if (Object.keys(refused).length) {
     const what = Object.entries(refused).map(([name, keys]) => `${keys.length} existing ${name === ROOTS.observations ? 'observation' : name} entr${keys.length === 1 ? 'y' : 'ies'}`).join(', ')
-    return refusal('not_additive', `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`, refused)
+    return refusal('not_additive', ctx.tier === 'read_write'
+      ? `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`
+      : `the update changes or deletes ${what} in a way no connection may (a connection or the visibility is never deleted, and a revoke is never undone)`, refused)
   }
   return { ok: true, claims, noop: fresh.length === 0 && !deletesLive, work: work.visited, redundantDeletes: deletes.redundant }
 }
 
 const INVALID = Symbol('invalid')
+const DELETED = Symbol('deleted')
+
+/** Whether `id` lies in one of `client`'s merged (sorted, disjoint) ranges: a binary search. */
+function inRanges(ranges: Ranges, id: Y.ID): boolean {
+  const list = ranges.get(id.client)
+  if (!list) return false
+  let lo = 0
+  let hi = list.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const r = list[mid]!
+    if (id.clock < r.clock) hi = mid - 1
+    else if (id.clock >= r.clock + r.len) lo = mid + 1
+    else return true
+  }
+  return false
+}
+
+function successorAllowed(key: string, before: unknown, after: unknown): boolean {
+  const b = checkSharedConnection(key, before)
+  const a = checkSharedConnection(key, after)
+  return b.ok && a.ok && isAllowedSuccessor(b.value, a.value)
+}
 
 /** Names kept per entity key for judging merges: enough for the spellings that matter. */
 export const NAMES_PER_KEY = 4
