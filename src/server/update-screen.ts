@@ -102,20 +102,19 @@ function placeOf(room: Y.Doc, byClient: Map<number, Struct[]>, item: Y.Item, see
   return place
 }
 
-/** The items not yet deleted among the room's structs in [clock, clock + len) of `client`; `work.visited` counts the structs read. */
-function liveItemsIn(room: Y.Doc, client: number, clock: number, len: number, work: { visited: number }): Y.Item[] {
+/** The items not yet deleted among the room's structs in [clock, clock + len) of `client`, in order; `work.visited` counts the structs read. */
+function* liveItemsIn(room: Y.Doc, client: number, clock: number, len: number, work: { visited: number }): Generator<Y.Item> {
   const structs = room.store.clients.get(client)
-  if (!structs) return []
+  if (!structs) return
   const end = Math.min(clock + len, Y.getState(room.store, client))
-  const out: Y.Item[] = []
-  if (clock >= end) return out
+  if (clock >= end) return
+  // lazily: a caller that has decided stops reading the room
   for (let i = Y.findIndexSS(structs, clock); i < structs.length; i++) {
     const s = structs[i]!
     work.visited++
     if (s.id.clock >= end) break
-    if (s instanceof Y.Item && !s.deleted) out.push(s)
+    if (s instanceof Y.Item && !s.deleted) yield s
   }
-  return out
 }
 
 type Ranges = Map<number, Array<{ clock: number; len: number }>>
@@ -282,17 +281,20 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   // Deletions of what the room holds: sync messages repeat the whole delete set, so only
   // ranges that cover a live item count. A key this update writes again was judged above.
   let deletesLive = false
-  for (const [client, ranges] of deletes.clients) {
+  let refusedDeletions = 0
+  walk: for (const [client, ranges] of deletes.clients) {
     for (const { clock, len } of ranges) {
       for (const item of liveItemsIn(room, client, clock, len, work)) {
         deletesLive = true
         const place = placeOf(room, byClient, item, places)
         if (place === 'nested' || place === 'unknown') {
-          if (ctx.tier === 'read_write') note(refused, 'nested', `${client}:${item.id.clock}`)
-          continue
-        }
-        if (!isRoot(place.root) || written.get(place.root)?.has(place.key ?? '')) continue
-        if (!tierAllows(ctx.tier, place.root, 'delete')) note(refused, place.root, place.key ?? '(no key)')
+          if (ctx.tier !== 'read_write') continue
+          note(refused, 'nested', `${client}:${item.id.clock}`)
+        } else if (isRoot(place.root) && !written.get(place.root)?.has(place.key ?? '') && !tierAllows(ctx.tier, place.root, 'delete')) {
+          note(refused, place.root, place.key ?? '(no key)')
+        } else continue
+        // refused already, and named as far as a refusal names keys: the rest of the walk changes nothing
+        if (++refusedDeletions >= KEYS_REPORTED) break walk
       }
     }
   }

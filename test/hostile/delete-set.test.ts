@@ -95,6 +95,15 @@ describe('a delete set that repeats one range', () => {
     expect((verdict as { work: number }).work).toBeLessThanOrEqual(NOTES + 1)
   })
 
+  it('over live notes, is refused once it has named the keys a refusal names, without reading the rest of the room', () => {
+    const doc = room()
+    const reads = countReads(doc, OWNER)
+    const verdict = screenUpdate(doc, deleteSetOnly(repeated(OWNER, 0, NOTES)), { tier: 'read_write', ...sender })
+    expect(verdict).toMatchObject({ ok: false, code: 'not_additive' })
+    expect((verdict as { keys: Record<string, string[]> }).keys.observations).toHaveLength(20)
+    expect(reads()).toBeLessThan(100)
+  })
+
   it('is a no-op for every tier, never applied to the room copy; a real deletion inside it is applied merged', () => {
     const doc = room()
     const flood = deleteSetOnly(repeated(WRITER, 0, NOTES))
