@@ -39,6 +39,14 @@ export interface Budget {
   windowMs: number
   /** What one update may weigh; larger ones are refused unread (`too_large`). */
   update: UpdateLimits
+  /** Sockets one connection may have open to one memory at once. */
+  socketsPerConnection: number
+  /**
+   * Bytes the server keeps queued for a socket beyond the largest sync reply it was sent: a
+   * peer that stops reading past it is dropped (and reconnects), so it cannot make the server
+   * hold every later change of the room for it.
+   */
+  maxQueuedBytes: number
 }
 
 export const DEFAULT_BUDGET: Budget = {
@@ -47,6 +55,8 @@ export const DEFAULT_BUDGET: Budget = {
   refusals: 30,
   windowMs: 60_000,
   update: UPDATE_LIMITS,
+  socketsPerConnection: 8,
+  maxQueuedBytes: 8 * 1024 * 1024,
 }
 
 /** What a connection spent; the server keeps one per connection, shared by its sockets. */
@@ -170,8 +180,31 @@ export class GatedSocket extends EventEmitter {
     return this.ws.readyState
   }
 
+  /** The room's changes for this peer (the room code relays each to every socket). */
   send(message: Uint8Array, _opts?: unknown, cb?: (err?: Error) => void): void {
+    if (!this.mayQueue()) return
+    // the room code's own answer to a state vector (a sync step 2): the whole room for a new device
+    if (message[0] === MESSAGE_SYNC && message[1] === syncProtocol.messageYjsSyncStep2) this.replyBytes = Math.max(this.replyBytes, message.byteLength)
     this.ws.send(message, { binary: true }, cb)
+  }
+
+  /** The largest sync reply this socket was sent: a first sync of a big room is queued whole. */
+  private replyBytes = 0
+
+  /**
+   * Whether more may be queued for this peer. One that stopped reading with more than the
+   * bound queued is dropped at once: a close would wait for a peer that does not read, and
+   * until then the server would keep every change of the room for it.
+   */
+  private mayQueue(): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return false
+    const queued = this.ws.bufferedAmount
+    if (queued <= this.replyBytes + this.ctx.budget.maxQueuedBytes) return true
+    const { connection, room, log } = this.ctx
+    log('warn', 'slow_reader', { room, connection: connection.id, agent: connection.agent, queuedBytes: queued })
+    if (typeof this.ws.terminate === 'function') this.ws.terminate()
+    else this.ws.close(CLOSE.slowReader, 'this socket stopped reading')
+    return false
   }
 
   close(code?: number, reason?: string): void {
@@ -325,7 +358,9 @@ export class GatedSocket extends EventEmitter {
     if (!syncReply) return this.forward(message)
     syncReply(stateVector).then((reply) => {
       if (reply === null) return this.forward(message)
-      if (this.ws.readyState === this.ws.OPEN) this.ws.send(reply, { binary: true })
+      if (!this.mayQueue()) return
+      this.replyBytes = Math.max(this.replyBytes, reply.byteLength)
+      this.ws.send(reply, { binary: true })
     }, (err: unknown) => {
       this.ctx.log('error', 'sync_reply_failed', { room: this.ctx.room, error: (err as Error).message })
       this.forward(message)

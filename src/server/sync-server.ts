@@ -166,6 +166,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const loading = new Map<string, Promise<void>>()
   const unloading = new Set<Promise<void>>()
   const sockets = new Map<string, Set<WebSocket>>()
+  /** The room each socket of `sockets` is in (a member's sockets span rooms). */
+  const roomOf = new WeakMap<WebSocket, string>()
   /** Organization members' sockets by room, so making a memory private closes them at once. */
   const memberSockets = new Map<string, Set<{ ws: WebSocket; orgId: string }>>()
   const gates = new Set<GatedSocket>()
@@ -412,8 +414,17 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     // A memory's own connection ids are its owner's to choose: keyed by room, so one memory's cannot name another's sockets.
     const key = member ? memberKey(connection.id) : shared ? sharedKey(room, connection.id) : connection.id
     let set = sockets.get(key)
+    // A connection (an organization member: in one room) holds a bounded number of sockets: each
+    // may ask for the whole room and stop reading, and what is queued for it is the server's memory.
+    const inThisRoom = [...(set ?? [])].filter((other) => roomOf.get(other) === room).length
+    if (inThisRoom >= budget.socketsPerConnection) {
+      log('warn', 'too_many_sockets', { room, connection: connection.id, agent: connection.agent, sockets: inThisRoom })
+      ws.close(CLOSE.tooManySockets, `this connection already has ${inThisRoom} sockets open to this memory; close one first`)
+      return
+    }
     if (!set) sockets.set(key, (set = new Set()))
     set.add(ws)
+    roomOf.set(ws, room)
     ws.on('close', () => {
       set.delete(ws)
       if (set.size === 0) sockets.delete(key)

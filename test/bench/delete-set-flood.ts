@@ -36,6 +36,8 @@ export interface FloodRow {
   loopMaxMs: number
   healthzP50Ms: number
   healthzMaxMs: number
+  /** /healthz requests that failed (the connection was reset or refused). */
+  healthzFailed: number
 }
 
 function client(server: ServerHandle, token: string, doc = createMemoryDoc()): SyncClient {
@@ -102,8 +104,9 @@ process.on('message', () => { running = false })
 ;(async () => {
   while (running) {
     const t = performance.now()
-    await fetch(url).then((r) => r.text())
-    times.push(performance.now() - t)
+    // a failed request counts as an answer that never came: -1
+    const ok = await fetch(url).then((r) => r.text()).then(() => true, () => false)
+    times.push(ok ? performance.now() - t : -1)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   process.send(times, () => process.exit(0))
@@ -173,12 +176,13 @@ async function measured(server: ServerHandle, scenario: string, sockets: number,
   await server.reset()
   const health = pollHealth(server)
   const r = await run()
-  const healthz = await health.stop()
+  const answers = await health.stop()
+  const healthz = answers.filter((t) => t >= 0)
   const { loopDelay } = await server.stats()
   return {
     scenario, sockets, messagesQueued: r.sent, kib: round((r.sent * bytes) / 1024, 0), refusals: r.refusals, closedSockets: r.closed,
     loopP50Ms: round(loopDelay.p50), loopP99Ms: round(loopDelay.p99), loopMaxMs: round(loopDelay.max),
-    healthzP50Ms: round(percentile(healthz, 50)), healthzMaxMs: round(Math.max(...healthz)),
+    healthzP50Ms: round(percentile(healthz, 50)), healthzMaxMs: round(Math.max(...healthz)), healthzFailed: answers.length - healthz.length,
   }
 }
 
