@@ -312,6 +312,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     if (member.removedAt !== null) return { ok: false, code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
     // a private memory and one that does not exist get the same answer
     if (!visibleTo(visibility, org.id)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory is not visible to your organization' }
+    orgs.reloadIfChanged()
+    if (!orgs.accepts(org.id, room)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory was not accepted into your organization\'s listing; an administrator of the server accepts it' }
     const connection: ConnectionRecord = { id: member.id, memoryId: room, agent: member.name, tier: 'read', tokenHash: member.credentialHash, createdAt: member.addedAt, revokedAt: null }
     return { ok: true, connection, member: { orgId: org.id } }
   }
@@ -320,6 +322,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   function memberCut(room: string, orgId: string, memberId: string): { code: number; reason: string } | null {
     if (!orgs) return null
     if (!orgs.isActive(orgId, memberId)) return { code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
+    if (!orgs.accepts(orgId, room)) return { code: CLOSE.notVisible, reason: 'this memory was taken out of your organization\'s listing' }
     const doc = docs.get(docName(room))
     if (doc && !visibleTo(readVisibility(doc), orgId)) return { code: CLOSE.notVisible, reason: 'this memory is no longer visible to your organization' }
     return null
@@ -377,6 +380,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     closeSocketsOf(socketsKey, CLOSE.revoked, 'this connection token was revoked')
   }
   registry.onRevoked((c) => onRevoked(c))
+  orgs?.onUnlisted((orgId, room) => {
+    for (const { ws, orgId: of } of memberSockets.get(room) ?? []) {
+      if (of === orgId) ws.close(CLOSE.notVisible, 'this memory was taken out of your organization\'s listing')
+    }
+  })
   orgs?.onMemberRemoved((org, member) => {
     log('info', 'member_removed', { org: org.id, member: member.id, name: member.name })
     closeSocketsOf(memberKey(member.id), CLOSE.memberRemoved, 'this member was removed from the organization')
@@ -507,7 +515,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
 
   /**
    * GET /org/memories with `Authorization: Bearer <member credential>`: the organization, the
-   * member, and the memories visible to the organization (ids and names); private ones never.
+   * member, and the memories visible to the organization and accepted into its listing (ids and
+   * names); private ones never.
    * Open to any origin: the credential travels in a header, never in a cookie.
    */
   function listForMember(req: IncomingMessage, res: ServerResponse): void {
@@ -525,7 +534,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     if (!found) return reply(401, { code: 'unauthorized', message: 'send a member credential as the Bearer token' })
     if (found.member.removedAt !== null) return reply(403, { code: 'member_removed', message: 'this member was removed from the organization' })
     const { org, member } = found
+    orgs.reloadIfChanged()
     const memories = orgMemories.of(org.id).filter(({ id }) => {
+      // only what the organization accepted: naming it in a visibility is open to any owner
+      if (!orgs.accepts(org.id, id)) return false
       // a loaded room answers from its document, which is never behind the index
       const live = docs.get(docName(id))
       return !live || visibleTo(readVisibility(live), org.id)
@@ -670,6 +682,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       addMember: (orgId, input) => fileOrgs().orgs.addMember(orgId, input),
       removeMember: (orgId, memberId) => fileOrgs().orgs.removeMember(orgId, memberId),
       list: () => fileOrgs().orgs.list(),
+      accept: (orgId, memoryId) => fileOrgs().orgs.accept(orgId, memoryId),
+      unlist: (orgId, memoryId) => fileOrgs().orgs.unlist(orgId, memoryId),
       memories: (orgId) => fileOrgs().orgMemories.of(orgId),
     },
     async roomState(room) {
