@@ -154,6 +154,11 @@ export class GatedSocket extends EventEmitter {
   /** Received messages not judged yet, the first one being judged. */
   private pending: Uint8Array[] = []
 
+  /** The connection this socket speaks for. */
+  get connection(): ConnectionRecord {
+    return this.ctx.connection
+  }
+
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
     super()
     // Buffers as received: an ArrayBuffer per message would copy every byte once more.

@@ -198,13 +198,16 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       // The room's visibility: noted for listing, and a memory made private (or given to another
       // organization) closes the sockets of members who may no longer read it, after the update is relayed.
       orgMemories?.note(room, readVisibility(doc))
-      visibilityMap(doc).observe(() => {
+      visibilityMap(doc).observe((event) => {
+        // who made the change, when a socket did: the listing says who published the memory
+        const origin = event.transaction.origin
+        const by = origin instanceof GatedSocket ? origin.connection.agent : undefined
         setImmediate(() => {
           // read when the relay is done: the last of several changes in one turn wins
           const v = readVisibility(doc)
           onVisibility(room, v)
           // the index's fsync comes after the cut (a listing checks a loaded room's own document)
-          orgMemories?.note(room, v)
+          orgMemories?.note(room, v, by)
         })
       })
       doc.on('update', (update: Uint8Array, origin: unknown) => {

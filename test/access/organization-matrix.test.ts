@@ -259,7 +259,7 @@ describe('listing an organization\'s memories', () => {
     const listing = await listOrganizationMemories({ serverUrl: h.server.url, credential: member.credential })
     expect(listing.org).toEqual({ id: org.id, name: 'Acme' })
     expect(listing.member).toMatchObject({ id: member.member.id, kind: 'device', name: 'laptop' })
-    expect(listing.memories).toEqual([{ id: held.organization.owner.info.id, name: 'team handbook' }])
+    expect(listing.memories).toEqual([{ id: held.organization.owner.info.id, name: 'team handbook', publishedBy: 'owner of team handbook' }])
 
     const outsider = h.server.orgs.addMember(otherOrg.id, { kind: 'agent', name: 'outsider' })
     expect((await listOrganizationMemories({ serverUrl: h.server.url, credential: outsider.credential })).memories).toEqual([])

@@ -3,6 +3,7 @@
 // organization ids are known to every member and ex-member. A stranger's "Acme Handbook"
 // appeared beside the real one. The promise: a memory joins an organization's listing, and its
 // members may open it, only once the organization accepted it; taken out, members lose it.
+// A listing names who published each memory.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CLOSE } from '../../src/sync/close-codes'
 import { putObservation } from '../../src/sync/memory-doc'
@@ -44,6 +45,8 @@ describe('an organization listing', () => {
     await publish('stranger-handbook', 'Acme Handbook (official)', org.id)
 
     expect(await listing(credential)).toEqual(['Acme Handbook'])
+    // the server's view names who made each one visible to the organization
+    expect(h.server.orgs.memories(org.id).map((m) => [m.name, m.publishedBy])).toEqual([['Acme Handbook', 'owner of Acme Handbook'], ['Acme Handbook (official)', 'owner of Acme Handbook (official)']])
     const intruder = h.client('stranger-handbook', credential)
     await waitFor('the refusal', () => intruder.status.state === 'denied')
     expect(intruder.status.closed?.code).toBe(CLOSE.forbidden)
