@@ -29,6 +29,8 @@ const SERVE_USAGE = `usage: cairn serve [--host 127.0.0.1] [--port 1234] [--data
        cairn org create <name> [--data DIR]
        cairn org add-member --org <org id> (--agent <name> | --device <name>) [--data DIR]
        cairn org remove-member --org <org id> --member <member id> [--data DIR]
+       cairn org accept --org <org id> --memory <memory id> [--data DIR]
+       cairn org unlist --org <org id> --memory <memory id> [--data DIR]
        cairn org list [--data DIR]`
 
 const ASSETS_USAGE = `usage: cairn assets <dir>

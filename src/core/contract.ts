@@ -1,6 +1,7 @@
 // The write contract: turns untrusted input into a valid observation, or rejects it whole
 // with every problem named, so nothing is half-written.
 import { MemoryError } from './errors'
+import { exportPathProblem } from './identifiers'
 import { normalizeName, normalizeType, relationshipKey } from './normalize'
 import type { AuthoredEntity, AuthoredRelationship, ObservationInput, ObservationPatch, ValidityFields } from './types'
 
@@ -235,12 +236,9 @@ function filePath(value: unknown, path: string, issues: Issue[]): string {
   return text(value, path, issues, TEXT.path)
 }
 
-/** Control characters, and the bidirectional marks that make a path display as another (U+202E). */
-const UNSAFE_PATH_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
-
+/** An appendix path: one an export can place inside its folder as it is. */
 export function isValidFilePath(p: string): boolean {
-  if (p.startsWith('/') || p.endsWith('/') || p.includes('\\') || UNSAFE_PATH_CHARS.test(p)) return false
-  return p.split('/').every((part) => part.length > 0 && part !== '.' && part !== '..')
+  return exportPathProblem(p) === null
 }
 
 function entityList(value: unknown, issues: Issue[], path = 'entities'): AuthoredEntity[] {

@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'revoked'
   | 'storage_failed'
   | 'model_failed'
+  /** An export would write a file outside the folder it was given. */
+  | 'unsafe_path'
 
 export class MemoryError extends Error {
   readonly code: ErrorCode

@@ -2,10 +2,10 @@
 // first sync: the id, the name, and the retrieval config that is fixed at creation (so both
 // devices rank alike). It never holds a token: each device gets its own from the server.
 import { MemoryError } from './errors'
+import { isMemoryId } from './identifiers'
 import type { MemoryInfo, RetrievalConfig } from './types'
 
 export const JOIN_CODE_PREFIX = 'cairn-join:'
-const MEMORY_ID = /^[a-z0-9][a-z0-9-]{0,63}$/
 const MAX_CODE_CHARS = 2_000
 
 export interface JoinCode {
@@ -44,7 +44,7 @@ export function decodeJoinCode(text: string): JoinCode {
   if (typeof o !== 'object' || o === null || o.v !== 1) return bad('it was made by another version of Cairn')
   const r = o.retrieval as Record<string, unknown> | undefined
   const w = r?.weights as Record<string, unknown> | undefined
-  if (typeof o.id !== 'string' || !MEMORY_ID.test(o.id)) bad('its memory id is malformed')
+  if (!isMemoryId(o.id)) bad('its memory id is malformed')
   if (typeof o.name !== 'string' || !o.name.trim() || o.name.length > 200) bad('its memory name is malformed')
   if (typeof r?.embedder !== 'string' || !r.embedder || r.embedder.length > 200) bad('its retrieval model is malformed')
   if (typeof w?.vector !== 'number' || typeof w.text !== 'number' || !(w.vector >= 0 && w.vector <= 1)) bad('its retrieval weights are malformed')

@@ -3,6 +3,7 @@
 import { validateObservationInput } from '../core/contract'
 import { parseSingleValued } from '../core/supersede'
 import { isMemoryError, MemoryError } from '../core/errors'
+import { isSlug, slugProblem } from '../core/identifiers'
 import type { Alias, AppendixFile, Observation, RetrievalConfig, Visibility } from '../core/types'
 import { BM25_ONLY, Memory, type CreateMemoryOptions } from './memory-handle'
 import { validateFileInput } from './files'
@@ -115,7 +116,6 @@ function refuse(problem: string, details: Record<string, unknown> = {}): never {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isStr = (v: unknown): v is string => typeof v === 'string'
-const SLUG = /^[a-z0-9][a-z0-9-]{0,200}$/
 
 /** Checks a backup in full (every observation against the write contract, every file against its hash) before anything is written. */
 export async function parseBackup(raw: unknown): Promise<ParsedBackup> {
@@ -136,7 +136,8 @@ export async function parseBackup(raw: unknown): Promise<ParsedBackup> {
   const slugs = new Set<string>()
   const observations = (raw.observations as unknown[]).map((o, i) => {
     const at = `observations[${i}]`
-    if (!isObj(o) || !isStr(o.slug) || !SLUG.test(o.slug)) refuse(`${at}.slug is missing or malformed`)
+    if (!isObj(o)) refuse(`${at} must be an object`)
+    if (!isSlug(o.slug)) refuse(`${at}.slug ${slugProblem(o.slug)}`, { observation: String(o.slug).slice(0, 200) })
     if (slugs.has(o.slug)) refuse(`${at}.slug "${o.slug}" appears twice`)
     slugs.add(o.slug)
     for (const k of ['createdBy', 'createdAt', 'updatedAt', 'observedAt'] as const) if (!isStr(o[k])) refuse(`${at}.${k} must be a string`)

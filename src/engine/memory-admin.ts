@@ -5,7 +5,7 @@ import type { MemoryInfo } from '../core/types'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { stored } from '../store/storage-error'
 import type { Memory } from './memory-handle'
-import { ORG_ID } from '../sync/visibility'
+import { ORG_ID } from '../core/identifiers'
 
 export async function renameMemory(memory: Memory, name: unknown, deps: IndexedDBFactory = {}): Promise<MemoryInfo> {
   if (typeof name !== 'string' || !name.trim() || name.trim().length > 200) throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')

@@ -25,7 +25,7 @@ import { revocationChannel, type RevocationChannel } from './revocations'
 import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
 import { shareVisibilityThrough, type VisibilitySharing } from './visibility-sharing'
 import { checkVisibilityChange, storeVisibility, VISIBILITY_PENDING_KEY } from './memory-admin'
-import { ORG_ID } from '../sync/visibility'
+import { isMemoryId, ORG_ID } from '../core/identifiers'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
 export { BM25_ONLY } from '../core/types'
@@ -118,7 +118,7 @@ export class Memory {
     if (visibility === 'organization' && (typeof opts.orgId !== 'string' || !ORG_ID.test(opts.orgId))) {
       throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)')
     }
-    if (opts.id !== undefined && (typeof opts.id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(opts.id))) {
+    if (opts.id !== undefined && !isMemoryId(opts.id)) {
       throw new MemoryError('invalid_request', 'a memory id is 1 to 64 lowercase letters, digits and dashes', { id: String(opts.id).slice(0, 80) })
     }
     const info: MemoryInfo = {

@@ -14,7 +14,7 @@ export interface OrganizationListing {
   org: { id: string; name: string }
   member: { id: string; kind: MemberKind; name: string }
   /** Organization-visible memories only; private ones are never listed. */
-  memories: Array<{ id: string; name: string }>
+  memories: Array<{ id: string; name: string; publishedBy?: string | null }>
 }
 
 export interface OrganizationAccess {

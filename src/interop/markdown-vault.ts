@@ -2,7 +2,9 @@
 // matter, a page per entity with its description and [[links]] to its neighbors and notes, and
 // the appendix files as they were stored. Built as a list of files, so the CLI writes them to a
 // folder and the app zips them for a download.
+import { isSlug } from '../core/identifiers'
 import { normalizeName } from '../core/normalize'
+import { slugBase } from '../core/slug'
 import type { Observation } from '../core/types'
 import type { Memory } from '../engine/memory-handle'
 
@@ -57,9 +59,24 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
     const e = graph.entities.get(graph.resolve(normalizeName(nameOrKey)))
     return e ? `[[entities/${fileOf.get(e.key)}|${label(e.name)}]]` : label(nameOrKey)
   }
-  const noteLink = (o: Pick<Observation, 'slug' | 'title'>): string => `[[notes/${o.slug}|${label(o.title)}]]`
-
   const observations = [...graph.allObservations()].sort((a, b) => a.slug.localeCompare(b.slug))
+  // A note's file is its slug. Every reader refuses a slug outside the slug rule, but a note
+  // stored before that rule still gets a file inside notes/: one made from it by slugBase.
+  const noteFile = new Map<string, string>()
+  const takenFiles = new Set(observations.filter((o) => isSlug(o.slug)).map((o) => o.slug))
+  for (const o of observations) {
+    if (isSlug(o.slug)) {
+      noteFile.set(o.slug, o.slug)
+      continue
+    }
+    const base = slugBase(o.slug)
+    let name = base
+    for (let n = 2; takenFiles.has(name); n++) name = `${base}-${n}`
+    takenFiles.add(name)
+    noteFile.set(o.slug, name)
+  }
+  const noteLink = (o: Pick<Observation, 'slug' | 'title'>): string => `[[notes/${noteFile.get(o.slug) ?? slugBase(o.slug)}|${label(o.title)}]]`
+
   for (const o of observations) {
     const body = [
       frontMatter({
@@ -73,7 +90,7 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
       o.relationships.length ? `\n## Relationships\n\n${o.relationships.map((r) => `- ${entityLink(r.source)} → ${r.type} → ${entityLink(r.target)}${during(r.validFrom, r.validTo)}${r.description ? `: ${r.description}` : ''}`).join('\n')}\n` : '',
       o.files.length ? `\n## Files\n\n${o.files.map((f) => `- [[files/${f}]]`).join('\n')}\n` : '',
     ].join('')
-    out.push({ path: `notes/${o.slug}.md`, data: body })
+    out.push({ path: `notes/${noteFile.get(o.slug)!}.md`, data: body })
   }
   for (const e of entities) {
     const detail = memory.inspect(e.key)

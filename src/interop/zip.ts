@@ -2,6 +2,7 @@
 // Storing keeps the writer small and plainly right; the vault is text a person unpacks once, so
 // the bytes deflate would save do not matter. No ZIP64: an archive over 4 GiB is refused.
 import { MemoryError } from '../core/errors'
+import { exportPathProblem } from '../core/identifiers'
 
 export interface ZipEntry {
   /** Forward slashes, no leading slash. */
@@ -39,9 +40,9 @@ export function zipStore(entries: ZipEntry[], modified: Date = new Date()): Uint
   const { time, date } = dosDateTime(modified)
   const seen = new Set<string>()
   const items = entries.map((e) => {
-    if (!e.path || e.path.startsWith('/') || e.path.split('/').some((part) => part === '..' || part === '')) {
-      throw new MemoryError('invalid_request', `a zip entry path must be relative without empty or ".." parts: ${JSON.stringify(e.path)}`)
-    }
+    // an entry that names a place outside the archive's folder would be written there on unzipping
+    const problem = exportPathProblem(e.path)
+    if (problem !== null) throw new MemoryError('unsafe_path', `a zip entry path ${problem}: ${JSON.stringify(e.path.slice(0, 200))}`, { path: e.path.slice(0, 200) })
     if (seen.has(e.path)) throw new MemoryError('invalid_request', `two zip entries share the path ${e.path}`)
     seen.add(e.path)
     const name = utf8.encode(e.path)

@@ -84,14 +84,22 @@ function sameToken(a: Buffer, b: Buffer): boolean {
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
 
 /**
+ * Sessions one token keeps open at once: an agent runs a few; each holds a transport and a
+ * server, so without a bound one token could fill the process's memory with initializes.
+ */
+export const DEFAULT_SESSIONS_PER_TOKEN = 16
+
+/**
  * Streamable HTTP on one path (`/mcp`). A session starts with an initialize request carrying
  * `Authorization: Bearer <connection token>`; later requests must carry the same token. The
  * token is checked before any body is read, a request from a browser page of another origin
- * is refused, and a session idle for `sessionIdleMs` is closed.
+ * is refused, a session idle for `sessionIdleMs` is closed, and a token keeps at most
+ * `sessionsPerToken` sessions (its least recently used close first).
  */
-export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?: string; port?: number; sessionIdleMs?: number }): Promise<HttpMcpServer> {
+export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?: string; port?: number; sessionIdleMs?: number; sessionsPerToken?: number }): Promise<HttpMcpServer> {
   const host = opts.host ?? '127.0.0.1'
   const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
+  const perToken = opts.sessionsPerToken ?? DEFAULT_SESSIONS_PER_TOKEN
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; tokenDigest: Buffer; lastSeen: number }>()
   // Set once the port is known; a page on another origin must not reach a loopback server by rebinding DNS.
   let allowedHosts: string[] = []
@@ -131,7 +139,13 @@ export async function startHttpMcpServer(opts: { provider: MemoryProvider; host?
       sessionIdGenerator: () => randomUUID(),
       enableDnsRebindingProtection: true,
       allowedHosts,
-      onsessioninitialized: (id) => void sessions.set(id, { transport, tokenDigest, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, tokenDigest, lastSeen: Date.now() })
+        // past the bound, the token's least recently used sessions close (a restarted agent's
+        // abandoned ones first); its next request there is told to initialize again
+        const mine = [...sessions].filter(([, other]) => sameToken(other.tokenDigest, tokenDigest)).sort(([, a], [, b]) => a.lastSeen - b.lastSeen)
+        for (const [oldId, old] of mine.slice(0, Math.max(0, mine.length - perToken))) closeSession(oldId, old)
+      },
     })
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId)

@@ -6,6 +6,8 @@
 //   node --import tsx src/server/cli.ts org create NAME [--data DIR]
 //   node --import tsx src/server/cli.ts org add-member --org ORG (--agent NAME | --device NAME) [--data DIR]
 //   node --import tsx src/server/cli.ts org remove-member --org ORG --member MEMBER [--data DIR]
+//   node --import tsx src/server/cli.ts org accept --org ORG --memory MEMORY [--data DIR]
+//   node --import tsx src/server/cli.ts org unlist --org ORG --memory MEMORY [--data DIR]
 //   node --import tsx src/server/cli.ts org list [--data DIR]
 //   ... --redis redis://127.0.0.1:6379   rooms and tokens in a Redis shared by several servers
 // Token commands edit <data>/tokens.json (or Redis), org commands <data>/orgs.json; a running
@@ -27,6 +29,8 @@ const USAGE = `usage:
   cli.ts org create <name> [--data DIR]
   cli.ts org add-member --org <org id> (--agent <name> | --device <name>) [--data DIR]
   cli.ts org remove-member --org <org id> --member <member id> [--data DIR]
+  cli.ts org accept --org <org id> --memory <memory id> [--data DIR]
+  cli.ts org unlist --org <org id> --memory <memory id> [--data DIR]
   cli.ts org list [--data DIR]`
 
 /** The token directory the commands edit: the data directory's file, or Redis. */
@@ -132,7 +136,7 @@ async function tokenCommand(registry: TokenAdmin, sub: string | undefined, value
   throw new Error(USAGE)
 }
 
-function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], values: { org?: string; agent?: string; device?: string; member?: string }): void {
+function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], values: { org?: string; agent?: string; device?: string; member?: string; memory?: string }): void {
   if (sub === 'create') {
     if (!rest.length) throw new Error(`org create needs a name\n${USAGE}`)
     const org = orgs.create(rest.join(' '))
@@ -153,7 +157,17 @@ function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], 
     console.log(`removed ${m.id} (${m.kind} ${m.name}) at ${m.removedAt}`)
     return
   }
+  if (sub === 'accept' || sub === 'unlist') {
+    if (!values.org || !values.memory) throw new Error(`org ${sub} needs --org and --memory\n${USAGE}`)
+    if (sub === 'accept') console.log(`memory ${values.memory} accepted into ${values.org}'s listing at ${orgs.accept(values.org, values.memory).acceptedAt}`)
+    else {
+      orgs.unlist(values.org, values.memory)
+      console.log(`memory ${values.memory} is no longer in ${values.org}'s listing`)
+    }
+    return
+  }
   if (sub === 'list') {
+    for (const o of orgs.list()) for (const l of o.listed ?? []) console.log(`${o.id} lists memory ${l.memoryId} (accepted ${l.acceptedAt})`)
     const rows = orgs.list().flatMap((o): Array<Record<string, string | null>> => o.members.length
       ? o.members.map((m) => ({ org: o.id, name: o.name, member: m.id, kind: m.kind, memberName: m.name, addedAt: m.addedAt, removedAt: m.removedAt }))
       : [{ org: o.id, name: o.name, member: '', kind: '', memberName: '', addedAt: '', removedAt: null }])

@@ -8,14 +8,14 @@ import { open, readFile, rename, truncate, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
+import { ROOM_NAME } from '../core/identifiers'
 import { jsonLineLog, type SyncLog } from './log'
 import { decodeRecords, encodeRecord, type DecodedLog } from './room-log'
 import type { RoomStore } from './room-store'
 
 export { decodeRecords, type DecodedLog } from './room-log'
 
-/** Room names are memory ids: they become file names, so only a safe alphabet is accepted. */
-export const ROOM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
+export { ROOM_NAME }
 
 export interface FileRoomStoreOptions {
   /** Compact a room's log once it holds this many records. */

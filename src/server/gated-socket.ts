@@ -39,6 +39,14 @@ export interface Budget {
   windowMs: number
   /** What one update may weigh; larger ones are refused unread (`too_large`). */
   update: UpdateLimits
+  /** Sockets one connection may have open to one memory at once. */
+  socketsPerConnection: number
+  /**
+   * Bytes the server keeps queued for a socket beyond the largest sync reply it was sent: a
+   * peer that stops reading past it is dropped (and reconnects), so it cannot make the server
+   * hold every later change of the room for it.
+   */
+  maxQueuedBytes: number
 }
 
 export const DEFAULT_BUDGET: Budget = {
@@ -47,6 +55,8 @@ export const DEFAULT_BUDGET: Budget = {
   refusals: 30,
   windowMs: 60_000,
   update: UPDATE_LIMITS,
+  socketsPerConnection: 8,
+  maxQueuedBytes: 8 * 1024 * 1024,
 }
 
 /** What a connection spent; the server keeps one per connection, shared by its sockets. */
@@ -66,6 +76,18 @@ export const newBudgetWindow = (budget: Budget): BudgetWindow => ({ start: 0, re
  * against the refusal budget (a client sends one such state at most per connect).
  */
 const LARGE_NOOP_BYTES = MAX_UPDATE_BYTES / 2
+
+/**
+ * What reading one of the room's structs costs a connection's byte budget: a check that walks
+ * the room (a delete set over much of it) is paid for like the bytes it takes the place of,
+ * so a message of a few bytes cannot buy unbounded work.
+ */
+export const BYTES_PER_STRUCT_READ = 64
+/**
+ * A no-op that made the server read more of the room's structs than this counts as a refusal:
+ * a reconnect sends its whole delete set once, a flood of them is closed after the budget.
+ */
+export const COSTLY_NOOP_STRUCTS = 1_000
 
 export interface GateContext {
   connection: ConnectionRecord
@@ -132,6 +154,11 @@ export class GatedSocket extends EventEmitter {
   /** Received messages not judged yet, the first one being judged. */
   private pending: Uint8Array[] = []
 
+  /** The connection this socket speaks for. */
+  get connection(): ConnectionRecord {
+    return this.ctx.connection
+  }
+
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
     super()
     // Buffers as received: an ArrayBuffer per message would copy every byte once more.
@@ -158,8 +185,31 @@ export class GatedSocket extends EventEmitter {
     return this.ws.readyState
   }
 
+  /** The room's changes for this peer (the room code relays each to every socket). */
   send(message: Uint8Array, _opts?: unknown, cb?: (err?: Error) => void): void {
+    if (!this.mayQueue()) return
+    // the room code's own answer to a state vector (a sync step 2): the whole room for a new device
+    if (message[0] === MESSAGE_SYNC && message[1] === syncProtocol.messageYjsSyncStep2) this.replyBytes = Math.max(this.replyBytes, message.byteLength)
     this.ws.send(message, { binary: true }, cb)
+  }
+
+  /** The largest sync reply this socket was sent: a first sync of a big room is queued whole. */
+  private replyBytes = 0
+
+  /**
+   * Whether more may be queued for this peer. One that stopped reading with more than the
+   * bound queued is dropped at once: a close would wait for a peer that does not read, and
+   * until then the server would keep every change of the room for it.
+   */
+  private mayQueue(): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return false
+    const queued = this.ws.bufferedAmount
+    if (queued <= this.replyBytes + this.ctx.budget.maxQueuedBytes) return true
+    const { connection, room, log } = this.ctx
+    log('warn', 'slow_reader', { room, connection: connection.id, agent: connection.agent, queuedBytes: queued })
+    if (typeof this.ws.terminate === 'function') this.ws.terminate()
+    else this.ws.close(CLOSE.slowReader, 'this socket stopped reading')
+    return false
   }
 
   close(code?: number, reason?: string): void {
@@ -313,7 +363,9 @@ export class GatedSocket extends EventEmitter {
     if (!syncReply) return this.forward(message)
     syncReply(stateVector).then((reply) => {
       if (reply === null) return this.forward(message)
-      if (this.ws.readyState === this.ws.OPEN) this.ws.send(reply, { binary: true })
+      if (!this.mayQueue()) return
+      this.replyBytes = Math.max(this.replyBytes, reply.byteLength)
+      this.ws.send(reply, { binary: true })
     }, (err: unknown) => {
       this.ctx.log('error', 'sync_reply_failed', { room: this.ctx.room, error: (err as Error).message })
       this.forward(message)
@@ -332,10 +384,12 @@ export class GatedSocket extends EventEmitter {
       ownerOf: this.ctx.ownerOf,
       claimsLeft: CLAIMS_PER_SOCKET - this.claims,
     })
+    // the room's structs the check read are paid from the byte budget, whatever the verdict
+    if (verdict.ok && verdict.work) this.ctx.window.bytes -= verdict.work * BYTES_PER_STRUCT_READ
     if (verdict.ok) {
       this.held = null
       if (verdict.noop) {
-        if (combined.byteLength > LARGE_NOOP_BYTES) this.spend(1)
+        if (combined.byteLength > LARGE_NOOP_BYTES || (verdict.work ?? 0) > COSTLY_NOOP_STRUCTS) this.spend(1)
         return
       }
       const claims = verdict.claims ?? []

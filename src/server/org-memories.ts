@@ -14,18 +14,20 @@ export const ORG_MEMORIES_FILE = 'org-memories.json'
 export interface OrgMemory {
   id: string
   name: string
+  /** The agent of the connection that made the memory visible to the organization, when the server saw it. */
+  publishedBy: string | null
 }
 
 export class OrgMemories {
   private readonly file: string
-  private readonly rooms = new Map<string, { orgId: string; name: string }>()
+  private readonly rooms = new Map<string, { orgId: string; name: string; publishedBy: string | null }>()
 
   constructor(dataDir: string, private readonly log: SyncLog) {
     this.file = join(dataDir, ORG_MEMORIES_FILE)
     try {
-      const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as { rooms?: Record<string, { orgId?: unknown; name?: unknown }> }
+      const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as { rooms?: Record<string, { orgId?: unknown; name?: unknown; publishedBy?: unknown }> }
       for (const [room, v] of Object.entries(parsed.rooms ?? {})) {
-        if (typeof v?.orgId === 'string' && typeof v.name === 'string') this.rooms.set(room, { orgId: v.orgId, name: v.name })
+        if (typeof v?.orgId === 'string' && typeof v.name === 'string') this.rooms.set(room, { orgId: v.orgId, name: v.name, publishedBy: typeof v.publishedBy === 'string' ? v.publishedBy : null })
       }
     } catch (err) {
       // a missing index starts empty; an unreadable one is rebuilt as rooms load
@@ -33,11 +35,15 @@ export class OrgMemories {
     }
   }
 
-  /** Records a room's visibility as its document now holds it (null: none, so private). */
-  note(room: string, v: SharedVisibility | null): void {
+  /**
+   * Records a room's visibility as its document now holds it (null: none, so private), and who
+   * changed it when a socket did (`by`); a publisher stays known while the organization does.
+   */
+  note(room: string, v: SharedVisibility | null, by?: string): void {
     const before = this.rooms.get(room)
-    const after = v?.visibility === 'organization' && v.orgId ? { orgId: v.orgId, name: v.name } : undefined
-    if (before?.orgId === after?.orgId && before?.name === after?.name) return
+    const publishedBy = by ?? (before?.orgId === v?.orgId ? before?.publishedBy ?? null : null)
+    const after = v?.visibility === 'organization' && v.orgId ? { orgId: v.orgId, name: v.name, publishedBy } : undefined
+    if (before?.orgId === after?.orgId && before?.name === after?.name && before?.publishedBy === after?.publishedBy) return
     if (after) this.rooms.set(room, after)
     else this.rooms.delete(room)
     try {
@@ -50,6 +56,6 @@ export class OrgMemories {
 
   /** The rooms visible to an organization, by name. */
   of(orgId: string): OrgMemory[] {
-    return [...this.rooms].filter(([, v]) => v.orgId === orgId).map(([id, v]) => ({ id, name: v.name })).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
+    return [...this.rooms].filter(([, v]) => v.orgId === orgId).map(([id, v]) => ({ id, name: v.name, publishedBy: v.publishedBy })).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
   }
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { MemoryError } from '../core/errors'
+import { ROOM_NAME } from '../core/identifiers'
 import type { MemberKind } from '../core/types'
 import { fileStamp, withFileLock, writeJsonAtomic } from './json-file'
 import { hashToken, sameHash } from './token-registry'
@@ -25,11 +26,23 @@ export interface OrgMember {
   removedAt: string | null
 }
 
+/** A memory the organization accepted into its listing: its members may list and read it while its owner keeps it visible to them. */
+export interface ListedMemory {
+  memoryId: string
+  acceptedAt: string
+}
+
 export interface Organization {
   id: string
   name: string
   createdAt: string
   members: OrgMember[]
+  /**
+   * Memories accepted into the listing. Any memory's owner can name the organization in its
+   * visibility (its id is known to every member and ex-member); members see it only once an
+   * administrator of the server accepted it, so no stranger's memory sits beside the real ones.
+   */
+  listed?: ListedMemory[]
 }
 
 /** Who a member credential belongs to (a removed member included, so callers can say why). */
@@ -51,6 +64,10 @@ export interface OrgAdmin {
   addMember(orgId: string, input: { kind: MemberKind; name: string }): NewMember
   removeMember(orgId: string, memberId: string): OrgMember
   list(): Organization[]
+  /** Accepts a memory into the organization's listing (its owner still decides whether it is visible). */
+  accept(orgId: string, memoryId: string): ListedMemory
+  /** Takes a memory out of the listing: members' sockets to it close. */
+  unlist(orgId: string, memoryId: string): void
 }
 
 const checkName = (what: string, name: unknown): string => {
@@ -70,15 +87,17 @@ function isMember(value: unknown): value is OrgMember {
 function isOrganization(value: unknown): value is Organization {
   if (typeof value !== 'object' || value === null) return false
   const o = value as Record<string, unknown>
-  return typeof o.id === 'string' && typeof o.name === 'string' && typeof o.createdAt === 'string' && Array.isArray(o.members) && o.members.every(isMember)
+  return typeof o.id === 'string' && typeof o.name === 'string' && typeof o.createdAt === 'string' && Array.isArray(o.members) && o.members.every(isMember) &&
+    (o.listed === undefined || (Array.isArray(o.listed) && o.listed.every((l: unknown) => typeof (l as ListedMemory)?.memoryId === 'string' && typeof (l as ListedMemory).acceptedAt === 'string')))
 }
 
-const copy = (o: Organization): Organization => ({ ...o, members: o.members.map((m) => ({ ...m })) })
+const copy = (o: Organization): Organization => ({ ...o, members: o.members.map((m) => ({ ...m })), ...(o.listed ? { listed: o.listed.map((l) => ({ ...l })) } : {}) })
 
 export class OrgRegistry implements OrgAdmin {
   private orgs: Organization[] = []
   private seen = ''
   private readonly removeListeners = new Set<(org: Organization, member: OrgMember) => void>()
+  private readonly unlistListeners = new Set<(orgId: string, memoryId: string) => void>()
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true })
@@ -118,10 +137,13 @@ export class OrgRegistry implements OrgAdmin {
   /** Re-reads the file and reports members removed since it was last read (by another process). */
   reload(): void {
     const before = new Map(this.orgs.flatMap((o) => o.members.map((m) => [m.id, m.removedAt] as const)))
+    const listedBefore = this.orgs.flatMap((o) => (o.listed ?? []).map((l) => [o.id, l.memoryId] as const))
     this.orgs = this.readFile()
     for (const org of this.orgs) {
       for (const m of org.members) if (m.removedAt !== null && before.get(m.id) === null) this.emitRemoved(org, m)
     }
+    // taken out of a listing by another process (the CLI)
+    for (const [orgId, memoryId] of listedBefore) if (!this.accepts(orgId, memoryId)) for (const l of this.unlistListeners) l(orgId, memoryId)
   }
 
   reloadIfChanged(): void {
@@ -164,6 +186,38 @@ export class OrgRegistry implements OrgAdmin {
 
   list(): Organization[] {
     return this.orgs.map(copy)
+  }
+
+  accept(orgId: string, memoryId: string): ListedMemory {
+    if (typeof memoryId !== 'string' || !ROOM_NAME.test(memoryId)) throw new MemoryError('invalid_request', `"${String(memoryId).slice(0, 80)}" is not a memory id`)
+    return this.change(() => {
+      const org = this.find(orgId)
+      const known = org.listed?.find((l) => l.memoryId === memoryId)
+      if (known) return { ...known }
+      const entry = { memoryId, acceptedAt: new Date().toISOString() }
+      org.listed = [...(org.listed ?? []), entry]
+      return { ...entry }
+    })
+  }
+
+  unlist(orgId: string, memoryId: string): void {
+    const changed = this.change(() => {
+      const org = this.find(orgId)
+      const before = org.listed?.length ?? 0
+      org.listed = (org.listed ?? []).filter((l) => l.memoryId !== memoryId)
+      return org.listed.length !== before
+    })
+    if (changed) for (const l of this.unlistListeners) l(orgId, memoryId)
+  }
+
+  /** Whether the organization accepted the memory into its listing, from what this process read last. */
+  accepts(orgId: string, memoryId: string): boolean {
+    return this.orgs.find((o) => o.id === orgId)?.listed?.some((l) => l.memoryId === memoryId) === true
+  }
+
+  onUnlisted(listener: (orgId: string, memoryId: string) => void): () => void {
+    this.unlistListeners.add(listener)
+    return () => this.unlistListeners.delete(listener)
   }
 
   get(orgId: string): Organization | null {

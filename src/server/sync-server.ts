@@ -166,6 +166,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const loading = new Map<string, Promise<void>>()
   const unloading = new Set<Promise<void>>()
   const sockets = new Map<string, Set<WebSocket>>()
+  /** The room each socket of `sockets` is in (a member's sockets span rooms). */
+  const roomOf = new WeakMap<WebSocket, string>()
   /** Organization members' sockets by room, so making a memory private closes them at once. */
   const memberSockets = new Map<string, Set<{ ws: WebSocket; orgId: string }>>()
   const gates = new Set<GatedSocket>()
@@ -196,13 +198,16 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       // The room's visibility: noted for listing, and a memory made private (or given to another
       // organization) closes the sockets of members who may no longer read it, after the update is relayed.
       orgMemories?.note(room, readVisibility(doc))
-      visibilityMap(doc).observe(() => {
+      visibilityMap(doc).observe((event) => {
+        // who made the change, when a socket did: the listing says who published the memory
+        const origin = event.transaction.origin
+        const by = origin instanceof GatedSocket ? origin.connection.agent : undefined
         setImmediate(() => {
           // read when the relay is done: the last of several changes in one turn wins
           const v = readVisibility(doc)
           onVisibility(room, v)
           // the index's fsync comes after the cut (a listing checks a loaded room's own document)
-          orgMemories?.note(room, v)
+          orgMemories?.note(room, v, by)
         })
       })
       doc.on('update', (update: Uint8Array, origin: unknown) => {
@@ -310,6 +315,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     if (member.removedAt !== null) return { ok: false, code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
     // a private memory and one that does not exist get the same answer
     if (!visibleTo(visibility, org.id)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory is not visible to your organization' }
+    orgs.reloadIfChanged()
+    if (!orgs.accepts(org.id, room)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory was not accepted into your organization\'s listing; an administrator of the server accepts it' }
     const connection: ConnectionRecord = { id: member.id, memoryId: room, agent: member.name, tier: 'read', tokenHash: member.credentialHash, createdAt: member.addedAt, revokedAt: null }
     return { ok: true, connection, member: { orgId: org.id } }
   }
@@ -318,6 +325,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   function memberCut(room: string, orgId: string, memberId: string): { code: number; reason: string } | null {
     if (!orgs) return null
     if (!orgs.isActive(orgId, memberId)) return { code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
+    if (!orgs.accepts(orgId, room)) return { code: CLOSE.notVisible, reason: 'this memory was taken out of your organization\'s listing' }
     const doc = docs.get(docName(room))
     if (doc && !visibleTo(readVisibility(doc), orgId)) return { code: CLOSE.notVisible, reason: 'this memory is no longer visible to your organization' }
     return null
@@ -375,6 +383,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     closeSocketsOf(socketsKey, CLOSE.revoked, 'this connection token was revoked')
   }
   registry.onRevoked((c) => onRevoked(c))
+  orgs?.onUnlisted((orgId, room) => {
+    for (const { ws, orgId: of } of memberSockets.get(room) ?? []) {
+      if (of === orgId) ws.close(CLOSE.notVisible, 'this memory was taken out of your organization\'s listing')
+    }
+  })
   orgs?.onMemberRemoved((org, member) => {
     log('info', 'member_removed', { org: org.id, member: member.id, name: member.name })
     closeSocketsOf(memberKey(member.id), CLOSE.memberRemoved, 'this member was removed from the organization')
@@ -412,8 +425,17 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     // A memory's own connection ids are its owner's to choose: keyed by room, so one memory's cannot name another's sockets.
     const key = member ? memberKey(connection.id) : shared ? sharedKey(room, connection.id) : connection.id
     let set = sockets.get(key)
+    // A connection (an organization member: in one room) holds a bounded number of sockets: each
+    // may ask for the whole room and stop reading, and what is queued for it is the server's memory.
+    const inThisRoom = [...(set ?? [])].filter((other) => roomOf.get(other) === room).length
+    if (inThisRoom >= budget.socketsPerConnection) {
+      log('warn', 'too_many_sockets', { room, connection: connection.id, agent: connection.agent, sockets: inThisRoom })
+      ws.close(CLOSE.tooManySockets, `this connection already has ${inThisRoom} sockets open to this memory; close one first`)
+      return
+    }
     if (!set) sockets.set(key, (set = new Set()))
     set.add(ws)
+    roomOf.set(ws, room)
     ws.on('close', () => {
       set.delete(ws)
       if (set.size === 0) sockets.delete(key)
@@ -496,7 +518,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
 
   /**
    * GET /org/memories with `Authorization: Bearer <member credential>`: the organization, the
-   * member, and the memories visible to the organization (ids and names); private ones never.
+   * member, and the memories visible to the organization and accepted into its listing (ids and
+   * names); private ones never.
    * Open to any origin: the credential travels in a header, never in a cookie.
    */
   function listForMember(req: IncomingMessage, res: ServerResponse): void {
@@ -514,7 +537,10 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     if (!found) return reply(401, { code: 'unauthorized', message: 'send a member credential as the Bearer token' })
     if (found.member.removedAt !== null) return reply(403, { code: 'member_removed', message: 'this member was removed from the organization' })
     const { org, member } = found
+    orgs.reloadIfChanged()
     const memories = orgMemories.of(org.id).filter(({ id }) => {
+      // only what the organization accepted: naming it in a visibility is open to any owner
+      if (!orgs.accepts(org.id, id)) return false
       // a loaded room answers from its document, which is never behind the index
       const live = docs.get(docName(id))
       return !live || visibleTo(readVisibility(live), org.id)
@@ -659,6 +685,8 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       addMember: (orgId, input) => fileOrgs().orgs.addMember(orgId, input),
       removeMember: (orgId, memberId) => fileOrgs().orgs.removeMember(orgId, memberId),
       list: () => fileOrgs().orgs.list(),
+      accept: (orgId, memoryId) => fileOrgs().orgs.accept(orgId, memoryId),
+      unlist: (orgId, memoryId) => fileOrgs().orgs.unlist(orgId, memoryId),
       memories: (orgId) => fileOrgs().orgMemories.of(orgId),
     },
     async roomState(room) {

@@ -8,11 +8,15 @@ import type { Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection, isAllowedSuccessor, sharedConnectionsMap } from '../sync/shared-connections'
+import { tierAllows, type Action } from './tier-rules'
 import { addName, screenUpdate, type ScreenContext } from './update-screen'
 
 export type UpdateVerdict =
-  /** `update` is what the room will integrate (the candidate as the copy integrated it); `claims` are client ids it starts. */
-  | { ok: true; noop: boolean; update?: Uint8Array; claims?: number[] }
+  /**
+   * `update` is what the room will integrate (the candidate as the copy integrated it); `claims`
+   * are client ids it starts; `work` the room's structs its check visited, which the sender pays for.
+   */
+  | { ok: true; noop: boolean; update?: Uint8Array; claims?: number[]; work?: number }
   /** The update only makes sense after changes the room has not received (yet). */
   | { ok: false; incomplete: true }
   | { ok: false; incomplete: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
@@ -20,29 +24,9 @@ export type UpdateVerdict =
 /** Who sent the update; without it every client id counts as the sender's (tests of the map rules). */
 export type Sender = Omit<ScreenContext, 'tier'>
 
-type Action = 'add' | 'update' | 'delete'
-
-/** What a `read_write` connection may do to each map: additions everywhere, nothing else on observations and files. */
-const ADDITIVE_RULES: Record<RootName, ReadonlySet<Action>> = {
-  observations: new Set(['add']),
-  files: new Set(['add']),
-  fileBytes: new Set(['add']),
-  // Accepting a merge re-points aliases that led to the merged entity, so updates pass.
-  aliases: new Set(['add', 'update']),
-  rejected: new Set(['add', 'update']),
-  // connections are the owner's: a read_write connection cannot grant or revoke one
-  access: new Set(),
-  // so is who besides the connections may read the memory
-  visibility: new Set(),
-  // and the memory's settings (which relationship types are single-valued)
-  settings: new Set(),
-}
-
-const ALL: ReadonlySet<Action> = new Set(['add', 'update', 'delete'])
-/** A `full` connection may change and delete anything, but still only with valid entries in known maps. */
-const FULL_RULES: Record<RootName, ReadonlySet<Action>> = { observations: ALL, files: ALL, fileBytes: ALL, aliases: ALL, rejected: ALL, access: new Set(['add', 'update']), visibility: new Set(['add', 'update']), settings: ALL }
-
 const KEYS_REPORTED = 20
+/** An update with no structs and no deletions: merged with another, it makes Yjs write that one's delete set sorted and merged. */
+const EMPTY_UPDATE = new Uint8Array([0, 0])
 
 /** Structs or deletions waiting for history the document lacks, as a comparable string ('' when none). */
 function pendingOf(doc: Y.Doc): string {
@@ -204,6 +188,12 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   // Judged against the copy: it holds the accepted updates still on their way to the room.
   const screened = screenUpdate(scratch, update, { tier, namesOf: (key) => replica.names.get(key) ?? [], ...sender })
   if (!screened.ok) return screened.incomplete ? { ok: false, incomplete: true } : { ok: false, incomplete: false, code: screened.code, message: screened.message, keys: screened.keys }
+  const work = screened.work
+  // Nothing new and nothing live deleted: the copy is not touched (applying would walk the
+  // room's structs once more per delete range, for no change).
+  if (screened.noop) return { ok: true, noop: true, work }
+  // Yjs walks the room once per delete range: a delete set that repeats ranges is applied merged.
+  const candidate = screened.redundantDeletes ? Y.mergeUpdates([update, EMPTY_UPDATE]) : update
 
   const vectorBefore = Y.encodeStateVector(scratch)
   const pendingBefore = pendingOf(scratch)
@@ -215,7 +205,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   replica.collecting = changes
   scratch.on('update', capture)
   try {
-    Y.applyUpdate(scratch, update)
+    Y.applyUpdate(scratch, candidate)
   } catch {
     discardReplica(room)
     return { ok: false, incomplete: false, code: 'malformed', message: 'the update could not be decoded', keys: {} }
@@ -231,7 +221,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   }
   // new structs, or a key that changed: re-sent history and re-deleted items change nothing
   const changed = !sameBytes(vectorBefore, Y.encodeStateVector(scratch)) || [...changes.values()].some((m) => m.size > 0)
-  if (!changed) return { ok: true, noop: true }
+  if (!changed) return { ok: true, noop: true, work }
 
   // The screen refused what these rules refuse; a mismatch here means the copy and the
   // screen disagree, and the update is already in the copy, so the copy is rebuilt.
@@ -240,14 +230,13 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
     if (seen.size) touched[name] = [...seen.keys()].slice(0, KEYS_REPORTED)
   }
   const unknownRoots = [...scratch.share.keys()].filter((name) => !(ROOT_NAMES as readonly string[]).includes(name))
-  const rules = tier === 'full' ? FULL_RULES : ADDITIVE_RULES
-  const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !rules[name].has(action))) ||
+  const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !tierAllows(tier, name, action))) ||
     !connectionChangesAllowed(scratch, changes.get(ROOTS.access)!)
   if (broken) {
     discardReplica(room)
     return { ok: false, incomplete: false, code: tier === 'read' ? 'read_only' : unknownRoots.length ? 'unknown_root' : 'not_additive', message: 'the update changes entries this connection may not change', keys: touched }
   }
-  return { ok: true, noop: false, update: integrated ?? update, claims: screened.claims }
+  return { ok: true, noop: false, update: integrated ?? candidate, claims: screened.claims, work }
 }
 
 /** A connection keeps its agent, tier and token for good, and a revoke is never undone (not even by a full connection). */

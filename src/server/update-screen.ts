@@ -9,12 +9,19 @@ import { normalizeName } from '../core/normalize'
 import type { Alias, Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
-import { checkSharedConnection } from '../sync/shared-connections'
+import { checkSharedConnection, isAllowedSuccessor } from '../sync/shared-connections'
 import { checkVisibility } from '../sync/visibility'
 import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, checkSetting, type Checked } from '../sync/validate'
+import { tierAllows, type Action } from './tier-rules'
 
 export type ScreenVerdict =
-  | { ok: true; claims: number[] }
+  /**
+   * `noop`: the update holds nothing the room lacks and deletes nothing live (nothing to apply).
+   * `work`: the room's structs the screen visited, so a caller can charge the sender for them.
+   * `redundantDeletes`: its delete set was not sorted and merged as Yjs writes one, so it is
+   * applied only in its merged form (Yjs walks the room once per range).
+   */
+  | { ok: true; claims: number[]; noop: boolean; work: number; redundantDeletes: boolean }
   /** The update builds on history the room lacks: judged (and applied) only once that arrives. */
   | { ok: false; incomplete: true }
   | { ok: false; incomplete?: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
@@ -42,8 +49,6 @@ const CHECKS: Record<RootName, (key: string, value: unknown) => Checked<unknown>
   visibility: checkVisibility,
 }
 
-/** Maps where a `read_write` connection may only add keys, never replace or delete a live one. */
-const ADD_ONLY: ReadonlySet<RootName> = new Set([ROOTS.observations, ROOTS.files, ROOTS.fileBytes])
 const KEYS_REPORTED = 20
 const isRoot = (name: string): name is RootName => (ROOT_NAMES as readonly string[]).includes(name)
 
@@ -98,19 +103,49 @@ function placeOf(room: Y.Doc, byClient: Map<number, Struct[]>, item: Y.Item, see
   return place
 }
 
-/** Whether the room's structs in [clock, clock + len) of `client` include an item not yet deleted, and where it is. */
-function liveItemsIn(room: Y.Doc, client: number, clock: number, len: number): Y.Item[] {
+/** The items not yet deleted among the room's structs in [clock, clock + len) of `client`, in order; `work.visited` counts the structs read. */
+function* liveItemsIn(room: Y.Doc, client: number, clock: number, len: number, work: { visited: number }): Generator<Y.Item> {
   const structs = room.store.clients.get(client)
-  if (!structs) return []
+  if (!structs) return
   const end = Math.min(clock + len, Y.getState(room.store, client))
-  const out: Y.Item[] = []
-  if (clock >= end) return out
+  if (clock >= end) return
+  // lazily: a caller that has decided stops reading the room
   for (let i = Y.findIndexSS(structs, clock); i < structs.length; i++) {
     const s = structs[i]!
+    work.visited++
     if (s.id.clock >= end) break
-    if (s instanceof Y.Item && !s.deleted) out.push(s)
+    if (s instanceof Y.Item && !s.deleted) yield s
   }
-  return out
+}
+
+type Ranges = Map<number, Array<{ clock: number; len: number }>>
+
+/**
+ * A delete set as Yjs writes one: per client, ranges sorted by clock and neither overlapping
+ * nor touching. Yjs (and the checks below) walk the room's structs once per range, so a
+ * delete set that repeats [0, clock) of one client 10,000 times in 30 KB would cost 10,000
+ * walks of the room; merged first, it costs the size of the delete set plus one walk of the
+ * structs it covers. `redundant` says whether the ranges were not in that form already.
+ */
+export function mergeDeleteRanges(clients: Ranges): { clients: Ranges; redundant: boolean } {
+  const merged: Ranges = new Map()
+  let redundant = false
+  for (const [client, ranges] of clients) {
+    const sorted = [...ranges].filter((r) => r.len > 0)
+    if (sorted.length !== ranges.length) redundant = true
+    sorted.sort((a, b) => a.clock - b.clock)
+    const out: Array<{ clock: number; len: number }> = []
+    for (const r of sorted) {
+      const last = out[out.length - 1]
+      if (last && r.clock <= last.clock + last.len) {
+        redundant = true
+        last.len = Math.max(last.len, r.clock + r.len - last.clock)
+      } else out.push({ clock: r.clock, len: r.len })
+    }
+    if (!redundant && out.some((r, i) => r.clock !== ranges[i]!.clock)) redundant = true
+    if (out.length) merged.set(client, out)
+  }
+  return { clients: merged, redundant }
 }
 
 /**
@@ -125,6 +160,10 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   } catch {
     return refusal('malformed', 'the update could not be decoded')
   }
+  // A read connection's deletions are never applied, so they are not read against the room at
+  // all: what it holds is judged by its structs alone.
+  const deletes = ctx.tier === 'read' ? { clients: new Map() as Ranges, redundant: false } : mergeDeleteRanges(decoded.ds.clients)
+  const work = { visited: 0 }
   const byClient = new Map<number, Struct[]>()
   for (const s of decoded.structs) {
     let list = byClient.get(s.id.client)
@@ -143,7 +182,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   for (const [client, structs] of byClient) {
     if (structs[0]!.id.clock > Y.getState(room.store, client)) return { ok: false, incomplete: true }
   }
-  for (const [client, ranges] of decoded.ds.clients) {
+  for (const [client, ranges] of deletes.clients) {
     const list = byClient.get(client)
     const last = list?.[list.length - 1]
     const reach = Math.max(Y.getState(room.store, client), last ? last.id.clock + last.length : 0)
@@ -167,7 +206,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
       claims.push(client)
     }
   }
-  if (ctx.tier === 'read') return readOnly(room, byClient, fresh, decoded.ds.clients)
+  if (ctx.tier === 'read') return readOnly(room, byClient, fresh)
   if (claims.length > ctx.claimsLeft) {
     return refusal('not_owner', `the update starts ${claims.length} new Yjs clients; a connection may start ${ctx.claimsLeft} more`, { clients: claims.slice(0, KEYS_REPORTED).map(String) })
   }
@@ -182,6 +221,8 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   }
   const merges = new Map<string, string>()
   const namedHere = new Map<string, Set<string>>()
+  /** Root -> key -> the value this update leaves there (DELETED: none). */
+  const written = new Map<RootName, Map<string, unknown>>()
   for (const s of fresh) {
     if (!(s instanceof Y.Item)) continue
     const place = placeOf(room, byClient, s, places)
@@ -200,15 +241,21 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
       continue
     }
     const content = s.content
-    if (content instanceof Y.ContentDeleted) continue
-    const value = content instanceof Y.ContentBinary ? content.content : content instanceof Y.ContentAny && content.arr.length === 1 ? content.arr[0] : INVALID
-    if (value === INVALID || (place.root === ROOTS.fileBytes) !== content instanceof Y.ContentBinary || !CHECKS[place.root](place.key, value).ok) {
-      note(invalid, place.root, place.key)
-      continue
+    // deleted in this update: by its content, or by the update's own delete set
+    const gone = content instanceof Y.ContentDeleted || inRanges(deletes.clients, s.id)
+    let value: unknown = INVALID
+    if (!gone) {
+      value = content instanceof Y.ContentBinary ? content.content : content instanceof Y.ContentAny && content.arr.length === 1 ? content.arr[0] : INVALID
+      if (value === INVALID || (place.root === ROOTS.fileBytes) !== content instanceof Y.ContentBinary || !CHECKS[place.root](place.key, value).ok) {
+        note(invalid, place.root, place.key)
+        continue
+      }
     }
-    if (ctx.tier === 'read_write' && ADD_ONLY.has(place.root) && room.getMap(place.root).has(place.key)) note(refused, place.root, place.key)
-    // connections are made and revoked by the memory's owner (a full connection) only
-    if (ctx.tier === 'read_write' && (place.root === ROOTS.access || place.root === ROOTS.visibility || place.root === ROOTS.settings)) note(refused, place.root, place.key)
+    // the last of this update's items under a key is what the key holds after it
+    let keys = written.get(place.root)
+    if (!keys) written.set(place.root, (keys = new Map()))
+    keys.set(place.key, gone ? DELETED : value)
+    if (gone) continue
     if (ctx.tier === 'read_write' && place.root === ROOTS.aliases) merges.set(place.key, (value as Alias).canonical)
     if (ctx.tier === 'read_write' && place.root === ROOTS.observations) {
       for (const e of (value as Observation).entities) addName(namedHere, normalizeName(e.name), e.name)
@@ -219,16 +266,36 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     note(unproposed, ROOTS.aliases, variant)
   }
 
+  // What each written key becomes, judged by the tier rules the map rules apply after the fact.
+  for (const [root, keys] of written) {
+    const map = room.getMap(root)
+    for (const [key, value] of keys) {
+      const held = map.has(key)
+      const action: Action | null = value === DELETED ? (held ? 'delete' : null) : held ? 'update' : 'add'
+      if (action === null) continue
+      if (!tierAllows(ctx.tier, root, action)) note(refused, root, key)
+      // a connection keeps its agent, tier and token for good, and a revoke is never undone
+      else if (root === ROOTS.access && action === 'update' && !successorAllowed(key, map.get(key), value)) note(refused, root, key)
+    }
+  }
+
   // Deletions of what the room holds: sync messages repeat the whole delete set, so only
-  // ranges that cover a live item count.
-  for (const [client, ranges] of decoded.ds.clients) {
+  // ranges that cover a live item count. A key this update writes again was judged above.
+  let deletesLive = false
+  let refusedDeletions = 0
+  walk: for (const [client, ranges] of deletes.clients) {
     for (const { clock, len } of ranges) {
-      for (const item of liveItemsIn(room, client, clock, len)) {
+      for (const item of liveItemsIn(room, client, clock, len, work)) {
+        deletesLive = true
         const place = placeOf(room, byClient, item, places)
-        const root = place === 'nested' || place === 'unknown' ? null : place.root
-        if (ctx.tier === 'read_write' && (root === null || (isRoot(root) && (ADD_ONLY.has(root) || root === ROOTS.access || root === ROOTS.visibility || root === ROOTS.settings)))) {
-          note(refused, root ?? 'nested', place === 'nested' || place === 'unknown' ? `${client}:${item.id.clock}` : place.key ?? '(no key)')
-        }
+        if (place === 'nested' || place === 'unknown') {
+          if (ctx.tier !== 'read_write') continue
+          note(refused, 'nested', `${client}:${item.id.clock}`)
+        } else if (isRoot(place.root) && !written.get(place.root)?.has(place.key ?? '') && !tierAllows(ctx.tier, place.root, 'delete')) {
+          note(refused, place.root, place.key ?? '(no key)')
+        } else continue
+        // refused already, and named as far as a refusal names keys: the rest of the walk changes nothing
+        if (++refusedDeletions >= KEYS_REPORTED) break walk
       }
     }
   }
@@ -239,12 +306,37 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
   }
   if (Object.keys(refused).length) {
     const what = Object.entries(refused).map(([name, keys]) => `${keys.length} existing ${name === ROOTS.observations ? 'observation' : name} entr${keys.length === 1 ? 'y' : 'ies'}`).join(', ')
-    return refusal('not_additive', `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`, refused)
+    return refusal('not_additive', ctx.tier === 'read_write'
+      ? `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`
+      : `the update changes or deletes ${what} in a way no connection may (a connection or the visibility is never deleted, and a revoke is never undone)`, refused)
   }
-  return { ok: true, claims }
+  return { ok: true, claims, noop: fresh.length === 0 && !deletesLive, work: work.visited, redundantDeletes: deletes.redundant }
 }
 
 const INVALID = Symbol('invalid')
+const DELETED = Symbol('deleted')
+
+/** Whether `id` lies in one of `client`'s merged (sorted, disjoint) ranges: a binary search. */
+function inRanges(ranges: Ranges, id: Y.ID): boolean {
+  const list = ranges.get(id.client)
+  if (!list) return false
+  let lo = 0
+  let hi = list.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const r = list[mid]!
+    if (id.clock < r.clock) hi = mid - 1
+    else if (id.clock >= r.clock + r.len) lo = mid + 1
+    else return true
+  }
+  return false
+}
+
+function successorAllowed(key: string, before: unknown, after: unknown): boolean {
+  const b = checkSharedConnection(key, before)
+  const a = checkSharedConnection(key, after)
+  return b.ok && a.ok && isAllowedSuccessor(b.value, a.value)
+}
 
 /** Names kept per entity key for judging merges: enough for the spellings that matter. */
 export const NAMES_PER_KEY = 4
@@ -312,8 +404,12 @@ function unproposedMerges(room: Y.Doc, merges: ReadonlyMap<string, string>, name
   return [...merges.keys()].filter((v) => !justified.has(v))
 }
 
-/** A read connection may send only what the room has; anything new is refused, naming the keys it touches. */
-function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[], ds: Map<number, Array<{ clock: number; len: number }>>): ScreenVerdict {
+/**
+ * A read connection may send only what the room has; new structs are refused, naming the keys
+ * they touch. Its delete set is not read: deletions from a read connection are never applied,
+ * and comparing them with the room would cost a walk of its structs per range.
+ */
+function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[]): ScreenVerdict {
   const keys: Record<string, string[]> = {}
   const places = new Map<Y.Item, Place>()
   const note = (item: Y.Item) => {
@@ -322,15 +418,7 @@ function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[],
     const list = (keys[place.root.slice(0, 40)] ??= [])
     if (list.length < KEYS_REPORTED && !list.includes(place.key)) list.push(place.key.slice(0, 200))
   }
-  let changes = fresh.length > 0
+  if (fresh.length === 0) return { ok: true, claims: [], noop: true, work: 0, redundantDeletes: false }
   for (const s of fresh) if (s instanceof Y.Item) note(s)
-  for (const [client, ranges] of ds) {
-    for (const { clock, len } of ranges) {
-      const live = liveItemsIn(room, client, clock, len)
-      if (live.length) changes = true
-      live.forEach(note)
-    }
-  }
-  if (!changes) return { ok: true, claims: [] }
   return refusal('read_only', 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys)
 }

@@ -18,6 +18,10 @@ export const CLOSE = {
   notVisible: 4412,
   /** The socket sent more bytes or refused updates than its budget allows; the client retries later. */
   overBudget: 4529,
+  /** The connection has as many sockets open to the memory as the server allows; the client retries later. */
+  tooManySockets: 4530,
+  /** The socket stopped reading while the server had more than its bound queued for it; the client reconnects. */
+  slowReader: 4531,
   /** The room could not be loaded; transient, so the client retries. */
   unavailable: 4500,
 } as const

@@ -3,6 +3,7 @@
 // returns a fresh object built from the known fields, or the reason it was refused; it never throws.
 import * as Y from 'yjs'
 import { intervalProblem, isStoredDate, LIMITS, storedTextProblem, TEXT, type TextRule } from '../core/contract'
+import { isSlug, slugProblem } from '../core/identifiers'
 import { normalizeName } from '../core/normalize'
 import type { Alias, AppendixFile, AuthoredEntity, AuthoredRelationship, Observation, ValidityFields } from '../core/types'
 import { MAX_SYNCED_FILE_BYTES, SINGLE_VALUED_KEY, type RejectedPair, type SingleValuedSetting } from './layout'
@@ -164,7 +165,8 @@ function relationship(value: unknown, at: string): AuthoredRelationship {
 export function checkObservation(key: string, value: unknown): Checked<Observation> {
   return checked(() => {
     const o = record(value, 'observation', OBSERVATION_FIELDS)
-    const slug = str(field(o, 'slug'), 'slug', MAX_KEY_CHARS, { nonEmpty: true })
+    const slug = field(o, 'slug')
+    if (!isSlug(slug)) fail(`slug ${typeof slug === 'string' ? `"${slug.slice(0, 80)}" ` : ''}${slugProblem(slug)}`)
     if (slug !== key) fail(`slug "${slug.slice(0, 80)}" does not match its key "${key.slice(0, 80)}"`)
     const title = stored(field(o, 'title'), 'title', TEXT.title)
     const content = stored(field(o, 'content'), 'content', TEXT.content)

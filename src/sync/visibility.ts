@@ -4,6 +4,7 @@
 // means private. Only a `full` connection (the owner) may write it; the sync server reads it
 // to decide whether an organization member may open the room, and every device adopts it.
 import * as Y from 'yjs'
+import { ORG_ID } from '../core/identifiers'
 import type { Visibility } from '../core/types'
 import { ROOTS } from './layout'
 import type { Checked } from './validate'
@@ -17,8 +18,7 @@ export interface SharedVisibility {
   name: string
 }
 
-/** Organization ids: what the sync server's registry makes (`org-` and letters or digits), or an id a person chose. */
-export const ORG_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
+export { ORG_ID }
 
 export const PRIVATE: Omit<SharedVisibility, 'name'> = { visibility: 'private', orgId: null }
 

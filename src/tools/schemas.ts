@@ -5,6 +5,7 @@
 import { z } from 'zod'
 import { LIMITS, validateFileFields, validateObservationInput, validatePatch } from '../core/contract'
 import { MemoryError } from '../core/errors'
+import { isSlug, SLUG_MAX_CHARS } from '../core/identifiers'
 import { isMemoryError } from '../core/errors'
 import { MAX_LIMITS, DEFAULT_LIMITS } from '../core/recall'
 import { MAX_FILE_BYTES } from '../engine/files'
@@ -13,13 +14,11 @@ const isoDate = z
   .string()
   .describe('ISO 8601 date or date-time, e.g. 2026-03-14 or 2026-03-14T09:30:00Z.')
 
-/** Generous: a slug is a 60-character base from the title plus a short random suffix. */
-const SLUG_CHARS = 200
-
 const slug = z
   .string()
   .min(1)
-  .max(SLUG_CHARS)
+  .max(SLUG_MAX_CHARS)
+  .refine(isSlug, { message: 'is not a slug: Unicode letters and digits joined by "-", as write and recall return them' })
   .describe('Stable identity of an observation, as returned by write or recall. It never changes, even when the title does.')
 
 const tier = (t: 'read' | 'read_write' | 'full'): string => `Needs a ${t} connection.`

@@ -87,6 +87,8 @@ beforeAll(async () => {
   held.organization = await holdMemory('team handbook', 'organization')
   // created organization-visible, the memory says so in its document at its first sync
   await until('the server to list the organization memory', () => h.server.orgs.memories(org.id).length === 1)
+  // the organization accepts it into its listing (an administrator of the server does)
+  h.server.orgs.accept(org.id, held.organization.owner.info.id)
 }, 90_000)
 
 afterAll(async () => {
@@ -257,7 +259,7 @@ describe('listing an organization\'s memories', () => {
     const listing = await listOrganizationMemories({ serverUrl: h.server.url, credential: member.credential })
     expect(listing.org).toEqual({ id: org.id, name: 'Acme' })
     expect(listing.member).toMatchObject({ id: member.member.id, kind: 'device', name: 'laptop' })
-    expect(listing.memories).toEqual([{ id: held.organization.owner.info.id, name: 'team handbook' }])
+    expect(listing.memories).toEqual([{ id: held.organization.owner.info.id, name: 'team handbook', publishedBy: 'owner of team handbook' }])
 
     const outsider = h.server.orgs.addMember(otherOrg.id, { kind: 'agent', name: 'outsider' })
     expect((await listOrganizationMemories({ serverUrl: h.server.url, credential: outsider.credential })).memories).toEqual([])
@@ -363,6 +365,7 @@ describe('cutting access while everything is open', () => {
     expect(early.status.closed?.code).toBe(CLOSE.forbidden)
 
     await owner.setVisibility('organization', org.id)
+    h.server.orgs.accept(org.id, owner.info.id)
     await until('the listing to show it', async () => (await listOrganizationMemories({ serverUrl: h.server.url, credential })).memories.some((m) => m.id === owner.info.id))
     const open = await openEverywhere(owner.info.id, credential)
     const agent = await owner.connect({ agent: 'kept agent', tier: 'read' })

@@ -42,6 +42,8 @@ export async function benchOrgAccess(rounds: number): Promise<CutRow[]> {
   try {
     const ownerToken = server.tokens.add({ memoryId: owner.info.id, tier: 'full', agent: 'owner device' }).token
     await (await owner.sync({ serverUrl: server.url, token: ownerToken, WebSocketPolyfill: WebSocket, crossTab: false })).client!.whenSynced(10_000)
+    // the organization accepts the memory into its listing once; its owner decides its visibility
+    server.orgs.accept(org.id, owner.info.id)
     const rows: CutRow[] = []
     const paths = ['remove member (server)', 'remove member (orgs.json by another process)', 'make private (owner device)'] as const
     for (const path of paths) {

@@ -65,6 +65,8 @@ describe('organizations in the browser', () => {
     await owner.goto(`/#/m/${encodeURIComponent(id)}/recall`)
     await connectToServer(owner, server.url, server.tokens.add({ memoryId: id, tier: 'full', agent: 'owner' }).token)
     await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
+    // the organization accepts it into its listing (an administrator of the server does), once
+    server.orgs.accept(org.id, id)
 
     const pages: Page[] = []
     for (const member of [first, second]) {

@@ -1,6 +1,7 @@
 // The MCP HTTP endpoint against a caller without a valid token, a page of another origin, and
-// a session left idle. The promise: no body is read before the token is known, other
-// origins are refused, and an idle session does not stay open for good.
+// a session left idle, and one token opening session after session (2,000 initializes held
+// +103 MiB). The promise: no body is read before the token is known, other origins are
+// refused, an idle session does not stay open for good, and a token keeps a bounded number.
 import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -13,9 +14,9 @@ afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f().catch(() => undefined)
 })
 
-async function start(sessionIdleMs?: number) {
+async function start(sessionIdleMs?: number, sessionsPerToken?: number) {
   const provider = localMemoryProvider()
-  const server = await startHttpMcpServer({ provider, host: '127.0.0.1', port: 0, ...(sessionIdleMs ? { sessionIdleMs } : {}) })
+  const server = await startHttpMcpServer({ provider, host: '127.0.0.1', port: 0, ...(sessionIdleMs ? { sessionIdleMs } : {}), ...(sessionsPerToken ? { sessionsPerToken } : {}) })
   cleanup.push(() => provider.close(), () => server.close())
   const conn = await (await provider.memory()).connect({ agent: 'agent', tier: 'read' })
   return { server, token: conn.token! }
@@ -60,5 +61,18 @@ describe('MCP over HTTP', () => {
     // just past the idle time: the request itself finds the session idle, without waiting for a sweep
     await new Promise((r) => setTimeout(r, 1_600))
     await expect(client.listTools()).rejects.toThrow(/404|session/i)
+  })
+
+  it('keeps a bounded number of sessions per token: past it, the least recently used close', { timeout: 20_000 }, async () => {
+    const { server, token } = await start(undefined, 3)
+    const clients: Client[] = []
+    for (let i = 0; i < 5; i++) {
+      const client = new Client({ name: `agent-${i}`, version: '0' })
+      cleanup.push(() => client.close())
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }))
+      clients.push(client)
+    }
+    for (const client of clients.slice(0, 2)) await expect(client.listTools()).rejects.toThrow(/404|session/i)
+    for (const client of clients.slice(2)) expect((await client.listTools()).tools.length).toBeGreaterThan(0)
   })
 })

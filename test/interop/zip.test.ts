@@ -45,8 +45,8 @@ describe('zipStore', () => {
   })
 
   it('refuses paths that would leave the folder, and two entries at one path', () => {
-    for (const path of ['../x.md', '/etc/x', 'a//b', 'a/../../b', '']) {
-      expect(() => zipStore([{ path, data: 'x' }])).toThrow(expect.objectContaining({ code: 'invalid_request' }))
+    for (const path of ['../x.md', '/etc/x', 'a//b', 'a/../../b', '', 'notes\\..\\..\\x.md', 'a/./b', 'a\u0000b']) {
+      expect(() => zipStore([{ path, data: 'x' }])).toThrow(expect.objectContaining({ code: 'unsafe_path' }))
     }
     expect(() => zipStore([{ path: 'a.md', data: 'x' }, { path: 'a.md', data: 'y' }])).toThrow(expect.objectContaining({ code: 'invalid_request' }))
   })

@@ -32,6 +32,7 @@ describe('cairn mcp with a member credential', () => {
     const { credential } = h.server.orgs.addMember(org.id, { kind: 'agent', name: 'desktop agent' })
     const deadline = Date.now() + 10_000
     while (h.server.orgs.memories(org.id).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    h.server.orgs.accept(org.id, owner.info.id)
 
     const c = new Client({ name: 'org-test', version: '0.0.0' })
     cleanup.push(() => c.close())
