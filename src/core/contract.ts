@@ -1,7 +1,7 @@
 // The write contract: turns untrusted input into a valid observation, or rejects it whole
 // with every problem named, so nothing is half-written.
 import { MemoryError } from './errors'
-import { exportPathProblem } from './identifiers'
+import { exportPathProblem, slugProblem } from './identifiers'
 import { normalizeName, normalizeType, relationshipKey } from './normalize'
 import type { AuthoredEntity, AuthoredRelationship, ObservationInput, ObservationPatch, ValidityFields } from './types'
 
@@ -218,6 +218,14 @@ function validityOf(raw: Record<string, unknown>, at: string, issues: Issue[], w
   if (problem) issues.push({ path: `${prefix}validTo`, message: problem })
   if (withSupersedes) {
     const supersedes = stringList(own(raw, 'supersedes'), `${prefix}supersedes`, issues, LIMITS.supersedes, TEXT.slug)
+    // each as given: a slug is never padded, so " a-b " names no note
+    const given = own(raw, 'supersedes')
+    if (Array.isArray(given)) {
+      given.forEach((slug, i) => {
+        const problem = typeof slug === 'string' ? slugProblem(slug) : null
+        if (problem) issues.push({ path: `${prefix}supersedes[${i}]`, message: problem })
+      })
+    }
     if (supersedes.length) out.supersedes = supersedes
   }
   return out

@@ -129,6 +129,7 @@ function validity(o: Record<string, unknown>, at: string, withSupersedes: boolea
   if (withSupersedes && field(o, 'supersedes') !== undefined) {
     const supersedes = storedList(field(o, 'supersedes'), `${prefix}supersedes`, LIMITS.supersedes, TEXT.slug)
     if (!supersedes.length) fail(`${prefix}supersedes is empty, which no write leaves`)
+    if (!supersedes.every(isSlug)) fail(`${prefix}supersedes holds a value that is no slug`)
     out.supersedes = supersedes
   }
   return out
