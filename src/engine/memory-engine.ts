@@ -801,7 +801,7 @@ export class MemoryEngine implements SyncPort {
     if (!unheld.length) return
     const texts = unheld.map((h) => {
       const e = this.graph.entities.get(h.key)!
-      return [e.name, e.description, ...e.queries].join('\n')
+      return [e.name, e.description, ...e.descriptions, ...e.queries].join('\n')
     })
     const masks = await this.notes.paraphrasesIn(query, terms, texts)
     let any = 0

@@ -109,4 +109,14 @@ describe('close paraphrase, in a hybrid memory', () => {
     // near in vector space, but no word of it or its paraphrase is here
     expect((await conn.recall({ query: 'violin concerto' })).match).toBe('none')
   })
+
+  it('finds the paraphrase in any description the entity was given, not only the one shown', async () => {
+    const { conn } = await workMemory(await defaultEmbedder())
+    // a longer description wins the display; "physician" is now only in the first one
+    await conn.write({ title: 'Health week', content: 'Tom Okoro ran the spring health week.', entities: [{ name: 'Tom Okoro', type: 'person', description: 'Runs the yearly health week for every member of staff in spring' }] })
+    expect((await conn.inspect('Tom Okoro')).entity.description).not.toContain('Physician')
+    const r = await conn.recall({ query: 'doctor' })
+    expect(r.match).not.toBe('none')
+    expect(r.entities.map((e) => e.name)).toContain('Tom Okoro')
+  })
 })
