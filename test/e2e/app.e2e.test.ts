@@ -145,7 +145,7 @@ describe('Cairn app, first use', () => {
     expect(await page.getByTestId('retrieval-config').textContent()).toContain('cairn-glove-100d@1')
     await harness.screenshot(page, 'app-memories')
     await list.getByRole('link', { name: 'Clinic notes' }).click()
-    const ranked = await recall(page, 'doctor')
+    const ranked = await recall(page, 'surgeon')
     expect(ranked).toContain('Amara Okafor')
     expect(ranked).not.toContain('Staff Parking Permit')
     const regatta = page.getByTestId('snippets').locator('li.card', { hasText: 'Regatta entry' })
