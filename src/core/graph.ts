@@ -1214,10 +1214,3 @@ function removeFrom(map: Map<string, Set<string>>, key: string, value: string): 
   const s = map.get(key)
   if (s?.delete(value) && s.size === 0) map.delete(key)
 }
-
-/** A canonical, comparable picture of a graph: for tests and crash-recovery checks. */
-export function graphFingerprint(g: Graph): string {
-  const entities = [...g.entities.values()].sort((a, b) => (a.key < b.key ? -1 : 1))
-  const rels = [...g.relationships.values()].sort((a, b) => (a.key < b.key ? -1 : 1))
-  return JSON.stringify({ entities, rels })
-}

@@ -4,10 +4,16 @@ import { MemoryError } from '../core/errors'
 import type { MemoryInfo } from '../core/types'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { stored } from '../store/storage-error'
-import type { Memory } from './memory-handle'
+import { saveInfo } from '../store/commit'
 import { ORG_ID } from '../core/identifiers'
 
-export async function renameMemory(memory: Memory, name: unknown, deps: IndexedDBFactory = {}): Promise<MemoryInfo> {
+/** What renaming needs of an open memory (a `Memory`). */
+export interface NamedMemory {
+  readonly info: MemoryInfo
+  rename(name: string): Promise<void>
+}
+
+export async function renameMemory(memory: NamedMemory, name: unknown, deps: IndexedDBFactory = {}): Promise<MemoryInfo> {
   if (typeof name !== 'string' || !name.trim() || name.trim().length > 200) throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')
   const info = memory.info
   const registry = new RegistryDB(deps)
@@ -21,7 +27,7 @@ export async function renameMemory(memory: Memory, name: unknown, deps: IndexedD
 }
 
 /** Closes the memory if it is open, then removes its database and its registry row. */
-export async function deleteMemory(id: string, open: Memory | undefined, deps: IndexedDBFactory = {}): Promise<void> {
+export async function deleteMemory(id: string, open: { close(): Promise<void> } | undefined, deps: IndexedDBFactory = {}): Promise<void> {
   const registry = new RegistryDB(deps)
   try {
     if (!(await registry.memories.get(id))) throw new MemoryError('not_found', `no memory with id "${id}" on this device`, { id })
@@ -33,8 +39,7 @@ export async function deleteMemory(id: string, open: Memory | undefined, deps: I
   }
 }
 
-/** Marks a visibility change this device still owes the memory's sync document. */
-export const VISIBILITY_PENDING_KEY = 'visibilityToShare'
+export { VISIBILITY_PENDING_KEY } from '../store/commit'
 
 /**
  * Stores a memory's visibility in its registry row and its own database. `owed`: the change is
@@ -57,10 +62,7 @@ export async function storeVisibility(engine: { info: MemoryInfo; db: MemoryDB }
     registry.close()
   }
   const info = { ...engine.info, ...next }
-  await stored(() => engine.db.transaction('rw', engine.db.meta, async () => {
-    await engine.db.meta.put({ key: 'info', value: info })
-    if (owed) await engine.db.meta.put({ key: VISIBILITY_PENDING_KEY, value: true })
-  }))
+  await saveInfo(engine.db, info, owed)
   Object.assign(engine.info, next)
   return structuredClone(engine.info)
 }

@@ -1,22 +1,14 @@
-// Creating and opening memories: the retrieval config is frozen at creation and checked at every open.
+// The public `Memory`: its connections, its sync, and owner-level access for the package's own
+// hosts. Creating and opening one is open-memory.ts; everything it reads or changes, its engine.
 import { MemoryError } from '../core/errors'
-import { DERIVATION_RULES, Graph, type GraphView } from '../core/graph'
-import { BM25_ONLY, type Alias, type AppendixFile, type ConnectionInfo, type ConnectionRecord, type Entity, type EntityDetail, type MemoryInfo, type MergeProposal, type Observation, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
+import type { GraphView } from '../core/graph'
+import type { Alias, AppendixFile, ConnectionInfo, ConnectionRecord, EntityDetail, MemoryInfo, MergeProposal, Observation, Tier, Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { MemoryDB, RegistryDB } from '../store/db'
 import type { IndexedDBFactory } from '../store/indexeddb-factory'
-import { DERIVATION_KEY, IMPORT_PENDING_KEY, importUnderway, rollBackImport, writeDerivedInPieces, type ImportPending } from '../store/import-pieces'
-import { storageError, stored } from '../store/storage-error'
-import type { Embedder } from '../search/embedder'
-import { rememberRecentTexts } from '../search/recent-texts'
-import { createEntityIndex, restoreEntityIndex, type EntityDoc, type EntityIndex } from '../search/entity-index'
-import { createNoteIndex, restoreNoteIndex, type NoteIndex } from '../search/note-index'
-import { entityDoc, GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, MemoryEngine, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY, noteDoc, readNotesInto, SINGLE_VALUED_META_KEY, VERSION_KEY, type NoteSource } from './memory-engine'
-import { VALIDITY_KEY } from '../store/commit'
-import type { SingleValuedSetting } from '../sync/layout'
-import { unpackIndex, unpackNameBlocks, unpackNoteTexts, unpackOpenState, type SavedIndex } from '../store/open-state'
-import type { SavedNameBlocks } from '../core/variants'
-import { NoteInStorage, type NoteShelf } from '../core/note-shelf'
+import { addConnection, clearVisibilityOwed, saveConnections, stampConnection, VISIBILITY_PENDING_KEY } from '../store/commit'
+import { stored } from '../store/storage-error'
+import type { MemoryEngine } from './memory-engine'
 import { Connection } from './connection'
 import { registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
@@ -24,54 +16,15 @@ import type { RemoteChange } from '../sync/port'
 import { revocationChannel, type RevocationChannel } from './revocations'
 import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
 import { shareVisibilityThrough, type VisibilitySharing } from './visibility-sharing'
-import { checkVisibilityChange, storeVisibility, VISIBILITY_PENDING_KEY } from './memory-admin'
-import { isMemoryId, ORG_ID } from '../core/identifiers'
+import { checkVisibilityChange, storeVisibility } from './memory-admin'
+import { createEngine, openEngine, type CreateMemoryOptions, type OpenMemoryOptions } from './open-memory'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
+export type { CreateMemoryOptions, OpenMemoryOptions } from './open-memory'
 export { BM25_ONLY } from '../core/types'
 
-export interface CreateMemoryOptions extends IndexedDBFactory {
-  name: string
-  visibility?: Visibility
-  orgId?: string
-  retrieval?: Partial<RetrievalConfig>
-  /** The model that the retrieval config names; without one, recall ranks by BM25 alone. */
-  embedder?: Embedder
-  /**
-   * The id of a memory that already exists on another device, to make this device's copy of
-   * it (then `sync` fills it from the server). New memories get a fresh id.
-   */
-  id?: string
-}
-
-export interface OpenMemoryOptions extends IndexedDBFactory {
-  embedder?: Embedder
-}
-
-const DEFAULT_SNIPPET = 280
+/** A connection's last use is stamped at most this often. */
 const LAST_USED_STEP_MS = 60_000
-
-function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: Embedder | undefined): RetrievalConfig {
-  if (partial?.embedder && partial.embedder !== BM25_ONLY && (!given || given.id !== partial.embedder)) {
-    throw new MemoryError('invalid_request', `retrieval.embedder "${partial.embedder}" needs that embedder passed as options.embedder`)
-  }
-  // an explicit BM25-only config wins over an embedder passed along (a joined memory keeps its config)
-  const embedder = partial?.embedder === BM25_ONLY ? undefined : given
-  // 0.4 tuned on the WordNet dev split (npm run eval)
-  const vector = embedder ? (partial?.weights?.vector ?? 0.4) : 0
-  const snippetLength = partial?.snippetLength ?? DEFAULT_SNIPPET
-  if (!Number.isInteger(snippetLength) || snippetLength < 40 || snippetLength > 2_000) {
-    throw new MemoryError('invalid_request', 'retrieval.snippetLength must be a whole number from 40 to 2000')
-  }
-  if (!(vector >= 0 && vector <= 1)) throw new MemoryError('invalid_request', 'retrieval.weights.vector must be from 0 to 1')
-  return {
-    embedder: embedder?.id ?? BM25_ONLY,
-    modelChecksum: embedder?.checksum ?? '',
-    dimensions: embedder?.dimensions ?? 0,
-    weights: { text: 1 - vector, vector },
-    snippetLength,
-  }
-}
 
 export class Memory {
   private syncing: Promise<MemorySync> | undefined
@@ -110,121 +63,11 @@ export class Memory {
   }
 
   static async create(opts: CreateMemoryOptions): Promise<Memory> {
-    if (typeof opts?.name !== 'string' || !opts.name.trim() || opts.name.length > 200) {
-      throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')
-    }
-    const visibility = opts.visibility ?? 'private'
-    if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
-    if (visibility === 'organization' && (typeof opts.orgId !== 'string' || !ORG_ID.test(opts.orgId))) {
-      throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)')
-    }
-    if (opts.id !== undefined && !isMemoryId(opts.id)) {
-      throw new MemoryError('invalid_request', 'a memory id is 1 to 64 lowercase letters, digits and dashes', { id: String(opts.id).slice(0, 80) })
-    }
-    const info: MemoryInfo = {
-      id: opts.id ?? `${Date.now().toString(36)}-${randomId(8)}`,
-      name: opts.name.trim(),
-      visibility,
-      orgId: opts.orgId ?? null,
-      createdAt: new Date().toISOString(),
-      retrieval: retrievalConfig(opts.retrieval, opts.embedder),
-    }
-    const registry = new RegistryDB(opts)
-    try {
-      await registry.memories.add(info)
-    } catch (err) {
-      if ((err as { name?: string }).name === 'ConstraintError') throw new MemoryError('conflict', `a memory with id "${info.id}" is already on this device; open it instead`, { id: info.id })
-      throw storageError(err)
-    } finally {
-      registry.close()
-    }
-    const db = new MemoryDB(info.id, opts)
-    // A memory made here organization-visible tells its sync document so at its first sync; a
-    // copy of a memory that lives elsewhere (`id`) takes its visibility from the document instead.
-    const owed = visibility === 'organization' && opts.id === undefined ? [{ key: VISIBILITY_PENDING_KEY, value: true }] : []
-    await stored(() => db.meta.bulkPut([{ key: 'info', value: info }, { key: DERIVATION_KEY, value: DERIVATION_RULES }, ...owed]))
-    const embedder = queryOnce(opts.embedder)
-    const index = await createEntityIndex(indexOptions(info, embedder))
-    const notes = await createNoteIndex(noteIndexOptions(info, embedder))
-    return new Memory(new MemoryEngine(info, db, new Graph(), index, notes, { proposals: [], files: [], version: 0 }), new Map())
+    return new Memory(await createEngine(opts), new Map())
   }
 
-  static async open(id: string, opts: OpenMemoryOptions = {}): Promise<Memory> {
-    const clock = stepClock()
-    const registry = new RegistryDB(opts)
-    const info = await registry.memories.get(id)
-    registry.close()
-    if (!info) throw new MemoryError('not_found', `no memory with id "${id}"`, { id })
-    checkRetrieval(info, opts.embedder)
-    const embedder = queryOnce(opts.embedder)
-    clock.step('registry')
-    const db = new MemoryDB(id, opts)
-    await db.open()
-    clock.step('database')
-    // Observations are the truth. The state saved with the index at the stored version, under
-    // this build's rules, is the observations and their derivation: read as it is, it spares
-    // reading every observation row and deriving. Otherwise (rules changed, or commits after the
-    // save) the rows are read and the graph derived, and rows of other rules are rewritten.
-    let read = await readForOpen(db)
-    // an import that did not commit is put back, unless another tab is writing it right now:
-    // then its notes are left out of what this open reads
-    let importing: Set<string> | undefined
-    if (read.importPending) {
-      if (await importUnderway(id)) importing = new Set(read.importPending.slugs)
-      else {
-        await stored(() => rollBackImport(db, read.importPending!))
-        read = await readForOpen(db)
-      }
-    }
-    let state = read.rulesMatch ? unpackOpenState(read.graphRow, read.version, DERIVATION_RULES) : undefined
-    let observations: Iterable<Observation> | NoteShelf | undefined = state?.observations
-    if (!observations) {
-      // the rows, with what must agree with them read again in their transaction
-      const rows = await readObservations(db)
-      read = { ...read, ...rows }
-      state = read.rulesMatch ? unpackOpenState(read.graphRow, read.version, DERIVATION_RULES) : undefined
-      observations = importing ? rows.observations.filter((o) => !importing.has(o.slug)) : rows.observations
-    }
-    const { version, proposals, files, connections } = read
-    const aliasMap = new Map(read.aliases.map((a) => [a.variant, a.canonical]))
-    clock.step('read')
-    const graph = state ? Graph.fromRows(observations, aliasMap, state.entities, state.relationships, state.noteEntities, state.dormant) : Graph.derive(observations, aliasMap)
-    if (!read.rulesMatch && !importing) await repairDerived(db, graph)
-    clock.step(state ? 'graph' : 'derive')
-    // the notes' texts are left in storage when the state saved them apart: read after the open
-    const source = state?.slugs && state.saveId !== undefined ? noteSource(db, state.saveId, state.slugs) : undefined
-    // Index snapshots saved in the same write as the open state hold exactly its graph and
-    // notes: nothing to bring up to date. Any other (older, or saved by another tab) is checked
-    // document by document, and only changed texts are indexed again.
-    const savedWith = (row: SavedIndex | undefined) => state?.saveId !== undefined && state.observations !== undefined && row?.saveId === state.saveId && row.version === version
-    const snap = read.entityIndex
-    // an unreadable snapshot costs a rebuild, never the memory
-    const restored = snap ? await Promise.resolve().then(() => restoreEntityIndex(unpackIndex(snap) as never, { ...indexOptions(info, embedder), documents: (key) => entityDocOf(graph, key) })).catch(() => undefined) : undefined
-    clock.step('entity index')
-    let index: EntityIndex
-    const indexCurrent = restored !== undefined && savedWith(snap)
-    if (restored && indexCurrent) {
-      index = restored
-    } else if (restored) {
-      const gone = restored.keys().filter((key) => !graph.entities.has(key))
-      if (gone.length) await restored.remove(gone)
-      await restored.upsert([...graph.entities.values()].map(entityDoc))
-      index = restored
-    } else {
-      index = await createEntityIndex(indexOptions(info, embedder))
-      await index.upsert([...graph.entities.values()].map(entityDoc))
-    }
-    clock.step('entity catch-up')
-    const readNotes = async () => void (source && graph.notesInStorage > 0 && (await readNotesInto(graph, source)))
-    const notes = await openNoteIndex(read.noteIndex, graph, noteIndexOptions(info, embedder), savedWith(read.noteIndex), clock, readNotes)
-    // both indexes and the state as saved together: closing right away has nothing to save again
-    const engine = new MemoryEngine(info, db, graph, index, notes.index, { proposals, files, version, hasValidity: read.hasValidity, ...(read.singleValued ? { singleValued: read.singleValued } : {}), ...(indexCurrent && notes.current ? { savedVersion: version } : {}), ...(state?.slugs && state.saveId !== undefined ? { savedNames: nameBlocksOf(db, state.saveId, state.entities) } : {}) })
-    if (source) engine.readNotesFrom(source)
-    const memory = new Memory(engine, new Map(connections.map((c) => [c.id, c])))
-    clock.step('engine')
-    engine.openSteps = clock.steps
-    engine.fileInBackground()
-    return memory
+  static open(id: string, opts: OpenMemoryOptions = {}): Promise<Memory> {
+    return openEngine(id, opts, (engine, connections) => new Memory(engine, new Map(connections.map((c) => [c.id, c]))))
   }
 
   /**
@@ -247,7 +90,7 @@ export class Memory {
       revokedAt: null,
       ...(opts.localOnly === true ? { localOnly: true } : {}),
     }
-    await stored(() => this.engine.db.connections.add(record))
+    await addConnection(this.engine.db, record)
     this.connections.set(record.id, record)
     this.sharing?.share([record])
     return new Connection(this.engine, () => this.connections.get(record.id)!, token, this.touch)
@@ -280,7 +123,7 @@ export class Memory {
     if (c.lastUsedAt && now.getTime() - Date.parse(c.lastUsedAt) < LAST_USED_STEP_MS) return
     const lastUsedAt = now.toISOString()
     this.connections.set(c.id, { ...c, lastUsedAt })
-    const write = this.engine.db.connections.update(c.id, { lastUsedAt }).then(() => undefined, () => undefined)
+    const write = stampConnection(this.engine.db, c.id, lastUsedAt).catch(() => undefined)
     this.stamping.add(write)
     void write.finally(() => this.stamping.delete(write))
   }
@@ -293,7 +136,7 @@ export class Memory {
       // a connection this device already holds keeps its own fields; only the revoke comes in
       return known ? { ...known, revokedAt: c.revokedAt } : c
     })
-    await stored(() => this.engine.db.connections.bulkPut(rows))
+    await saveConnections(this.engine.db, rows)
     for (const row of rows) {
       this.connections.set(row.id, row)
       if (row.revokedAt) this.revocations.announce(row.id)
@@ -311,7 +154,7 @@ export class Memory {
     if (!c) throw new MemoryError('not_found', `no connection "${connectionId}"`)
     if (c.revokedAt) return
     const revoked = { ...c, revokedAt: new Date().toISOString() }
-    await stored(() => this.engine.db.connections.put(revoked))
+    await saveConnections(this.engine.db, [revoked])
     this.connections.set(c.id, revoked)
     this.revocations.announce(c.id)
     this.sharing?.share([revoked])
@@ -342,7 +185,7 @@ export class Memory {
           info: () => this.engine.info,
           adopt: async (v) => void (await storeVisibility(this.engine, v.visibility, v.orgId, false)),
           pending: async () => (await db.meta.get(VISIBILITY_PENDING_KEY))?.value === true,
-          shared: async () => void (await stored(() => db.meta.delete(VISIBILITY_PENDING_KEY))),
+          shared: () => clearVisibilityOwed(db),
         })
         return sync
       })
@@ -465,155 +308,6 @@ export class Memory {
     await this.saveIndex().catch(() => undefined)
     this.engine.close()
   }
-}
-
-/** Both indexes embed a recall's query: one embedder that remembers recent queries serves both. */
-function queryOnce(embedder: Embedder | undefined): Embedder | undefined {
-  return embedder && rememberRecentTexts(embedder)
-}
-
-/** What the entity index holds of an entity, for a restore that must rebuild its BM25 part. */
-function entityDocOf(graph: Graph, key: string): EntityDoc | undefined {
-  const e = graph.entities.get(key)
-  return e && entityDoc(e)
-}
-
-function noteTextOf(graph: Graph, slug: string): string | undefined {
-  const o = graph.getObservation(slug)
-  return o && noteDoc(o).text
-}
-
-function indexOptions(info: MemoryInfo, embedder: Embedder | undefined): Parameters<typeof createEntityIndex>[0] {
-  return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder, weights: info.retrieval.weights } : {}
-}
-
-function noteIndexOptions(info: MemoryInfo, embedder: Embedder | undefined): Parameters<typeof createNoteIndex>[0] {
-  return embedder && info.retrieval.embedder !== BM25_ONLY ? { embedder } : {}
-}
-
-/**
- * The saved note index brought up to the observations, or a new one when there is none or it
- * is unreadable; `current` when it was restored as saved with the open state.
- */
-async function openNoteIndex(saved: SavedIndex | undefined, graph: Graph, opts: Parameters<typeof createNoteIndex>[0], current: boolean, clock: StepClock, readNotes: () => Promise<void>): Promise<{ index: NoteIndex; current: boolean }> {
-  const restore = () => (saved ? Promise.resolve().then(() => restoreNoteIndex(unpackIndex(saved) as never, { ...opts, texts: (slug) => noteTextOf(graph, slug) })) : Promise.resolve(undefined))
-  // one of an older analysis is rebuilt from the texts: read them, then restore again
-  const restored = await restore().catch((err) => (err instanceof NoteInStorage ? readNotes().then(restore) : undefined)).catch(() => undefined)
-  clock.step('note index')
-  if (restored && current) return { index: restored, current: true }
-  // any other snapshot is brought up to the notes, which needs their texts
-  await readNotes()
-  const notes = restored ?? (await createNoteIndex(opts))
-  const gone = notes.keys().filter((slug) => graph.getObservation(slug) === undefined)
-  if (gone.length) await notes.remove(gone)
-  // only notes whose text changed since the snapshot are embedded again
-  await notes.upsert([...graph.allObservations()].map(noteDoc))
-  clock.step('note catch-up')
-  return { index: notes, current: false }
-}
-
-/** Reads the name blocks saved with the state `saveId` of `entities` (in save order), when first asked. */
-function nameBlocksOf(db: MemoryDB, saveId: string, entities: readonly Entity[]): () => Promise<SavedNameBlocks | undefined> {
-  return async () => unpackNameBlocks((await db.meta.get(NAME_BLOCKS_KEY))?.value, saveId, entities.map((e) => e.key))
-}
-
-/** The texts of the save `saveId` from their parts' rows, or, when those are of another save, from the observation rows. */
-function noteSource(db: MemoryDB, saveId: string, slugs: string[]): NoteSource {
-  return {
-    part: async (part) => unpackNoteTexts((await db.meta.get(`${NOTE_TEXTS_KEY}${part}`))?.value, saveId, slugs, part),
-    rows: () => db.observations.toArray(),
-    async some(wanted) {
-      return (await db.observations.bulkGet(wanted)).filter((o): o is Observation => o !== undefined)
-    },
-  }
-}
-
-interface OpenRead {
-  version: number
-  rulesMatch: boolean
-  graphRow: unknown
-  entityIndex: SavedIndex | undefined
-  noteIndex: SavedIndex | undefined
-  /** An import that has not committed (see store/import-pieces). */
-  importPending: ImportPending | undefined
-  /** Whether some note ever stored carries world time (see store/commit `VALIDITY_KEY`). */
-  hasValidity: boolean
-  singleValued: SingleValuedSetting | undefined
-  aliases: Alias[]
-  proposals: MergeProposal[]
-  files: AppendixFile[]
-  connections: ConnectionRecord[]
-}
-
-/** What open reads, in one transaction, but for the observation rows. */
-function readForOpen(db: MemoryDB): Promise<OpenRead> {
-  return db.transaction('r', [db.aliases, db.proposals, db.files, db.connections, db.meta], async () => {
-      const [aliases, proposals, files, connections, meta] = await Promise.all([
-        db.aliases.toArray(), db.proposals.toArray(), db.files.toArray(), db.connections.toArray(),
-        db.meta.bulkGet([INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY, IMPORT_PENDING_KEY, VALIDITY_KEY, SINGLE_VALUED_META_KEY]),
-      ])
-      const [entityIndex, noteIndex, versionRow, rulesRow, graphRow, pendingRow, validityRow, singleValuedRow] = meta
-      return {
-        version: typeof versionRow?.value === 'number' ? versionRow.value : 0,
-        rulesMatch: rulesRow?.value === DERIVATION_RULES,
-        graphRow: graphRow?.value,
-        entityIndex: entityIndex?.value as SavedIndex | undefined,
-        noteIndex: noteIndex?.value as SavedIndex | undefined,
-        importPending: pendingRow?.value as ImportPending | undefined,
-        hasValidity: validityRow?.value === true,
-        singleValued: singleValuedRow?.value as SingleValuedSetting | undefined,
-        aliases, proposals, files, connections,
-      }
-    })
-}
-
-/** The observation rows, with the aliases, version and saved state they go with. */
-function readObservations(db: MemoryDB): Promise<Pick<OpenRead, 'version' | 'rulesMatch' | 'graphRow' | 'aliases'> & { observations: Observation[] }> {
-  return db.transaction('r', [db.observations, db.aliases, db.meta], async () => {
-    const [observations, aliases, meta] = await Promise.all([db.observations.toArray(), db.aliases.toArray(), db.meta.bulkGet([VERSION_KEY, DERIVATION_KEY, GRAPH_SNAPSHOT_KEY])])
-    const [versionRow, rulesRow, graphRow] = meta
-    return { observations, aliases, version: typeof versionRow?.value === 'number' ? versionRow.value : 0, rulesMatch: rulesRow?.value === DERIVATION_RULES, graphRow: graphRow?.value }
-  })
-}
-
-interface StepClock {
-  /** Milliseconds per step, in order. */
-  readonly steps: Record<string, number>
-  step(name: string): void
-}
-
-/** Times the steps of an open, for the benchmarks (and anyone asking why an open was slow). */
-function stepClock(): StepClock {
-  let last = performance.now()
-  const steps: Record<string, number> = {}
-  return {
-    steps,
-    step(name) {
-      const now = performance.now()
-      steps[name] = (steps[name] ?? 0) + (now - last)
-      last = now
-    },
-  }
-}
-
-function checkRetrieval(info: MemoryInfo, embedder: Embedder | undefined): void {
-  const r = info.retrieval
-  if (r.embedder === BM25_ONLY) return
-  if (!embedder) throw new MemoryError('config_locked', `memory "${info.name}" was created with embedder ${r.embedder}; open it with that embedder`, { retrieval: r })
-  if (embedder.id !== r.embedder || embedder.checksum !== r.modelChecksum || embedder.dimensions !== r.dimensions) {
-    throw new MemoryError(
-      'config_locked',
-      `memory "${info.name}" was created with embedder ${r.embedder} (${r.dimensions} dimensions); this is ${embedder.id} (${embedder.dimensions}). Its retrieval config cannot change: use migrate to copy it into a new memory with the new embedder.`,
-      { retrieval: r, offered: { embedder: embedder.id, modelChecksum: embedder.checksum, dimensions: embedder.dimensions } },
-    )
-  }
-}
-
-/** Rewrites the stored entity and relationship rows derived by other rules than this build's. */
-async function repairDerived(db: MemoryDB, graph: Graph): Promise<void> {
-  // in pieces, as an import: one transaction of every row left Chromium an undo log to scan at each open
-  await writeDerivedInPieces(db, [...graph.entities.values()], [...graph.relationships.values()], [...graph.edgeBacking()])
-  await db.meta.put({ key: DERIVATION_KEY, value: DERIVATION_RULES })
 }
 
 /**

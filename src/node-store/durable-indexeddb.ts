@@ -13,10 +13,8 @@ import { decodeRecords, decodeSnapshot, encodeSnapshot, LogWriter, readIfExists,
 
 export const SNAPSHOT_FILE = 'store.snapshot'
 export const LOG_FILE = 'store.log'
-/** A snapshot of framed rows (`encodeSnapshot`). */
+/** A snapshot of framed rows (`encodeSnapshot`): the one format read; a folder of any other fails to open, untouched. */
 const FORMAT = 'cairn-node-store@2'
-/** The first format: one structured clone of every row; still read. */
-const FORMAT_V1 = 'cairn-node-store@1'
 
 /** One row as it was written: its key and its structured-clone bytes. */
 type Row = { key: unknown; bytes: Buffer }
@@ -28,13 +26,6 @@ type Op =
   | { table: string; del: unknown[] }
   | { table: string; range: DBCoreKeyRange }
 type LogRecord = { db: string; ops: Op[] } | { db: string; drop: true }
-
-interface SnapshotV1 {
-  format: typeof FORMAT_V1
-  /** Which log the snapshot is followed by; a log of another generation is older than the snapshot. */
-  generation: number
-  databases: Array<[string, Array<[string, Array<[unknown, Buffer]>]>]>
-}
 
 export interface DurableStoreOptions {
   /** Batch window of fdatasync; 0 syncs every commit. Appends reach the OS at once either way. */
@@ -301,18 +292,6 @@ function readSnapshot(bytes: Buffer, state: Map<string, DatabaseRows>): number |
     let rows = tables.get(table)
     if (!rows) tables.set(table, (rows = new Map()))
     rows.set(keyId(key), { key, bytes: row })
-  }
-  // a structured clone starts with its version tag (0xFF); a framed snapshot with a length far below that
-  if (bytes[0] === 0xff) {
-    let snap: SnapshotV1 | undefined
-    try {
-      snap = deserialize(bytes) as SnapshotV1
-    } catch {
-      return undefined
-    }
-    if (snap?.format !== FORMAT_V1) return undefined
-    for (const [db, tables] of snap.databases) for (const [table, rows] of tables) for (const [key, row] of rows) put(db, table, key, Buffer.from(row))
-    return snap.generation
   }
   const snap = decodeSnapshot(bytes)
   if (snap?.head.format !== FORMAT) return undefined

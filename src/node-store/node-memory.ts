@@ -1,17 +1,16 @@
 // One memory kept in a folder on disk for Node processes (the MCP server, scripts): opened with
 // the same id, connections and retrieval config at every start, every commit durable on its own.
-import { existsSync, renameSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { IDBKeyRange as FakeKeyRange } from 'fake-indexeddb'
 import { MemoryError } from '../core/errors'
-import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY } from '../engine/memory-engine'
+import { GRAPH_SNAPSHOT_KEY, INDEX_SNAPSHOT_KEY, NAME_BLOCKS_KEY, NOTE_INDEX_SNAPSHOT_KEY, NOTE_TEXTS_KEY } from '../store/commit'
 import { Memory } from '../engine/memory-handle'
 import { createDefaultEmbedder } from '../search/default-embedder'
 import type { Embedder } from '../search/embedder'
 import { STATIC_MODEL_ID } from '../search/static-model-files'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { LOG_FILE, openDurableIndexedDB, SNAPSHOT_FILE, type DurableIndexedDB, type DurableStoreOptions } from './durable-indexeddb'
-import { LEGACY_SNAPSHOT_FILE, loadLegacySnapshot } from './legacy-snapshot'
 
 /** Derived rows the durable store does not keep. */
 const DERIVED_TABLES = new Set(['entities', 'relationships', 'entityNotes', 'relationshipNotes'])
@@ -92,13 +91,6 @@ export async function openNodeMemory(dir: string, options: NodeMemoryOptions = {
         name: options.name ?? 'agent memory',
         ...(embedder && !options.bm25Only ? { embedder } : {}),
       })
-      // A folder written by the earlier whole-file snapshot is read once into the new store.
-      const legacy = join(dir, LEGACY_SNAPSHOT_FILE)
-      if (existsSync(legacy)) {
-        const saved = await loadLegacySnapshot(legacy)
-        await memory.importObservations(saved.observations, saved.aliases)
-        renameSync(legacy, `${legacy}.imported`)
-      }
     }
     return {
       memory,

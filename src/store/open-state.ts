@@ -9,17 +9,12 @@
 import { joinNotes, NoteShelf } from '../core/note-shelf'
 import type { DormantBacking } from '../core/graph'
 import { SavedNameBlocks, type NameSignature } from '../core/variants'
-import type { Entity, Observation, Relationship } from '../core/types'
+import type { Entity, Relationship } from '../core/types'
 import type { SavedEdges } from '../core/saved-edges'
 import { packGraph, unpackGraph, type GraphColumns, type SavedNoteEntities } from './graph-columns'
 
+/** The one form read: a state of any other is a cache miss, and open derives from the rows. */
 export const OPEN_STATE_FORMAT = 'cairn-open-state@4'
-/** The texts in the graph's row. Still read. */
-const OPEN_STATE_FORMAT_V3 = 'cairn-open-state@3'
-/** The form with the graph and the cuts as JSON text. Still read. */
-const OPEN_STATE_FORMAT_V2 = 'cairn-open-state@2'
-/** The first packed form: the observations as one JSON array, parsed whole. Still read. */
-const OPEN_STATE_FORMAT_V1 = 'cairn-open-state@1'
 
 export interface SavedOpenState {
   format: typeof OPEN_STATE_FORMAT
@@ -71,49 +66,18 @@ export function unpackNameBlocks(row: unknown, saveId: string, keys: readonly st
   return r.saveId === saveId ? SavedNameBlocks.of(r.blocks, keys) : undefined
 }
 
-/** The third form: the texts in the graph's row. */
-interface SavedOpenStateV3 extends Omit<SavedOpenState, 'format'> {
-  format: typeof OPEN_STATE_FORMAT_V3
-  observations: string
-  ends: Float64Array
-}
-
-/** The second and first forms, still read: cuts and graph as JSON text. */
-interface SavedOpenStateV2 {
-  format: typeof OPEN_STATE_FORMAT_V2 | typeof OPEN_STATE_FORMAT_V1
-  version: number
-  rules: string
-  saveId: string
-  observations: string
-  slugs?: string
-  ends?: string
-  entities: string
-  relationships: string
-}
-
-/** The saved graph before it was packed: objects, and the observations only in their table. */
-export interface GraphRowsSnapshot {
-  version: number
-  rules: string
-  entities: Entity[]
-  relationships: Relationship[]
-}
-
 export interface OpenState {
-  /**
-   * Absent when only the graph was saved: the observations are then read from their table.
-   * With `slugs`, the notes are known by slug only, their texts in the save's texts row.
-   */
-  observations?: NoteShelf
-  /** The notes' order in the save's texts, when their texts are left there (see `unpackNoteTexts`). */
-  slugs?: string[]
+  /** The notes, known by slug only: their texts are in the save's texts rows. */
+  observations: NoteShelf
+  /** The notes' order in the save's texts (see `unpackNoteTexts`). */
+  slugs: string[]
   /** Then also which entities each of them backs, by that order. */
   noteEntities?: SavedNoteEntities
   /** And the keys that were not live, with their notes. */
   dormant?: DormantBacking
-  saveId?: string
+  saveId: string
   entities: Entity[]
-  /** A save's columns keep their edges as columns (see core/saved-edges); older formats give objects. */
+  /** A save's columns keep their edges as columns (see core/saved-edges). */
   relationships: Relationship[] | SavedEdges
 }
 
@@ -152,21 +116,14 @@ export function packOpenState(saveId: string, version: number, rules: string, no
 }
 
 /**
- * The saved state, when it was saved at `version` under `rules` and reads whole; otherwise
- * undefined, and open reads the tables and derives. A row of the older, unpacked form gives
- * the graph alone. A state of this form gives its notes by slug, in storage.
+ * The saved state, when it was saved in this form at `version` under `rules` and reads whole;
+ * otherwise undefined, and open reads the tables and derives (the next save writes this form).
+ * The state gives its notes by slug, in storage.
  */
 export function unpackOpenState(saved: unknown, version: number, rules: string): OpenState | undefined {
   if (typeof saved !== 'object' || saved === null) return undefined
-  const s = saved as { format?: unknown; version?: unknown; rules?: unknown; saveId?: unknown; observations?: unknown }
-  if (s.version !== version || s.rules !== rules) return undefined
-  if (s.format === undefined) {
-    const old = saved as Partial<GraphRowsSnapshot>
-    return Array.isArray(old.entities) && Array.isArray(old.relationships) ? { entities: old.entities, relationships: old.relationships } : undefined
-  }
-  if (typeof s.saveId !== 'string') return undefined
-  if (s.format === OPEN_STATE_FORMAT_V3) return unpackV3(saved as Partial<SavedOpenStateV3>)
-  if (s.format !== OPEN_STATE_FORMAT) return unpackV2(saved as Partial<SavedOpenStateV2>)
+  const s = saved as { format?: unknown; version?: unknown; rules?: unknown; saveId?: unknown }
+  if (s.format !== OPEN_STATE_FORMAT || s.version !== version || s.rules !== rules || typeof s.saveId !== 'string') return undefined
   const current = saved as Partial<SavedOpenState>
   try {
     const slugs: unknown = JSON.parse(String(current.slugs))
@@ -195,42 +152,6 @@ export function unpackNoteTexts(saved: unknown, saveId: string, slugs: readonly 
   return cutsAgree(t.text, own, t.ends) ? { parts: t.parts, from: t.from, slugs: own, text: t.text, ends: t.ends } : undefined
 }
 
-/** A state of the third form: the texts in the graph's row. */
-function unpackV3(s: Partial<SavedOpenStateV3>): OpenState | undefined {
-  if (typeof s.saveId !== 'string' || typeof s.observations !== 'string') return undefined
-  try {
-    const slugs: unknown = JSON.parse(String(s.slugs))
-    if (!Array.isArray(slugs) || !(s.ends instanceof Float64Array)) return undefined
-    const observations = shelfOf(s.observations, slugs, s.ends)
-    const graph = observations && unpackGraph(s.graph, slugs as string[])
-    return graph ? { saveId: s.saveId, observations, entities: graph.entities, relationships: graph.relationships } : undefined
-  } catch {
-    // an unreadable save costs a read of the tables and a derive, never the memory
-    return undefined
-  }
-}
-
-/** A state of the second or first form: the graph as JSON text. */
-function unpackV2(s: Partial<SavedOpenStateV2>): OpenState | undefined {
-  if ((s.format !== OPEN_STATE_FORMAT_V2 && s.format !== OPEN_STATE_FORMAT_V1) || typeof s.saveId !== 'string' || typeof s.observations !== 'string' || typeof s.entities !== 'string' || typeof s.relationships !== 'string') return undefined
-  try {
-    const observations = s.format === OPEN_STATE_FORMAT_V2 ? shelfOf(s.observations, JSON.parse(String(s.slugs)), JSON.parse(String(s.ends))) : wholeShelf(s.observations)
-    const entities: unknown = JSON.parse(s.entities)
-    const relationships: unknown = JSON.parse(s.relationships)
-    if (!observations || !Array.isArray(entities) || !Array.isArray(relationships)) return undefined
-    return { saveId: s.saveId, observations, entities: entities as Entity[], relationships: relationships as Relationship[] }
-  } catch {
-    // an unreadable save costs a read of the tables and a derive, never the memory
-    return undefined
-  }
-}
-
-/** The notes of a save, unparsed, when its slugs and ends agree with its text. */
-function shelfOf(text: string, slugs: unknown, ends: unknown): NoteShelf | undefined {
-  if (!Array.isArray(slugs) || !(Array.isArray(ends) || ends instanceof Float64Array)) return undefined
-  return cutsAgree(text, slugs, ends) ? NoteShelf.fromText(slugs as string[], text, ends as ArrayLike<number>) : undefined
-}
-
 /** Whether `ends` cut `text` into one note per slug. */
 function cutsAgree(text: string, slugs: readonly unknown[], ends: ArrayLike<unknown>): boolean {
   if (slugs.length !== ends.length) return false
@@ -242,12 +163,6 @@ function cutsAgree(text: string, slugs: readonly unknown[], ends: ArrayLike<unkn
     last = end
   }
   return last === text.length
-}
-
-/** The notes of a save of the first form, one JSON array. */
-function wholeShelf(json: string): NoteShelf | undefined {
-  const observations: unknown = JSON.parse(json)
-  return Array.isArray(observations) ? NoteShelf.of(observations as Observation[]) : undefined
 }
 
 /**

@@ -6,7 +6,7 @@ import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
 import { WebsocketProvider } from 'y-websocket'
 import * as syncProtocol from 'y-protocols/sync'
-import * as Y from 'yjs'
+import type * as Y from 'yjs'
 import { isFinalClose } from './close-codes'
 import { MESSAGE_REFUSAL, readRefusal, type Refusal } from './refusal'
 import { MAX_UPDATE_BYTES, splitUpdate } from './update-split'
@@ -44,7 +44,10 @@ export interface SyncClientOptions {
   connect?: boolean
   /** Upper bound of the reconnect backoff, in milliseconds; default 2500. */
   maxBackoffMs?: number
-  /** Larger updates go to the server in pieces of at most this size; default the server's limit. */
+  /**
+   * Larger updates go to the server in pieces of at most this size; default the server's limit.
+   * Other tabs (`crossTab`) get them whole: nothing bounds a tab's message.
+   */
   maxUpdateBytes?: number
 }
 
@@ -67,12 +70,14 @@ export interface SyncClient {
 const MAX_REFUSALS_KEPT = 50
 
 export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
+  const Socket = (options.WebSocketPolyfill ?? globalThis.WebSocket) as SocketClass | undefined
+  if (!Socket) throw new Error('this runtime has no WebSocket: pass one as WebSocketPolyfill (the `ws` package in Node before v22)')
   const provider = new WebsocketProvider(options.serverUrl, options.memoryId, options.doc, {
     params: { token: options.token },
     connect: false,
     disableBc: options.crossTab === false,
     maxBackoffTime: options.maxBackoffMs ?? 2500,
-    ...(options.WebSocketPolyfill ? { WebSocketPolyfill: options.WebSocketPolyfill as never } : {}),
+    WebSocketPolyfill: socketSendingInPieces(Socket, options.maxUpdateBytes ?? MAX_UPDATE_BYTES) as never,
   })
   let status: SyncStatus = { state: 'offline', lastSyncedAt: null, refusals: [], diverged: false, closed: null }
   const statusListeners = new Set<Listener<SyncStatus>>()
@@ -84,8 +89,6 @@ export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
     status = next
     for (const l of statusListeners) l(status)
   }
-
-  sendInPieces(provider, options.maxUpdateBytes ?? MAX_UPDATE_BYTES)
 
   provider.messageHandlers[MESSAGE_REFUSAL] = (_encoder, decoder) => {
     const refusal = readRefusal(decoder)
@@ -176,30 +179,39 @@ function syncMessage(step: number, update: Uint8Array): Uint8Array<ArrayBuffer> 
   return encoding.toUint8Array(encoder) as Uint8Array<ArrayBuffer>
 }
 
+/** What the provider needs of a WebSocket class: what `WebSocketPolyfill` promises to take. */
+// a mixin's base takes any arguments: the provider passes the url and protocols through
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type SocketClass = new (...args: any[]) => { send(data: Uint8Array | ArrayBufferLike): void }
+
 /**
  * The server takes updates up to a size (it judges each in one turn), so this document's
- * updates go in pieces: its answer to the server's state vector (a first upload of a big
- * memory is one such answer) and its own large transactions (an import); other tabs get
- * the same pieces.
+ * updates go to it in pieces: its answer to the server's state vector (a first upload of a big
+ * memory is one such answer) and its own large transactions (an import). The provider takes
+ * the WebSocket class it uses as an option (`WebSocketPolyfill`); this one cuts each outgoing
+ * sync message that carries an update larger than `maxBytes` into messages of its pieces, in
+ * order, and passes everything else through unchanged.
  */
-function sendInPieces(provider: WebsocketProvider, maxBytes: number): void {
-  const sync = provider.messageHandlers[MESSAGE_SYNC]!
-  provider.messageHandlers[MESSAGE_SYNC] = (encoder, decoder, p, emitSynced, messageType) => {
-    // emitSynced is true only for messages from the server
-    const step = emitSynced ? decoding.readVarUint(decoding.clone(decoder)) : -1
-    if (step !== syncProtocol.messageYjsSyncStep1) return sync(encoder, decoder, p, emitSynced, messageType)
-    decoding.readVarUint(decoder)
-    const update = Y.encodeStateAsUpdate(p.doc, decoding.readVarUint8Array(decoder))
-    // Sent here, in order and before anything else, rather than as the one reply the provider sends.
-    for (const piece of splitUpdate(update, maxBytes)) p.ws?.send(syncMessage(syncProtocol.messageYjsSyncStep2, piece))
+export function socketSendingInPieces<C extends SocketClass>(Base: C, maxBytes: number): C {
+  return class extends Base {
+    override send(data: Uint8Array | ArrayBufferLike): void {
+      const bytes = data instanceof Uint8Array ? data : new Uint8Array(data as ArrayBuffer)
+      const split = updateOf(bytes)
+      if (!split || split.update.byteLength <= maxBytes) return super.send(data)
+      for (const piece of splitUpdate(split.update, maxBytes)) super.send(syncMessage(split.step, piece))
+    }
   }
-  const whole = provider._updateHandler
-  const inPieces = (update: Uint8Array, origin: unknown) => {
-    if (origin === provider) return
-    for (const piece of splitUpdate(update, maxBytes)) whole(piece, origin)
+}
+
+/** The update a sync message carries (step 2 or an update), or undefined for any other message. */
+function updateOf(message: Uint8Array): { step: number; update: Uint8Array } | undefined {
+  try {
+    const decoder = decoding.createDecoder(message)
+    if (decoding.readVarUint(decoder) !== MESSAGE_SYNC) return undefined
+    const step = decoding.readVarUint(decoder)
+    if (step !== syncProtocol.messageYjsSyncStep2 && step !== syncProtocol.messageYjsUpdate) return undefined
+    return { step, update: decoding.readVarUint8Array(decoder) }
+  } catch {
+    return undefined
   }
-  provider.doc.off('update', whole)
-  provider.doc.on('update', inPieces)
-  // the provider removes this handler when destroyed
-  provider._updateHandler = inPieces
 }

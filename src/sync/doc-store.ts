@@ -8,6 +8,7 @@ import { createMemoryDoc } from './memory-doc'
 import { storageError } from '../store/storage-error'
 import { singleStructContent } from './update-split'
 import { nextTurn } from './turns'
+import { dependenciesOf, structsOf, writeStruct } from './yjs-internals'
 
 /** Small rows (single writes) beyond which opening rewrites the log. */
 const COMPACT_AFTER = 64
@@ -119,16 +120,12 @@ interface Run {
  * document holds, which are decoded already; decoding and ordering one large update would cost far more.
  */
 export async function documentRows(doc: Y.Doc, rowBytes = ROW_BYTES, pause: () => Promise<void> = async () => undefined): Promise<Uint8Array[]> {
-  const clients = [...(doc.store.clients as Map<number, Struct[]>)].filter(([, structs]) => structs.length > 0)
+  const clients = [...structsOf(doc)].filter(([, structs]) => structs.length > 0)
   /** Per client: how many of its structs are placed, and the clock up to which. */
   const next = new Map<number, number>(clients.map(([client]) => [client, 0]))
   const placed = new Map<number, number>(clients.map(([client, structs]) => [client, structs[0]!.id.clock]))
   const isPlaced = (id: Y.ID | null): boolean => !id || id.clock < (placed.get(id.client) ?? 0)
-  const ready = (struct: Struct): boolean => {
-    if (!(struct instanceof Y.Item)) return true
-    const parent = struct.parent as { _item?: Y.Item | null } | null
-    return isPlaced(struct.origin) && isPlaced(struct.rightOrigin) && isPlaced(parent?._item?.id ?? null)
-  }
+  const ready = (struct: Struct): boolean => dependenciesOf(struct).every(isPlaced)
   const rows: Uint8Array[] = []
   let runs = new Map<number, Run>()
   let bytes = 0
@@ -158,9 +155,7 @@ export async function documentRows(doc: Y.Doc, rowBytes = ROW_BYTES, pause: () =
         const struct = structs[i]!
         let run = runs.get(client)
         if (!run) runs.set(client, (run = { clock: struct.id.clock, count: 0, body: new Y.UpdateEncoderV1() }))
-        const before = encoding.length(run.body.restEncoder)
-        struct.write(run.body, 0)
-        bytes += encoding.length(run.body.restEncoder) - before
+        bytes += writeStruct(run.body, struct)
         run.count++
         placed.set(client, struct.id.clock + struct.length)
         i++

@@ -72,34 +72,6 @@ export function applyMemoryWrites(doc: Y.Doc, writes: MemoryWrites, origin: unkn
   }, origin)
 }
 
-export function putObservation(doc: Y.Doc, observation: Observation, origin: unknown = null): void {
-  applyMemoryWrites(doc, { observations: { put: [observation] } }, origin)
-}
-
-export function deleteObservation(doc: Y.Doc, slug: string, origin: unknown = null): void {
-  applyMemoryWrites(doc, { observations: { delete: [slug] } }, origin)
-}
-
-export function putAlias(doc: Y.Doc, alias: Alias, origin: unknown = null): void {
-  applyMemoryWrites(doc, { aliases: { put: [alias] } }, origin)
-}
-
-export function deleteAlias(doc: Y.Doc, variant: string, origin: unknown = null): void {
-  applyMemoryWrites(doc, { aliases: { delete: [variant] } }, origin)
-}
-
-export function putRejected(doc: Y.Doc, id: string, value: RejectedPair, origin: unknown = null): void {
-  applyMemoryWrites(doc, { rejected: { put: [{ id, value }] } }, origin)
-}
-
-export function putFile(doc: Y.Doc, file: AppendixFile, bytes: Uint8Array, origin: unknown = null): void {
-  applyMemoryWrites(doc, { files: { put: [{ file, bytes }] } }, origin)
-}
-
-export function deleteFile(doc: Y.Doc, path: string, origin: unknown = null): void {
-  applyMemoryWrites(doc, { files: { delete: [path] } }, origin)
-}
-
 /** A stored value that failed its check: reported, never thrown, never passed on. */
 export interface InvalidEntry {
   map: RootName
@@ -172,13 +144,6 @@ export async function readMemoryDocInTurns(doc: Y.Doc, pace: () => Promise<void>
   const snapshot = emptySnapshot()
   for (const _ of readSteps(doc, snapshot, known)) await pace()
   return snapshot
-}
-
-export function readObservation(doc: Y.Doc, slug: string): Observation | null {
-  const value = memoryMaps(doc).observations.get(slug)
-  if (value === undefined) return null
-  const r = readEntry(slug, value, checkObservation)
-  return r.ok ? r.value : null
 }
 
 export function readFileBytes(doc: Y.Doc, path: string): Uint8Array | null {

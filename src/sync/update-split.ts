@@ -7,6 +7,7 @@ import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
 import * as Y from 'yjs'
 import { MAX_SYNCED_FILE_BYTES } from './layout'
+import { CONTENT_BINARY, decodeUpdate, dependenciesOf, SKIP_INFO, writeStruct, type DecodedDeleteSet, type Struct } from './yjs-internals'
 
 /**
  * The largest update a sync server takes in one message, unless it is one entry or one file's
@@ -21,10 +22,6 @@ export const MAX_FILE_UPDATE_BYTES = MAX_SYNCED_FILE_BYTES + 64 * 1024
 /** One struct that is not a file's bytes (the largest valid observation with multi-byte text) may be this large. */
 export const MAX_STRUCT_UPDATE_BYTES = 1024 * 1024
 
-/** Yjs content ref of binary content (`ContentBinary`). */
-const CONTENT_BINARY = 3
-
-type Struct = Y.Item | Y.GC | Y.Skip
 
 /**
  * The content ref of the only struct of a V1 update, or null when it holds more or fewer.
@@ -67,27 +64,15 @@ export function fitsOneMessage(update: Uint8Array, limits: UpdateLimits = UPDATE
 function encodeStructs(structs: Struct[]): Map<Struct, Uint8Array> {
   const e = new Y.UpdateEncoderV1()
   const spans: Array<[number, number]> = []
+  let at = 0
   for (const s of structs) {
-    const start = encoding.length(e.restEncoder)
-    s.write(e, 0)
-    spans.push([start, encoding.length(e.restEncoder)])
+    const length = writeStruct(e, s)
+    spans.push([at, at + length])
+    at += length
   }
   const all = e.toUint8Array()
   return new Map(structs.map((s, i) => [s, all.subarray(spans[i]![0], spans[i]![1])]))
 }
-
-/** The ids a struct needs before it can integrate: its neighbours at creation and its parent item. */
-function dependencies(struct: Struct): Y.ID[] {
-  if (!(struct instanceof Y.Item)) return []
-  const deps: Y.ID[] = []
-  if (struct.origin) deps.push(struct.origin)
-  if (struct.rightOrigin) deps.push(struct.rightOrigin)
-  if (struct.parent instanceof Y.ID) deps.push(struct.parent)
-  return deps
-}
-
-/** Yjs struct info of a Skip: a gap in a client's clocks that the update does not cover. */
-const SKIP_INFO = 10
 
 /** One update of the given structs (each client's in clock order, with their bytes) and the delete set. */
 function encodePiece(groups: Map<number, Array<{ struct: Struct; bytes: Uint8Array }>>, deleteSet: Uint8Array): Uint8Array {
@@ -115,7 +100,7 @@ function encodePiece(groups: Map<number, Array<{ struct: Struct; bytes: Uint8Arr
 }
 
 /** The V1 encoding of a delete set. */
-function encodeDeleteSet(ds: { clients: Map<number, Array<{ clock: number; len: number }>> }): Uint8Array {
+function encodeDeleteSet(ds: DecodedDeleteSet): Uint8Array {
   return encoding.encode((e) => {
     encoding.writeVarUint(e, ds.clients.size)
     for (const [client, ranges] of ds.clients) {
@@ -140,7 +125,7 @@ const EMPTY_DELETE_SET = new Uint8Array([0])
 export function splitUpdate(update: Uint8Array, maxBytes = MAX_UPDATE_BYTES): Uint8Array[] {
   // one struct cannot be split (and has no deletions to send after it)
   if (update.byteLength <= maxBytes || singleStructContent(update) !== null) return [update]
-  const { structs, ds } = Y.decodeUpdate(update) as unknown as { structs: Struct[]; ds: { clients: Map<number, Array<{ clock: number; len: number }>> } }
+  const { structs, ds } = decodeUpdate(update)
   const full = new Map<number, number>()
   for (const s of structs) full.set(s.id.client, Math.max(full.get(s.id.client) ?? 0, s.id.clock + s.length))
   const deleteSet = ds.clients.size ? encodeDeleteSet(ds) : EMPTY_DELETE_SET
@@ -179,7 +164,7 @@ export function splitUpdate(update: Uint8Array, maxBytes = MAX_UPDATE_BYTES): Ui
     let progressed = false
     for (const [client, list] of byClient) {
       let i = next.get(client)!
-      while (i < list.length && dependencies(list[i]!).every(ready)) {
+      while (i < list.length && dependenciesOf(list[i]!).every(ready)) {
         const s = list[i]!
         const bytes = encoded.get(s)!
         // 16: a client's header in a piece (struct count, client id, first clock)

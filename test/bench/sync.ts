@@ -13,7 +13,8 @@ import { silentLog } from '../../src/server/log'
 import { startSyncServer } from '../../src/server/sync-server'
 import { connectMemoryDoc } from '../../src/sync/client'
 import { ROOTS } from '../../src/sync/layout'
-import { applyMemoryWrites, createMemoryDoc, putObservation } from '../../src/sync/memory-doc'
+import { applyMemoryWrites, createMemoryDoc } from '../../src/sync/memory-doc'
+import { putObservation } from '../helpers/doc-writes'
 
 export interface SyncBenchRow {
   observationsPerDevice: number

@@ -1,7 +1,8 @@
 // What a change reports about backing (which notes back which entity or edge), and the parts of
 // the graph kept up as backers come and go rather than recomputed from all of them.
 import { describe, expect, it } from 'vitest'
-import { Graph, graphFingerprint, mergeBacking } from '../../src/core/graph'
+import { Graph, mergeBacking } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import type { Observation } from '../../src/core/types'
 
 type Named = { name: string; description?: string; queries?: string[] }

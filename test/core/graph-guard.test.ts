@@ -1,7 +1,8 @@
 // The graph refuses what the write contract would never produce, whatever a peer's checker let
 // through: no entity without a key, no two edges for one relationship written two ways.
 import { describe, expect, it } from 'vitest'
-import { Graph, graphFingerprint } from '../../src/core/graph'
+import { Graph } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import type { Observation } from '../../src/core/types'
 
 function note(slug: string, entities: Observation['entities'], relationships: Observation['relationships']): Observation {

@@ -1,7 +1,8 @@
 // The incrementally maintained graph must always equal a from-scratch derivation.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Graph, graphFingerprint } from '../../src/core/graph'
+import { Graph } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { normalizeName } from '../../src/core/normalize'
 import type { Observation } from '../../src/core/types'
 import { packOpenState, unpackOpenState } from '../../src/store/open-state'

@@ -12,7 +12,8 @@ import { capture, connectToServer, createMemory, openMemoryMenu, openMemorySetti
 import { WebSocket } from 'ws'
 import { connectMemoryDoc } from '../../src/sync/client'
 import { CLOSE } from '../../src/sync/close-codes'
-import { createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
+import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
+import { putObservation } from '../helpers/doc-writes'
 import { observation } from '../sync/fixture'
 
 /** Recalls until `name` is among the ranked entities (another device's write may be in flight). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { graphFingerprint } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { listMemories } from '../../src/index'
 import { exportMemory, importMemory } from '../../src/engine/backup'
 import { ada, engine, fixture } from './fixture'

@@ -1,7 +1,7 @@
 // No public operation on bad input throws anything but a MemoryError, and none changes stored state.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { graphFingerprint } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { MemoryError } from '../../src/index'
 import { ada, engine, fixture } from './fixture'
 import { engineOf } from '../../src/internals'

@@ -2,9 +2,10 @@
 // the derived rows in IndexedDB and a from-scratch derivation of the stored observations agree.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Graph, graphFingerprint } from '../../src/core/graph'
+import { Graph } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { fixture } from './fixture'
-import { readDerived } from '../../src/store/derived-rows'
+import { readDerived } from '../helpers/read-derived'
 import { engineOf } from '../../src/internals'
 
 const NAMES = ['Jane Doe', 'Dr. Jane Doe', 'ACME Corp', 'Acme Corporation', 'IBM', 'International Business Machines', 'Paris', 'C++', 'C#', 'C']

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { IDBKeyRange } from 'fake-indexeddb'
 import { MAX_FILE_BYTES, openMemory } from '../../src/index'
-import { graphFingerprint, Graph } from '../../src/core/graph'
+import { Graph } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { relationshipKey } from '../../src/core/normalize'
 import { MemoryDB } from '../../src/store/db'
 import { ada, engine, fixture, society, type Fixture } from './fixture'
@@ -249,9 +250,9 @@ describe('the notes\' texts after an open', () => {
     expect(opened.committedGraph.notesInStorage).toBe(30)
     // what the recall reads from the observation rows (a private field, wrapped to watch it)
     const reads: string[][] = []
-    const held = opened as unknown as { noteSource: { some(slugs: string[]): Promise<unknown> } }
-    const some = held.noteSource.some.bind(held.noteSource)
-    held.noteSource = { ...held.noteSource, some: (slugs: string[]) => (reads.push(slugs), some(slugs)) }
+    const held = (opened as unknown as { c: { loader: { source: { some(slugs: string[]): Promise<unknown> } } } }).c.loader
+    const some = held.source.some.bind(held.source)
+    held.source = { ...held.source, some: (slugs: string[]) => (reads.push(slugs), some(slugs)) }
     const asked = { query: 'Ada', limits: { observations: 4 } }
     const early = await opened.recall(asked)
     expect(early.observations.map((o) => o.title)).toEqual(['d29', 'd28', 'd27', 'd26'])
@@ -275,10 +276,10 @@ describe('the notes\' texts after an open', () => {
     const opened = engineOf(reopened)
     const c = await reopened.connect({ agent: 'x', tier: 'full' })
     // the newest note, about to be shown, is deleted while the recall reads the texts it shows
-    const held = opened as unknown as { noteSource: { some(slugs: string[]): Promise<unknown> } }
-    const some = held.noteSource.some.bind(held.noteSource)
+    const held = (opened as unknown as { c: { loader: { source: { some(slugs: string[]): Promise<unknown> } } } }).c.loader
+    const some = held.source.some.bind(held.source)
     let deleted = false
-    held.noteSource = { ...held.noteSource, some: async (slugs: string[]) => {
+    held.source = { ...held.source, some: async (slugs: string[]) => {
       const rows = await some(slugs)
       if (!deleted) {
         deleted = true
@@ -342,10 +343,10 @@ describe('the notes\' texts after an open', () => {
     await f.memory.close()
     const reopened = await f.reopen()
     const opened = engineOf(reopened)
-    const held = opened as unknown as { noteSource: { some(slugs: string[]): Promise<unknown> } }
-    const some = held.noteSource.some.bind(held.noteSource)
+    const held = (opened as unknown as { c: { loader: { source: { some(slugs: string[]): Promise<unknown> } } } }).c.loader
+    const some = held.source.some.bind(held.source)
     const asked: number[] = []
-    held.noteSource = { ...held.noteSource, some: async (slugs: string[]) => (asked.push(slugs.length), some(slugs)) }
+    held.source = { ...held.source, some: async (slugs: string[]) => (asked.push(slugs.length), some(slugs)) }
     const c = await reopened.connect({ agent: 'x', tier: 'full' })
     await c.write({ title: 'late', content: 'late note', entities: [{ ...ada, description: 'Countess of Lovelace' }] })
     // all 210 back Ada: past the share read row by row

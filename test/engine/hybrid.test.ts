@@ -94,7 +94,7 @@ describe('hybrid recall', () => {
     // past the save's quiet period (this timer is due after the engine's, so it fires later),
     // then behind the save on the write queue, so the check does not depend on the machine's load
     await new Promise((r) => setTimeout(r, 2_100))
-    await engineOf(f.memory)['queue'].run(async () => undefined)
+    await (engineOf(f.memory) as unknown as { c: { enqueue(task: () => Promise<void>, reads: 'one note'): Promise<void> } }).c.enqueue(async () => undefined, 'one note')
     let calls = 0
     const counting: Embedder = { id: embedder.id, dimensions: embedder.dimensions, checksum: embedder.checksum, embed: (t) => (calls++, embedder.embed(t)) }
     await f.reopen(counting)

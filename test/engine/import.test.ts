@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { graphFingerprint, Graph } from '../../src/core/graph'
+import { Graph } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { validateObservationInput } from '../../src/core/contract'
 import type { Observation, ObservationInput } from '../../src/core/types'
 import { engineOf } from '../../src/internals'

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { graphFingerprint } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import type { Observation } from '../../src/core/types'
 import { createMemory, openMemory, type Memory } from '../../src/index'
 import type { MemorySync } from '../../src/sync/memory-sync'

@@ -2,7 +2,7 @@
 // carries a stable error code and leaves the memory exactly as it was.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { graphFingerprint } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { dispatchTool } from '../../src/tools/dispatch'
 import { TOOLS, toolInputSchema } from '../../src/tools/definitions'
 import { ada, engine, fixture, type Fixture } from '../engine/fixture'

@@ -16,7 +16,8 @@ import { BYTES_PER_STRUCT_READ, DEFAULT_BUDGET, GatedSocket, newBudgetWindow } f
 import { checkUpdate } from '../../src/server/update-policy'
 import { mergeDeleteRanges, screenUpdate } from '../../src/server/update-screen'
 import { ROOTS } from '../../src/sync/layout'
-import { createMemoryDoc, putObservation } from '../../src/sync/memory-doc'
+import { createMemoryDoc } from '../../src/sync/memory-doc'
+import { putObservation } from '../helpers/doc-writes'
 import { MESSAGE_REFUSAL, readRefusal } from '../../src/sync/refusal'
 import { observation } from '../sync/fixture'
 

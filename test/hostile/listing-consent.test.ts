@@ -6,7 +6,7 @@
 // A listing names who published each memory.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CLOSE } from '../../src/sync/close-codes'
-import { putObservation } from '../../src/sync/memory-doc'
+import { putObservation } from '../helpers/doc-writes'
 import { writeVisibility } from '../../src/sync/visibility'
 import { startHarness, type Harness } from '../server/harness'
 import { observation, waitFor } from '../sync/fixture'

@@ -4,7 +4,8 @@
 // no other device's graph changes, and a genuine variant merge still goes through.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ROOTS } from '../../src/sync/layout'
-import { putAlias, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
+import { readMemoryDoc } from '../../src/sync/memory-doc'
+import { putAlias, putObservation } from '../helpers/doc-writes'
 import { startHarness, type Harness } from '../server/harness'
 import { alias, observation, waitFor } from '../sync/fixture'
 import { refusedAs, slugs } from './peer'

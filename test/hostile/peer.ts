@@ -41,7 +41,11 @@ export function sendRaw(attacker: SyncClient, update: Uint8Array): void {
   const e = encoding.createEncoder()
   encoding.writeVarUint(e, 0)
   syncProtocol.writeUpdate(e, update)
-  attacker.provider.ws!.send(encoding.toUint8Array(e))
+  // the client's socket class sends a large update in pieces; an attacker's goes whole, through
+  // the WebSocket class that socket class extends
+  const ws = attacker.provider.ws!
+  const whole = Object.getPrototypeOf(Object.getPrototypeOf(ws)) as { send(data: Uint8Array): void }
+  whole.send.call(ws, encoding.toUint8Array(e))
 }
 
 /** Waits for the next refusal the attacker gets; returns its code. */

@@ -5,7 +5,8 @@
 // for a while), not refused, so everything it sent arrives.
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { applyMemoryWrites, createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
+import { applyMemoryWrites, createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
+import { putObservation } from '../helpers/doc-writes'
 import { MAX_UPDATE_BYTES } from '../../src/sync/update-split'
 import { startHarness, type Harness } from '../server/harness'
 import { observation, waitFor } from '../sync/fixture'

@@ -2,10 +2,11 @@
 // was acknowledged is there as written, nothing else is, and the stored entity and relationship
 // rows are exactly what re-deriving them from the stored observations gives.
 import { describe, expect, it } from 'vitest'
-import { Graph, graphFingerprint } from '../../src/core/graph'
+import { Graph } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import type { Memory } from '../../src/index'
 import { fixture } from '../engine/fixture'
-import { readDerived } from '../../src/store/derived-rows'
+import { readDerived } from '../helpers/read-derived'
 import { engineOf } from '../../src/internals'
 
 const RUN_MS = 4_000

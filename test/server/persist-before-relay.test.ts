@@ -13,7 +13,8 @@ import type { RoomStore } from '../../src/server/room-store'
 import { startSyncServer, type Authorize, type SyncServer } from '../../src/server/sync-server'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
 import { CLOSE } from '../../src/sync/close-codes'
-import { createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
+import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
+import { putObservation } from '../helpers/doc-writes'
 import { observation, waitFor } from '../sync/fixture'
 
 /** Holds every persist until the test releases (or fails) it. */

@@ -6,7 +6,8 @@ import * as Y from 'yjs'
 import type { SyncLog } from '../../src/server/log'
 import { decodeRecords, encodeRecord } from '../../src/server/room-log'
 import { RoomThread } from '../../src/server/room-thread'
-import { createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
+import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
+import { putObservation } from '../helpers/doc-writes'
 import { observation } from '../sync/fixture'
 
 const logged: string[] = []

@@ -7,7 +7,8 @@ import * as Y from 'yjs'
 import { FileRoomStore } from '../../src/server/file-room-store'
 import { hashToken, TokenRegistry } from '../../src/server/token-registry'
 import { ROOTS } from '../../src/sync/layout'
-import { createMemoryDoc, putObservation, readMemoryDoc } from '../../src/sync/memory-doc'
+import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
+import { putObservation } from '../helpers/doc-writes'
 import { observation } from '../sync/fixture'
 
 let dir: string

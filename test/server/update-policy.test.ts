@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { checkUpdate, noteLoadedState } from '../../src/server/update-policy'
 import { ROOTS } from '../../src/sync/layout'
-import { createMemoryDoc, deleteObservation, putAlias, putObservation, putRejected } from '../../src/sync/memory-doc'
+import { createMemoryDoc } from '../../src/sync/memory-doc'
+import { deleteObservation, putAlias, putObservation, putRejected } from '../helpers/doc-writes'
 import { alias, observation } from '../sync/fixture'
 
 /** A room holding two observations, and a client document that starts as a copy of it. */

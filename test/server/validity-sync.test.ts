@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { WebSocket } from 'ws'
-import { graphFingerprint } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { createMemory, type Connection, type Memory } from '../../src/index'
 import { startHarness, type Harness } from './harness'
 import { engineOf } from '../../src/internals'

@@ -3,9 +3,10 @@
 import Dexie from 'dexie'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { DERIVATION_RULES, Graph, graphFingerprint } from '../../src/core/graph'
+import { DERIVATION_RULES, Graph } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { createMemory, openMemory } from '../../src/index'
-import { readDerived } from '../../src/store/derived-rows'
+import { readDerived } from '../helpers/read-derived'
 import { ada, engine, society } from '../engine/fixture'
 import { engineOf } from '../../src/internals'
 

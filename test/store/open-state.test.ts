@@ -16,8 +16,6 @@ describe('open state', () => {
   const observations = [note('a', ['Ada', 'Bea']), note('b', ['Bea', 'Cy'])]
   const g = Graph.derive(observations)
   const { state: saved, texts: [texts] } = packOpenState('save-1', 7, 'rules@1', g.observationTexts(), g.entities.values(), g.relationships.values())! as { state: SavedOpenState; texts: [SavedNoteTexts] }
-  // the third form, texts in the graph's row, as the tests of the older forms below build on it
-  const packed = { ...saved, format: 'cairn-open-state@3', observations: texts.text, ends: texts.ends }
 
   it('packs the graph as columns and the notes as one string in a row apart, and unpacks them at the same version, rules and save', () => {
     expect(saved.format).toBe(OPEN_STATE_FORMAT)
@@ -30,7 +28,7 @@ describe('open state', () => {
     expect(state.entities).toEqual([...g.entities.values()])
     expect([...state.relationships]).toEqual([...g.relationships.values()])
     // the notes are known, their texts still in storage
-    const shelf = state.observations!
+    const shelf = state.observations
     expect(shelf.size).toBe(2)
     expect(shelf.has('b')).toBe(true)
     expect(shelf.inStorageCount).toBe(2)
@@ -87,60 +85,38 @@ describe('open state', () => {
     expect(unpackOpenState({ ...saved, slugs: '["a"]' }, 7, 'rules@1')).toBeUndefined()
   })
 
-  it('reads the third form, the texts in the graph row', () => {
-    const state = unpackOpenState(structuredClone(packed), 7, 'rules@1')
-    expect(state?.saveId).toBe('save-1')
-    expect(state?.slugs).toBeUndefined()
-    expect([...state!.observations!]).toEqual(observations)
-    expect(state?.observations?.get('b')).toEqual(observations[1])
-    expect(state?.entities).toEqual([...g.entities.values()])
-  })
-
   it('is not trusted at another version, under other rules, or unreadable', () => {
-    expect(unpackOpenState(packed, 8, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState(packed, 7, 'rules@2')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, observations: '[{"slug":' }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, observations: `${packed.observations} ` }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, ends: new Float64Array([3, 2]) }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, ends: '[3, 2]' }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, slugs: '["a"]' }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, slugs: '[1, 2]' }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, ends: undefined }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, graph: undefined }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, graph: { ...packed.graph, edgeSources: [0] } }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...packed, format: 'cairn-open-state@99' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState(saved, 8, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState(saved, 7, 'rules@2')).toBeUndefined()
+    expect(unpackOpenState({ ...saved, slugs: '["a"]' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...saved, slugs: '[1, 2]' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...saved, slugs: '["a",' }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...saved, saveId: undefined }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...saved, graph: undefined }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...saved, graph: { ...saved.graph, edgeSources: [0] } }, 7, 'rules@1')).toBeUndefined()
+    expect(unpackOpenState({ ...saved, format: 'cairn-open-state@99' }, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState(undefined, 7, 'rules@1')).toBeUndefined()
     expect(unpackOpenState('text', 7, 'rules@1')).toBeUndefined()
   })
 
-  it('reads the first packed form, the observations as one JSON array', () => {
-    const first = { format: 'cairn-open-state@1', version: 7, rules: 'rules@1', saveId: 'save-1', observations: JSON.stringify(observations), entities: JSON.stringify([...g.entities.values()]), relationships: JSON.stringify([...g.relationships.values()]) }
-    expect([...unpackOpenState(first, 7, 'rules@1')!.observations!]).toEqual(observations)
+  it('reads no older form: a cache of one is a miss, and open derives from the rows', () => {
+    const third = { ...saved, format: 'cairn-open-state@3', observations: texts.text, ends: texts.ends }
+    const second = { format: 'cairn-open-state@2', version: 7, rules: 'rules@1', saveId: 'save-1', observations: texts.text, slugs: saved.slugs, ends: JSON.stringify([...texts.ends]), entities: JSON.stringify([...g.entities.values()]), relationships: JSON.stringify([...g.relationships.values()]) }
+    const first = { ...second, format: 'cairn-open-state@1', observations: JSON.stringify(observations) }
+    const unpacked = { version: 7, rules: 'rules@1', entities: [...g.entities.values()], relationships: [...g.relationships.values()] }
+    for (const old of [third, second, first, unpacked]) expect(unpackOpenState(structuredClone(old), 7, 'rules@1')).toBeUndefined()
   })
 
-  it('reads the second form, the graph and the cuts as JSON text', () => {
-    const second = { format: 'cairn-open-state@2', version: 7, rules: 'rules@1', saveId: 'save-1', observations: packed.observations, slugs: packed.slugs, ends: JSON.stringify([...packed.ends]), entities: JSON.stringify([...g.entities.values()]), relationships: JSON.stringify([...g.relationships.values()]) }
-    const state = unpackOpenState(structuredClone(second), 7, 'rules@1')
-    expect([...state!.observations!]).toEqual(observations)
-    expect(state?.entities).toEqual([...g.entities.values()])
-    expect(state?.relationships).toEqual([...g.relationships.values()])
-    expect(unpackOpenState({ ...second, entities: '{}' }, 7, 'rules@1')).toBeUndefined()
-    expect(unpackOpenState({ ...second, ends: '[3, 2]' }, 7, 'rules@1')).toBeUndefined()
-  })
-
-  it('gives a note saved as text back unparsed when saved again, and a damaged one as storage_failed', () => {
-    const state = unpackOpenState(packed, 7, 'rules@1')!
-    const again = Graph.fromRows(state.observations!, new Map(), state.entities, state.relationships)
+  it('gives a note back unparsed when saved again, and a damaged one as storage_failed', () => {
+    const state = unpackOpenState(structuredClone(saved), 7, 'rules@1')!
+    const cut = unpackNoteTexts(structuredClone(texts), 'save-1', state.slugs, 0)!
+    state.observations.takeInPart(cut.from, cut.slugs, cut.text, cut.ends)
+    const again = Graph.fromRows(state.observations, new Map(), state.entities, state.relationships)
     expect([...again.observationTexts()]).toEqual(observations.map((o) => [o.slug, JSON.stringify(o), Date.parse(o.observedAt)]))
-    const text = packed.observations.replace('"slug":"b"', '"slug":"x"')
-    expect(() => unpackOpenState({ ...packed, observations: text }, 7, 'rules@1')!.observations!.get('b')).toThrow(expect.objectContaining({ code: 'storage_failed' }))
-  })
-
-  it('reads the older unpacked graph as the graph alone, the observations left to their table', () => {
-    const old = { version: 7, rules: 'rules@1', entities: [...g.entities.values()], relationships: [...g.relationships.values()] }
-    const state = unpackOpenState(old, 7, 'rules@1')
-    expect(state?.observations).toBeUndefined()
-    expect(state?.entities).toEqual(old.entities)
+    const damaged = unpackOpenState(structuredClone(saved), 7, 'rules@1')!
+    const wrong = unpackNoteTexts({ ...texts, text: texts.text.replace('"slug":"b"', '"slug":"x"') }, 'save-1', damaged.slugs, 0)!
+    damaged.observations.takeInPart(wrong.from, wrong.slugs, wrong.text, wrong.ends)
+    expect(() => damaged.observations.get('b')).toThrow(expect.objectContaining({ code: 'storage_failed' }))
   })
 
   it('saves an index snapshot with its arrays of objects as JSON and gives the same snapshot back', () => {

@@ -3,7 +3,8 @@
 // journal of unmirrored commits makes the local state win for exactly those keys.
 import { describe, expect, it, vi } from 'vitest'
 import type { ObservationInput } from '../../src/index'
-import { Graph, graphFingerprint } from '../../src/core/graph'
+import { Graph } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { ALIASES_JOURNAL_KEY, observationJournalKey } from '../../src/engine/memory-engine'
 import { readMemoryDoc } from '../../src/sync/memory-doc'
 import { ada, engine as analyticalEngine, fixture, society } from '../engine/fixture'

@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { graphFingerprint } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { createMemory, type Connection, type Memory } from '../../src/index'
 import { bindMemoryDoc, type DocBinding } from '../../src/sync/doc-bridge'
 import { createMemoryDoc } from '../../src/sync/memory-doc'

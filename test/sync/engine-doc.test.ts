@@ -4,7 +4,7 @@
 import type { ObservationInput } from '../../src/index'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { graphFingerprint } from '../../src/core/graph'
+import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { bindMemoryDoc, type DocBinding } from '../../src/sync/doc-bridge'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
 import { ROOTS } from '../../src/sync/layout'

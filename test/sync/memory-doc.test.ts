@@ -4,10 +4,8 @@ import { MemoryError } from '../../src/core/errors'
 import type { Observation } from '../../src/core/types'
 import { MAX_FILE_BYTES } from '../../src/engine/files'
 import { MAX_SYNCED_FILE_BYTES, ROOTS, memoryMaps } from '../../src/sync/layout'
-import {
-  applyMemoryWrites, createMemoryDoc, deleteFile, deleteObservation, putAlias, putFile, putObservation, putRejected,
-  readFileBytes, readMemoryDoc, readObservation,
-} from '../../src/sync/memory-doc'
+import { applyMemoryWrites, createMemoryDoc, readFileBytes, readMemoryDoc } from '../../src/sync/memory-doc'
+import { deleteFile, deleteObservation, putAlias, putFile, putObservation, putRejected, readObservation } from '../helpers/doc-writes'
 import { observeMemoryDoc, type MemoryDocChange } from '../../src/sync/observe'
 import { alias, fileMeta, observation } from './fixture'
 

@@ -1,11 +1,12 @@
 // After a refusal a device's document holds changes the server will never take, and every
-// later change from it builds on them. Recovery starts a new document from the server's
-// state and re-applies only what the connection's tier allows, naming what was dropped so the
-// user can be told (and, with a full connection, redo it).
+// later change from it builds on them. This recovery, not wired into the library (a memory
+// reloads from the server instead), starts a new document from the server's state and
+// re-applies only what the connection's tier allows, naming what was dropped: the tier tests
+// use it to check what the server lets each tier keep.
 import * as Y from 'yjs'
-import type { Tier } from '../core/types'
-import { applyMemoryWrites, createMemoryDoc, readFileBytes, readMemoryDoc, type MemoryWrites } from './memory-doc'
-import { sameJson } from '../core/same-json'
+import type { Tier } from '../../src/core/types'
+import { applyMemoryWrites, createMemoryDoc, readFileBytes, readMemoryDoc, type MemoryWrites } from '../../src/sync/memory-doc'
+import { sameJson } from '../../src/core/same-json'
 
 export interface Rebuilt {
   /** A new document: the server's state plus the re-applied local additions. Sync this one. */
