@@ -5,15 +5,19 @@ import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { createMemory, type RecallResult } from '../../src/index'
 
-/** The first ts block after "## Example", without its import line (TypeScript, as a reader copies it). */
-function example(): string {
-  const doc = readFileSync(new URL('../../docs/time.md', import.meta.url), 'utf8')
-  const block = /## Example\s+```ts\n([\s\S]*?)```/.exec(doc)?.[1]
-  if (!block) throw new Error('docs/time.md has no example block')
+/** The first ts block after `heading` in `file`, without its import line (TypeScript, as a reader copies it). */
+function example(file = '../../docs/time.md', heading = '## Example'): string {
+  const doc = readFileSync(new URL(file, import.meta.url), 'utf8')
+  const block = /^```ts\n([\s\S]*?)```/m.exec(doc.slice(doc.indexOf(heading)))?.[1]
+  if (doc.indexOf(heading) < 0 || !block) throw new Error(`${file} has no example block after ${heading}`)
   return block.replace(/^import .*\n/m, '')
 }
 
 describe('docs/time.md example', () => {
+  it('is the README\'s too', () => {
+    expect(example('../../README.md', 'Facts that change keep their history')).toBe(example())
+  })
+
   it('recalls Beta now and Acme as of 2022', async () => {
     const code = example()
     expect(code.split('\n').filter(Boolean).length).toBeLessThanOrEqual(10)
