@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
-import { capture, connectToServer, createMemory, recall } from './ui'
+import { capture, connectToServer, createMemory, recall, joinMemory } from './ui'
 
 const noteTitles = (page: Page) => page.getByTestId('note').locator('strong').allTextContents()
 const recalled = (page: Page) => page.getByTestId('recalled-entities').locator('li strong').allTextContents()
@@ -46,11 +46,7 @@ describe('screens follow other devices and tabs', () => {
 
     const deviceB = await harness.newIsolatedContext()
     const pageB = await deviceB.openApp('/')
-    await pageB.getByLabel('Memory id').fill(id)
-    await pageB.getByLabel('Shown as').fill('Ward notes')
-    await pageB.getByLabel('Sync server').fill(server.url)
-    await pageB.getByLabel('Token').fill(token)
-    await pageB.getByRole('button', { name: 'Join and sync' }).click()
+    await joinMemory(pageB, { id, shownAs: 'Ward notes', serverUrl: server.url, token })
     await expect.poll(() => recall(pageB, 'cardiologist'), { timeout: 15_000, interval: 300 }).toContain('Amara Okafor')
     const timings: Record<string, number> = {}
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { startHarness, type Harness } from './harness'
-import { capture, connectToServer, createMemory, openMemoryMenu, openMemorySettings, recall } from './ui'
+import { capture, connectToServer, createMemory, openMemoryMenu, openMemorySettings, recall, joinMemory } from './ui'
 import { WebSocket } from 'ws'
 import { connectMemoryDoc } from '../../src/sync/client'
 import { CLOSE } from '../../src/sync/close-codes'
@@ -46,11 +46,7 @@ describe('sync in the browser', () => {
 
     const deviceB = await harness.newIsolatedContext()
     const pageB = await deviceB.openApp('/')
-    await pageB.getByLabel('Memory id').fill(id)
-    await pageB.getByLabel('Shown as').fill('Shared notes')
-    await pageB.getByLabel('Sync server').fill(server.url)
-    await pageB.getByLabel('Token').fill(token)
-    await pageB.getByRole('button', { name: 'Join and sync' }).click()
+    await joinMemory(pageB, { id, shownAs: 'Shared notes', serverUrl: server.url, token })
     await recallUntil(pageB, 'cardiologist', 'Amara Okafor')
     await harness.screenshot(pageB, 'sync-device-b')
 

@@ -84,3 +84,12 @@ export async function connectToServer(page: Page, serverUrl: string, token: stri
   await page.getByRole('button', { name: 'Connect' }).click()
   await expect.poll(() => page.getByTestId('sync-state').textContent(), { timeout: 10_000 }).toBe('Synced')
 }
+
+/** Joins a memory on this device from the memory list's join form and starts syncing it. */
+export async function joinMemory(page: Page, join: { id: string; shownAs: string; serverUrl: string; token: string }): Promise<void> {
+  await page.getByLabel('Memory id').fill(join.id)
+  await page.getByLabel('Shown as').fill(join.shownAs)
+  await page.getByLabel('Sync server').fill(join.serverUrl)
+  await page.getByLabel('Token').fill(join.token)
+  await page.getByRole('button', { name: 'Join and sync' }).click()
+}
