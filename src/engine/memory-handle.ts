@@ -17,10 +17,11 @@ import { revocationChannel, type RevocationChannel } from './revocations'
 import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
 import { shareVisibilityThrough, type VisibilitySharing } from './visibility-sharing'
 import { checkVisibilityChange, storeVisibility } from './memory-admin'
-import { createEngine, openEngine, type CreateMemoryOptions, type OpenMemoryOptions } from './open-memory'
+import { createEngine, openEngine } from './open-memory'
+import type { CreateMemoryOptions, OpenMemoryOptions } from './memory-options'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
 
-export type { CreateMemoryOptions, OpenMemoryOptions } from './open-memory'
+export type { CreateMemoryOptions, OpenMemoryOptions } from './memory-options'
 export { BM25_ONLY } from '../core/types'
 
 /** A connection's last use is stamped at most this often. */

@@ -2,7 +2,7 @@
 // open, and an open takes the graph and the indexes as saved when they are current.
 import { MemoryError } from '../core/errors'
 import { DERIVATION_RULES, Graph } from '../core/graph'
-import { BM25_ONLY, type ConnectionRecord, type MemoryInfo, type Observation, type RetrievalConfig, type Visibility } from '../core/types'
+import { BM25_ONLY, type ConnectionRecord, type MemoryInfo, type Observation, type RetrievalConfig } from '../core/types'
 import type { NoteShelf } from '../core/note-shelf'
 import { NoteInStorage } from '../core/note-shelf'
 import type { Embedder } from '../search/embedder'
@@ -21,24 +21,9 @@ import { MemoryEngine } from './memory-engine'
 import { readNotesInto } from './note-loading'
 import { nameBlocksOf, noteSource, readForOpen, readObservations } from './open-read'
 import { randomId } from './tokens'
+import type { CreateMemoryOptions, OpenMemoryOptions } from './memory-options'
 
-export interface CreateMemoryOptions extends IndexedDBFactory {
-  name: string
-  visibility?: Visibility
-  orgId?: string
-  retrieval?: Partial<RetrievalConfig>
-  /** The model that the retrieval config names; without one, recall ranks by BM25 alone. */
-  embedder?: Embedder
-  /**
-   * The id of a memory that already exists on another device, to make this device's copy of
-   * it (then `sync` fills it from the server). New memories get a fresh id.
-   */
-  id?: string
-}
-
-export interface OpenMemoryOptions extends IndexedDBFactory {
-  embedder?: Embedder
-}
+export type { CreateMemoryOptions, OpenMemoryOptions } from './memory-options'
 
 const DEFAULT_SNIPPET = 280
 
