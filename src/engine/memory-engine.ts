@@ -10,7 +10,7 @@ import { NoteInStorage } from '../core/note-shelf'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { neighborhoodOf, neighborhoodsOf } from '../core/neighborhood'
 import { normalizeName } from '../core/normalize'
-import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest, type RecallFilter } from '../core/recall'
+import { assembleSemantic, draftSemantic, assembleStructural, parseRecallRequest, DEFAULT_TUNING, type RecallFilter, type RecallTuning } from '../core/recall'
 import { QueryEvidence, type QueryTerm } from '../core/evidence'
 import { makeSlug } from '../core/slug'
 import { parseSingleValued, proposeSupersessions, supersessionNote } from '../core/supersede'
@@ -729,6 +729,9 @@ export class MemoryEngine implements SyncPort {
 
   // ---- reads (never queued; they see the last committed state) ---------------------
 
+  /** The weights of a note's score: the eval measures others through `engineOf`; nothing else sets it. */
+  recallTuning: Readonly<RecallTuning> = DEFAULT_TUNING
+
   async recall(request: unknown): Promise<RecallResult> {
     this.assertOpen()
     const { time, rest } = splitTimeRequest(request)
@@ -750,13 +753,13 @@ export class MemoryEngine implements SyncPort {
       await this.findParaphrases(f.query, hits, entityTerms)
       const evidence = new QueryEvidence({ terms: noteTerms, size: this.notes.size() }, { terms: entityTerms, size: this.index.size() })
       const signals = this.signals()
-      const assemble = () => ({ ...assembleSemantic(this.graph, hits, notes, evidence, f, this.info.retrieval.snippetLength), signals })
+      const assemble = () => ({ ...assembleSemantic(this.graph, hits, notes, evidence, f, this.info.retrieval.snippetLength, this.recallTuning), signals })
       if (this.graph.notesInStorage === 0) return assemble()
       // Ranked first, by what the open saved (slugs, times, backing): the texts of only the notes
       // it shows are then read, and the recall is not ranked again. A change committed during
       // the read ranks it again.
       const version = this.version
-      const draft = await this.withNotes(() => draftSemantic(this.graph, hits, notes, evidence, f, this.info.retrieval.snippetLength), () => [])
+      const draft = await this.withNotes(() => draftSemantic(this.graph, hits, notes, evidence, f, this.info.retrieval.snippetLength, this.recallTuning), () => [])
       await this.readSomeNotes(this.graph.notesInStorageAmong(draft.shown))
       return this.version === version ? { ...(await this.withNotes(() => draft.complete(), () => [])), signals } : await this.withNotes(assemble, () => [])
     } finally {
