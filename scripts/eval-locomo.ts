@@ -119,8 +119,12 @@ async function ablate(convs: LocomoConversation[], embedder: Embedder): Promise<
   const samples = new Map(variants.map((v) => [v.name, [] as Sample[]]))
   for (const conv of convs) {
     const system = await cairnRanker(conv, embedder)
-    // interleaved per conversation, so every variant meets the same machine load
-    for (const v of variants) samples.get(v.name)!.push(...(await score(conv, system.rank, v.tuning)))
+    // a pass not counted warms the engine up; then each question is asked under every variant in
+    // turn, so their latencies meet the same machine load
+    await score(conv, system.rank, variants[0]!.tuning)
+    for (const q of conv.questions) {
+      for (const v of variants) samples.get(v.name)!.push(...(await score({ ...conv, questions: [q] }, system.rank, v.tuning)))
+    }
     await system.close()
   }
   const rows: Array<Record<string, string | number>> = []
