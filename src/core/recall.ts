@@ -187,8 +187,10 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
 const SPREAD_STEPS = 2
 const SPREAD_DAMPING = 0.5
 const SPREAD_EDGES = 12
-/** An activated entity with more notes than this lifts only notes already candidates: a hub's notes are not walked. */
+/** An activated entity with more notes than this lends them nothing: a hub's notes are not walked. */
 const SPREAD_NOTES_CAP = 200
+/** An entity with more edges than this passes no activation on. */
+const SPREAD_DEGREE_CAP = 1_000
 
 /**
  * Semantic recall. Entities rank by their descriptions (the index's hits) or, more weakly, by
@@ -369,23 +371,31 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
 
 /**
  * Spreads activation from the entities the question names over their heaviest edges, and lends
- * each note of an activated entity its share (see `activationPerNote`). The notes of a linked
- * entity join the candidates; a hub's do not (its notes are candidates already when it is recalled).
+ * each note of an activated entity its share (see `activationPerNote`); those notes join the
+ * candidates. A hub's notes are not walked (each would gain next to nothing).
  */
 function lendActivation(graph: Graph, seeds: readonly string[], allowed: NoteSet | undefined, backing: Map<string, { share: number; names: string[]; lent: number }>): void {
-  const linksOf = (key: string): Link[] =>
-    graph.topEdgesOf(key, SPREAD_EDGES).edges.map((r) => ({ other: r.source === key ? r.target : r.source, weight: r.weight }))
+  // an entity's edges are read once, however often the spread comes back to it
+  const seen = new Map<string, Link[]>()
+  const linksOf = (key: string): Link[] => {
+    let links = seen.get(key)
+    if (links) return links
+    // a hub's thousands of edges are not walked: it keeps what reaches it
+    const hub = (graph.entities.get(key)?.degree ?? 0) > SPREAD_DEGREE_CAP
+    seen.set(key, (links = hub ? [] : graph.topEdgesOf(key, SPREAD_EDGES).edges.map((r) => ({ other: r.source === key ? r.target : r.source, weight: r.weight }))))
+    return links
+  }
   for (const [key, activation] of spreadActivation(seeds, linksOf, SPREAD_STEPS, SPREAD_DAMPING)) {
     const e = graph.entities.get(key)
     if (!e) continue
     const per = activationPerNote(activation, e.observations.length)
-    const joins = e.observations.length <= SPREAD_NOTES_CAP
-    if (!joins && !seeds.includes(key)) continue
+    // a hub lends each note next to nothing: its notes are not walked
+    if (e.observations.length > SPREAD_NOTES_CAP) continue
     for (const slug of e.observations) {
       if (allowed && !allowed.has(slug)) continue
       const cur = backing.get(slug)
       if (cur) cur.lent += per
-      else if (joins) backing.set(slug, { share: 0, names: [], lent: per })
+      else backing.set(slug, { share: 0, names: [], lent: per })
     }
   }
 }
