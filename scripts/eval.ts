@@ -144,7 +144,7 @@ const locomoAt = process.argv.indexOf('--locomo')
 const precisionAt = process.argv.indexOf('--precision')
 const task =
   precisionAt >= 0 ? runPrecision(requirePath(process.argv[precisionAt + 1], '--precision'), locomoAt >= 0 ? requirePath(process.argv[locomoAt + 1]) : undefined)
-  : locomoAt >= 0 ? runLocomo(requirePath(process.argv[locomoAt + 1]))
+  : locomoAt >= 0 ? runLocomo(requirePath(process.argv[locomoAt + 1]), { pooled: process.argv.includes('--pooled'), ablate: process.argv.includes('--ablate'), grid: process.argv.includes('--grid') })
   : main()
 task.catch((err) => {
   console.error(err)

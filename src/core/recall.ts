@@ -6,6 +6,8 @@ import type { Graph } from './graph'
 import { normalizeName } from './normalize'
 import { STRONG_COVERAGE, type MatchLevel, type QueryEvidence } from './evidence'
 import { admitNotes, type NoteSet, type TimeView } from './validity'
+import { activationPerNote, anchorsOf, sessionLift, spreadActivation, timeAnchorLift, type Link } from './note-context'
+import { lastPeriod, questionTime, type QuestionTime } from './question-time'
 import type { Observation, RecallLimits, RecallRequest, RecallResult, RecalledEntity, RecalledRelationship, Snippet } from './types'
 
 export const DEFAULT_LIMITS: RecallLimits = { entities: 12, relationships: 40, observations: 12, bytes: 24_000 }
@@ -140,12 +142,55 @@ export interface EntityMatch {
  * descriptions lead, but an entity whose notes answer the query is not left out.
  */
 const NOTE_SUPPORT = 0.5
-/** How much the scores of the recalled entities a note backs add to the note's own match. */
-const ENTITY_SHARE = 0.2
-/** Weight of the time a question asks about (a year or month it names, "latest", "first"). */
-const TIME_SHARE = 0.3
-/** Recency as a weak prior: the newest note gains at most this much. */
-const RECENCY_SHARE = 0.02
+/**
+ * The weights of a note's score. Chosen on the LoCoMo dev conversations (`npm run eval -- --locomo
+ * <path> --grid`), not by hand; the eval passes others to measure each one on and off.
+ * @internal
+ */
+export interface RecallTuning {
+  /** How much the scores of the recalled entities a note backs add to the note's own match. */
+  entityShare: number
+  /** Weight of the time a question names (a date, month or year, "last week"). */
+  timeShare: number
+  /** Recency as a weak prior: the newest note gains at most this much. */
+  recencyShare: number
+  /** How many of the best first-pass notes lend their context. */
+  anchors: number
+  /** Share of an anchor's score a note written the same day gains. */
+  sessionShare: number
+  /** Share of an anchor's score a note near it in time gains, for a question naming no time. */
+  nearShare: number
+  /** Days after which that share halves. */
+  nearHalfLifeDays: number
+  /** Lift notes near the anchors for every question naming no time (1), or only for one that asks before / after an event (0). */
+  nearAlways: number
+  /** Weight of the activation spread from the entities the question names. */
+  graphShare: number
+  /** Read days, "last week" and "before" / "after" in a question (1), or only months and years (0). */
+  timeWords: number
+}
+
+export const DEFAULT_TUNING: Readonly<RecallTuning> = {
+  entityShare: 0.2,
+  timeShare: 0.3,
+  recencyShare: 0.02,
+  anchors: 1,
+  sessionShare: 0.05,
+  nearShare: 0.05,
+  nearHalfLifeDays: 7,
+  nearAlways: 0,
+  graphShare: 0.25,
+  timeWords: 1,
+}
+
+/** Steps and damping of the activation spread, and the edges an entity passes it along. */
+const SPREAD_STEPS = 2
+const SPREAD_DAMPING = 0.5
+const SPREAD_EDGES = 12
+/** An activated entity with more notes than this lends them nothing: a hub's notes are not walked. */
+const SPREAD_NOTES_CAP = 200
+/** An entity with more edges than this passes no activation on. */
+const SPREAD_DEGREE_CAP = 1_000
 
 /**
  * Semantic recall. Entities rank by their descriptions (the index's hits) or, more weakly, by
@@ -154,15 +199,15 @@ const RECENCY_SHARE = 0.02
  * query: its own match, fused with its entities' scores and the time the question names.
  * @internal it takes the graph, which the published types leave out
  */
-export function assembleSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number): RecallResult {
-  return draftSemantic(graph, hits, notes, evidence, f, snippetLength).complete()
+export function assembleSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number, tuning: Readonly<RecallTuning> = DEFAULT_TUNING): RecallResult {
+  return draftSemantic(graph, hits, notes, evidence, f, snippetLength, tuning).complete()
 }
 
 /**
  * `assembleSemantic` ranked, its notes' texts not read yet (see `RecallDraft`).
  * @internal it takes the graph, which the published types leave out
  */
-export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number): RecallDraft {
+export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number, tuning: Readonly<RecallTuning> = DEFAULT_TUNING): RecallDraft {
   const allowed = admitNotes(allowedObservations(graph, f), f.within)
   const backed = (key: string): boolean => {
     const e = graph.entities.get(key)
@@ -219,14 +264,11 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
     }
   }
   const ranked = [...chosen.values()].sort(byScore)
-  const when = f.query ? timeHints(f.query) : NO_TIME_HINTS
-  const scoreNote = (slug: string, observedAt: string, entityShare: number): number => {
-    let score = (noteScore.get(slug) ?? 0) + ENTITY_SHARE * entityShare
-    if (when.range && observedAt >= when.range.from && observedAt < when.range.to) score += TIME_SHARE
-    return score
-  }
+  const when = questionTime(f.query ?? '', !tuning.timeWords)
+  const scoreNote = (slug: string, entityShare: number): number => (noteScore.get(slug) ?? 0) + tuning.entityShare * entityShare
+  const seeds = tuning.graphShare > 0 ? namedEntities(f.query ?? '', held.keys()) : []
   const strength = (key: string): 'strong' | 'weak' => ((held.get(key) ?? 0) >= STRONG_COVERAGE ? 'strong' : 'weak')
-  const draft = finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, unlinked, allowed, scoreNote, when.order, f.limits.observations), strength)
+  const draft = finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, unlinked, allowed, (slug) => noteScore.get(slug) ?? 0, scoreNote, when, seeds, tuning, f.limits.observations), strength)
   return {
     shown: draft.shown,
     complete() {
@@ -240,12 +282,18 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
 
 /** Whether the query names one of the entities `keys` (normalized names) as a whole: its words, in order. */
 function namesAny(query: string, keys: Iterable<string>): boolean {
+  return namedEntities(query, keys).length > 0
+}
+
+/** Those of `keys` (normalized names) whose entities the query names as a whole: the seeds of the activation spread. */
+function namedEntities(query: string, keys: Iterable<string>): string[] {
   const words = ` ${wordsOf(normalizeName(query))} `
+  const out: string[] = []
   for (const key of keys) {
     const name = wordsOf(key)
-    if (name && words.includes(` ${name} `)) return true
+    if (name && words.includes(` ${name} `)) out.push(key)
   }
-  return false
+  return out
 }
 
 function wordsOf(normalized: string): string {
@@ -273,13 +321,15 @@ function clip(query: string): string {
 }
 
 /**
- * The observations backing the recalled entities (only those may come back), ranked by
- * `scoreNote`; time breaks ties and adds a weak prior toward the end the question leans to.
- * Ranked by slug and time alone: only the texts of those shown are read (see `finish`).
+ * The observations backing the recalled entities (only those may come back), and the notes of
+ * entities linked to those the question names, ranked by `scoreNote` with the context of the best
+ * hits (same day, near in time, through the graph) and the time the question names; time breaks
+ * ties and adds a weak prior toward the end the question leans to. Ranked by slug and time alone:
+ * only the texts of those shown are read (see `finish`).
  */
-function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonly string[], allowed: NoteSet | undefined, scoreNote: (slug: string, observedAt: string, entityShare: number) => number, order: 'newest' | 'oldest', limit: number): Chosen[] {
-  const backing = new Map<string, { share: number; names: string[] }>()
-  for (const slug of unlinked) backing.set(slug, { share: 0, names: [] })
+function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonly string[], allowed: NoteSet | undefined, ownMatch: (slug: string) => number, scoreNote: (slug: string, entityShare: number) => number, when: QuestionTime, seeds: readonly string[], tuning: Readonly<RecallTuning>, limit: number): Chosen[] {
+  const backing = new Map<string, { share: number; names: string[]; lent: number }>()
+  for (const slug of unlinked) backing.set(slug, { share: 0, names: [], lent: 0 })
   for (const e of entities) {
     for (const slug of graph.entities.get(e.key)!.observations) {
       if (allowed && !allowed.has(slug)) continue
@@ -287,15 +337,16 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
       if (cur) {
         cur.names.push(e.name)
         if (e.score > cur.share) cur.share = e.score
-      } else backing.set(slug, { share: e.score, names: [e.name] })
+      } else backing.set(slug, { share: e.score, names: [e.name], lent: 0 })
     }
   }
+  if (seeds.length) lendActivation(graph, seeds, allowed, backing)
   graph.requireTimes(backing.keys())
   const candidates = [...backing].map(([slug, v]) => {
     const observedAt = graph.observedAtOf(slug)!
-    return { slug, observedAt, names: v.names, share: v.share, score: 0, at: Date.parse(observedAt) || 0 }
+    return { slug, observedAt, names: v.names, share: v.share, lent: v.lent, score: 0, at: Date.parse(observedAt) || 0 }
   })
-  const byTime = order === 'newest' ? newestFirst : (a: Timed, b: Timed) => newestFirst(b, a)
+  const byTime = when.order === 'newest' ? newestFirst : (a: Timed, b: Timed) => newestFirst(b, a)
   // recency in proportion to time between the oldest and the newest candidate: no sort by time
   let oldest = Infinity
   let newest = -Infinity
@@ -304,11 +355,50 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
     if (c.at > newest) newest = c.at
   }
   const span = newest - oldest
-  for (const c of candidates) {
-    const recent = span > 0 ? (order === 'newest' ? c.at - oldest : newest - c.at) / span : 0
-    c.score = scoreNote(c.slug, c.observedAt, c.share) + RECENCY_SHARE * recent
-  }
+  const range = when.range ?? (when.last && newest > -Infinity ? lastPeriod(when.last, newest) : undefined)
+  // the context of the best hits by their own match: their session, and their time when the question names none
+  const own = candidates.map((c) => ({ at: c.at, score: ownMatch(c.slug) }))
+  const anchors = anchorsOf(own, tuning.anchors)
+  const session = sessionLift(own, anchors, tuning.sessionShare)
+  const near = range || (!when.relation && !tuning.nearAlways) ? undefined : timeAnchorLift(own, anchors, tuning.nearShare, tuning.nearHalfLifeDays, when.relation)
+  for (const c of candidates) c.score = scoreNote(c.slug, c.share) + tuning.graphShare * c.lent
+  candidates.forEach((c, i) => {
+    const recent = span > 0 ? (when.order === 'newest' ? c.at - oldest : newest - c.at) / span : 0
+    c.score += session[i]! + (near ? near[i]! : 0) + tuning.recencyShare * recent
+    if (range && c.observedAt >= range.from && c.observedAt < range.to) c.score += tuning.timeShare
+  })
   return rankTop(candidates, limit, (a, b) => b.score - a.score || byTime(a, b))
+}
+
+/**
+ * Spreads activation from the entities the question names over their heaviest edges, and lends
+ * each note of an activated entity its share (see `activationPerNote`); those notes join the
+ * candidates. A hub's notes are not walked (each would gain next to nothing).
+ */
+function lendActivation(graph: Graph, seeds: readonly string[], allowed: NoteSet | undefined, backing: Map<string, { share: number; names: string[]; lent: number }>): void {
+  // an entity's edges are read once, however often the spread comes back to it
+  const seen = new Map<string, Link[]>()
+  const linksOf = (key: string): Link[] => {
+    let links = seen.get(key)
+    if (links) return links
+    // a hub's thousands of edges are not walked: it keeps what reaches it
+    const hub = (graph.entities.get(key)?.degree ?? 0) > SPREAD_DEGREE_CAP
+    seen.set(key, (links = hub ? [] : graph.topEdgesOf(key, SPREAD_EDGES).edges.map((r) => ({ other: r.source === key ? r.target : r.source, weight: r.weight }))))
+    return links
+  }
+  for (const [key, activation] of spreadActivation(seeds, linksOf, SPREAD_STEPS, SPREAD_DAMPING)) {
+    const e = graph.entities.get(key)
+    if (!e) continue
+    const per = activationPerNote(activation, e.observations.length)
+    // a hub lends each note next to nothing: its notes are not walked
+    if (e.observations.length > SPREAD_NOTES_CAP) continue
+    for (const slug of e.observations) {
+      if (allowed && !allowed.has(slug)) continue
+      const cur = backing.get(slug)
+      if (cur) cur.lent += per
+      else backing.set(slug, { share: 0, names: [], lent: per })
+    }
+  }
 }
 
 /**
@@ -335,36 +425,6 @@ function rankTop<T>(items: T[], k: number, compare: (a: T, b: T) => number): T[]
 
 function byScore(a: Scored, b: Scored): number {
   return b.score - a.score || (a.key < b.key ? -1 : 1)
-}
-
-interface TimeHints {
-  /** A period the question names ("in May 2023", "in 2022"), as ISO bounds [from, to). */
-  range?: { from: string; to: string }
-  /** Which end of time the question leans to: "latest" / "first", else newest as a weak prior. */
-  order: 'newest' | 'oldest'
-}
-
-const NO_TIME_HINTS: TimeHints = { order: 'newest' }
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']
-const MONTH_YEAR = new RegExp(`\\b(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')})\\.?,?\\s+(\\d{4})\\b`, 'i')
-const YEAR = /\b(19\d{2}|20\d{2})\b/
-const OLDEST = /\b(first|earliest|originally|initially|oldest)\b/i
-
-/** The time a question names, read without a model: a month and year, a year, or "first". */
-export function timeHints(query: string): TimeHints {
-  const order = OLDEST.test(query) ? 'oldest' : 'newest'
-  const my = MONTH_YEAR.exec(query)
-  if (my) {
-    const month = MONTHS.findIndex((m) => m.startsWith(my[1]!.toLowerCase().slice(0, 3)))
-    const year = Number(my[2])
-    return { order, range: { from: new Date(Date.UTC(year, month, 1)).toISOString(), to: new Date(Date.UTC(year, month + 1, 1)).toISOString() } }
-  }
-  const y = YEAR.exec(query)
-  if (y) {
-    const year = Number(y[1])
-    return { order, range: { from: new Date(Date.UTC(year, 0, 1)).toISOString(), to: new Date(Date.UTC(year + 1, 0, 1)).toISOString() } }
-  }
-  return { order }
 }
 
 /**

@@ -17,6 +17,7 @@ import { AgentWrites, type Accepted } from './agent-writes'
 import { Committer, type EngineState } from './committer'
 import { fileInBackground, RECALL_QUIET_MS, type NoteSource } from './note-loading'
 import { Reads } from './reads'
+import type { RecallTuning } from '../core/recall'
 import { SyncSide, type ImportedSnapshot } from './sync-side'
 
 export { VERSION_KEY, INDEX_SNAPSHOT_KEY, NOTE_INDEX_SNAPSHOT_KEY, GRAPH_SNAPSHOT_KEY, NOTE_TEXTS_KEY, NAME_BLOCKS_KEY, SINGLE_VALUED_META_KEY } from '../store/commit'
@@ -163,6 +164,15 @@ export class MemoryEngine implements SyncPort {
   }
   findNotes(text: string, limit: number): Promise<Array<{ slug: string; words: string[] }>> {
     return this.reads.findNotes(text, limit)
+  }
+
+  /** The weights of a note's score (see `Reads.tuning`): set only by the eval, through `engineOf`. */
+  get recallTuning(): Readonly<RecallTuning> {
+    return this.reads.tuning
+  }
+
+  set recallTuning(tuning: Readonly<RecallTuning>) {
+    this.reads.tuning = tuning
   }
   notesOfName(name: unknown): readonly string[] {
     return this.reads.notesOfName(name)

@@ -4,7 +4,7 @@ import { MemoryError } from '../core/errors'
 import { QueryEvidence, type QueryTerm } from '../core/evidence'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { normalizeName } from '../core/normalize'
-import { assembleSemantic, assembleStructural, draftSemantic, parseRecallRequest, type RecallFilter } from '../core/recall'
+import { assembleSemantic, assembleStructural, DEFAULT_TUNING, draftSemantic, parseRecallRequest, type RecallFilter, type RecallTuning } from '../core/recall'
 import type { Alias, AppendixFile, EntityDetail, MergeProposal, Observation, RecallResult, RecallSignals } from '../core/types'
 import { historyOf, splitTimeRequest, TimeView, type TimeRequest } from '../core/validity'
 import type { RankedEntity } from '../search/entity-index'
@@ -19,6 +19,9 @@ const NOTE_CANDIDATES = 300
 const PARAPHRASE_CANDIDATES = 8
 
 export class Reads {
+  /** The weights of a note's score: the eval measures others through `engineOf`; nothing else sets it. */
+  tuning: Readonly<RecallTuning> = DEFAULT_TUNING
+
   constructor(private readonly c: Committer) {}
 
   async recall(request: unknown): Promise<RecallResult> {
@@ -50,13 +53,13 @@ export class Reads {
       await this.findParaphrases(f.query, hits, entityTerms)
       const evidence = new QueryEvidence({ terms: noteTerms, size: notes.size() }, { terms: entityTerms, size: index.size() })
       const signals = this.signals()
-      const assemble = () => ({ ...assembleSemantic(graph, hits, noteHits, evidence, f, info.retrieval.snippetLength), signals })
+      const assemble = () => ({ ...assembleSemantic(graph, hits, noteHits, evidence, f, info.retrieval.snippetLength, this.tuning), signals })
       if (graph.notesInStorage === 0) return assemble()
       // Ranked first, by what the open saved (slugs, times, backing): the texts of only the notes
       // it shows are then read, and the recall is not ranked again. A change committed during
       // the read ranks it again.
       const version = this.c.version
-      const draft = await loader.withNotes(() => draftSemantic(graph, hits, noteHits, evidence, f, info.retrieval.snippetLength), () => [])
+      const draft = await loader.withNotes(() => draftSemantic(graph, hits, noteHits, evidence, f, info.retrieval.snippetLength, this.tuning), () => [])
       await loader.readSome(graph.notesInStorageAmong(draft.shown))
       return this.c.version === version ? { ...(await loader.withNotes(() => draft.complete(), () => [])), signals } : await loader.withNotes(assemble, () => [])
     } finally {

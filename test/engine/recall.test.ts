@@ -172,3 +172,36 @@ describe('time in a question', () => {
     expect(await top('Where did Jo go hiking?')).toBe(c.slug)
   })
 })
+
+describe('notes around the best hits', () => {
+  const jo = { name: 'Jo', type: 'person', description: 'a friend' }
+
+  it('reads a named day, not only its month', async () => {
+    const f = await fixture()
+    const early = await f.conn.write({ title: 'Early June', content: 'Jo baked bread.', observedAt: '2022-06-02T10:00:00.000Z', entities: [jo] })
+    await f.conn.write({ title: 'Late June', content: 'Jo baked bread.', observedAt: '2022-06-20T10:00:00.000Z', entities: [jo] })
+    const r = await f.conn.recall({ query: 'What did Jo bake on 2 June, 2022?', limits: { observations: 1 } })
+    expect(r.observations[0]!.slug).toBe(early.slug)
+  })
+
+  it('lifts a note written the same day as the best hit over one of another day that shares as few words', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'Pottery', content: 'Jo went to a pottery class.', observedAt: '2023-03-01T10:00:00.000Z', entities: [jo] })
+    const sameDay = await f.conn.write({ title: 'Teacher', content: 'She loved the teacher there.', observedAt: '2023-03-01T11:00:00.000Z', entities: [jo] })
+    const later = await f.conn.write({ title: 'Song', content: 'She loved the new song.', observedAt: '2023-03-20T10:00:00.000Z', entities: [jo] })
+    const slugs = (await f.conn.recall({ query: 'pottery class', limits: { observations: 3 } })).observations.map((o) => o.slug)
+    expect(slugs.indexOf(sameDay.slug)).toBeGreaterThanOrEqual(0)
+    expect(slugs.indexOf(sameDay.slug)).toBeLessThan(slugs.indexOf(later.slug))
+  })
+
+  it('after an event, lifts the notes that follow it over those before it', async () => {
+    const f = await fixture()
+    const before = await f.conn.write({ title: 'Mood one', content: 'Jo felt calm.', observedAt: '2023-03-01T10:00:00.000Z', entities: [jo] })
+    await f.conn.write({ title: 'Race', content: 'Jo ran the charity race.', observedAt: '2023-03-10T10:00:00.000Z', entities: [jo] })
+    const after = await f.conn.write({ title: 'Mood two', content: 'Jo felt proud.', observedAt: '2023-03-12T10:00:00.000Z', entities: [jo] })
+    const newest = await f.conn.write({ title: 'Mood three', content: 'Jo felt tired.', observedAt: '2023-06-12T10:00:00.000Z', entities: [jo] })
+    const slugs = (await f.conn.recall({ query: 'How did Jo feel after the charity race?', limits: { observations: 4 } })).observations.map((o) => o.slug)
+    expect(slugs.indexOf(after.slug)).toBeLessThan(slugs.indexOf(newest.slug))
+    expect(slugs.indexOf(after.slug)).toBeLessThan(slugs.indexOf(before.slug))
+  })
+})
