@@ -189,7 +189,11 @@ describe.each(VIEWPORTS)('capture from text at $width x $height', ({ name, width
     await page.keyboard.press('Control+Enter')
     await page.getByTestId('write-result').waitFor()
     await expect.poll(() => page.getByTestId('write-problems').count()).toBe(0)
-    const inspect = (n: string) => page.evaluate(async (who) => JSON.parse((await window.seedTools!.get('inspect_entity')!.execute({ name: who })).content[0]!.text), n) as Promise<{ entity: { type: string; description: string } }>
+    const inspect = async (n: string) => {
+      const body = (await page.evaluate(async (who) => JSON.parse((await window.seedTools!.get('inspect_entity')!.execute({ name: who })).content[0]!.text), n)) as { entity?: { type: string; description: string } }
+      if (!body.entity) throw new Error(`inspect_entity ${n}: ${JSON.stringify(body)}`)
+      return body as { entity: { type: string; description: string } }
+    }
     expect((await inspect('Maria Chen')).entity.description).toBe('Met Maria Chen from Acme Clinic with Amara Okafor today.')
     expect((await inspect('Acme Clinic')).entity.description).toBe('supplier of the clinic software')
     // a name like a known organization's is typed as one; a name like nothing known is left to the default

@@ -44,6 +44,8 @@ describe('a read-only memory in the browser', () => {
     const slug = await capture(owner, 'On call', 'Amara is on call this week.', [{ name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' }])
     await connectToServer(owner, server.url, server.tokens.add({ memoryId: id, tier: 'full', agent: 'owner' }).token)
     await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
+    // the organization accepts it into its listing (an administrator of the server does)
+    server.orgs.accept(org.id, id)
 
     // the owner: Capture in the navigation, Edit and Delete on the note, no read-only mark
     await owner.goto(`/#/m/${encodeURIComponent(id)}/observation/${encodeURIComponent(slug)}`)
