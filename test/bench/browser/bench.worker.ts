@@ -217,7 +217,8 @@ function scanFloor(views: ArrayBufferView[]): { vectorBytes: number; scanMs: num
  * own indexes (private fields, read here only to time them): where a recall's time goes.
  */
 async function timeRecallParts(memory: Memory, queries: string[]): Promise<Record<string, number[]>> {
-  const engine = engineOf(memory) as unknown as { notes: NoteIndex; index: EntityIndex; committedGraph: Graph; info: { retrieval: { snippetLength: number } } }
+  const opened = engineOf(memory) as unknown as { c: { notes: NoteIndex; index: EntityIndex }; committedGraph: Graph; info: { retrieval: { snippetLength: number } } }
+  const engine = { notes: opened.c.notes, index: opened.c.index, committedGraph: opened.committedGraph, info: opened.info }
   const parts: Record<string, number[]> = { notes: [], entities: [], assemble: [] }
   for (const query of queries) {
     const f = parseRecallRequest({ query })
@@ -300,11 +301,11 @@ const api = {
     const openSteps = { ...engineOf(memory).openSteps }
     // how long recalls wait for notes the open left in storage (a private field, wrapped here only to time it)
     const noteReadMs: number[] = []
-    const opened = engineOf(memory) as unknown as { noteSource?: { some(slugs: string[]): Promise<unknown> } }
-    const source = opened.noteSource
+    const opened = (engineOf(memory) as unknown as { c: { loader: { source?: { some(slugs: string[]): Promise<unknown> } } } }).c.loader
+    const source = opened.source
     if (source) {
       const some = source.some.bind(source)
-      opened.noteSource = { ...source, some: async (slugs: string[]) => {
+      opened.source = { ...source, some: async (slugs: string[]) => {
         const t = performance.now()
         try {
           return await some(slugs)
