@@ -175,7 +175,7 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   timeShare: 0.3,
   recencyShare: 0.02,
   anchors: 1,
-  sessionShare: 0.05,
+  sessionShare: 0,
   nearShare: 0.05,
   nearHalfLifeDays: 7,
   nearAlways: 0,

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { engineOf } from '../../src/internals'
+import { DEFAULT_TUNING } from '../../src/core/recall'
 import { ada, engine, fixture, society } from './fixture'
 
 async function seeded() {
@@ -186,6 +188,8 @@ describe('notes around the best hits', () => {
 
   it('lifts a note written the same day as the best hit over one of another day that shares as few words', async () => {
     const f = await fixture()
+    // off by default (it cost a multi-hop question on the facts dev set); the eval turns it on
+    engineOf(f.memory).recallTuning = { ...DEFAULT_TUNING, sessionShare: 0.05 }
     await f.conn.write({ title: 'Pottery', content: 'Jo went to a pottery class.', observedAt: '2023-03-01T10:00:00.000Z', entities: [jo] })
     const sameDay = await f.conn.write({ title: 'Teacher', content: 'She loved the teacher there.', observedAt: '2023-03-01T11:00:00.000Z', entities: [jo] })
     const later = await f.conn.write({ title: 'Song', content: 'She loved the new song.', observedAt: '2023-03-20T10:00:00.000Z', entities: [jo] })
