@@ -342,10 +342,7 @@ class HybridNoteIndex implements NoteIndex {
     const before = Float64Array.from(listed, (s) => w.text * text[s]! + w.vector * Math.max(0, similarity[s]!) + 1e-6)
     const rescored = rankSlots(before, listed.length, SOFT_RESCORE, (i) => this.slugAt[listed[i]!]!)
     // each query word's bit among the analyzed terms, for the words a note holds by a close paraphrase
-    const bits = queryWords.map((w) => {
-      const at = analyzed.findIndex((t) => t.term === this.db.tokenizer.tokenize(bm25Text(w), 'english')[0])
-      return at >= 0 && at < MAX_MASKED_TERMS ? 1 << at : 0
-    })
+    const bits = queryWords.map((w) => this.termBit(analyzed, w))
     const { soft, paraphrased } = this.softMatch(embedded.slice(1), bits, new Set(rescored.map((h) => listed[h.slot]!)))
     // a word held only by paraphrase is not absent from the memory
     let anyParaphrase = 0
@@ -393,15 +390,11 @@ class HybridNoteIndex implements NoteIndex {
   async paraphrasesIn(query: string, terms: readonly QueryTerm[], texts: string[]): Promise<number[]> {
     const none = texts.map(() => 0)
     if (!this.embedder || !texts.length) return none
-    const bitOf = (w: string) => {
-      const at = terms.findIndex((t) => t.term === this.db.tokenizer.tokenize(bm25Text(w), 'english')[0])
-      return at >= 0 && at < MAX_MASKED_TERMS ? 1 << at : 0
-    }
-    const queryWords = contentWords(query).slice(0, MAX_QUERY_WORDS).filter((w) => bitOf(w))
+    const queryWords = contentWords(query).slice(0, MAX_QUERY_WORDS).map((w) => ({ w, bit: this.termBit(terms, w) })).filter((q) => q.bit)
     if (!queryWords.length) return none
     const textWords = texts.map((t) => contentWords(t).slice(0, MAX_TEXT_WORDS))
-    await this.unitVectors([...queryWords, ...textWords.flat()])
-    const asked = queryWords.map((w) => ({ bit: bitOf(w), v: this.unitWords.get(w) }))
+    await this.unitVectors([...queryWords.map((q) => q.w), ...textWords.flat()])
+    const asked = queryWords.map((q) => ({ bit: q.bit, v: this.unitWords.get(q.w) }))
     const dims = this.embedder.dimensions
     return textWords.map((words) => {
       let mask = 0
@@ -417,6 +410,13 @@ class HybridNoteIndex implements NoteIndex {
       }
       return mask
     })
+  }
+
+  /** The bit of `word` among `terms` (a query's words as an index analyzed them), analyzed once; 0 when it is none of them. */
+  private termBit(terms: readonly QueryTerm[], word: string): number {
+    const analyzed = this.db.tokenizer.tokenize(bm25Text(word), 'english')[0]
+    const at = terms.findIndex((t) => t.term === analyzed)
+    return at >= 0 && at < MAX_MASKED_TERMS ? 1 << at : 0
   }
 
   /**
