@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark in one run, a table on the console and JSON under bench/results/,
-// then docs/benchmarks.md regenerated from that JSON. `--quick` runs smaller sizes for CI.
+// then docs/benchmarks.md regenerated from that JSON. `--quick` runs smaller sizes for CI;
+// `--saturation` runs only the sync servers at saturation (minutes; not in CI).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { writeBenchDoc, BENCH_DOC, type BenchResults } from '../../scripts/bench-doc'
@@ -23,6 +24,13 @@ async function optional<T>(name: string, load: () => Promise<T>): Promise<T | { 
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--saturation')) {
+    const { benchSaturation, printSaturation, writeSaturation } = await import('./saturation')
+    const results = await benchSaturation(quick, (line) => console.log(line))
+    printSaturation(results)
+    writeSaturation(results)
+    return
+  }
   const machine = { cpus: cpus().length, model: cpus()[0]?.model.trim() ?? 'unknown CPU', loadAverageAtStart: loadavg(), loadAverageAtEnd: [] as number[] }
   const results: Record<string, unknown> = { at: new Date().toISOString(), quick, node: process.version, machine }
   const sizes = quick ? [200, 1_000] : [1_000, 10_000]

@@ -1,13 +1,37 @@
-// One sync server of a load run in a process of its own, on Redis or a data directory:
+// One sync server of a load run in a process of its own, on Redis or a data directory, or the
+// plain @y/websocket-server it builds on (no tokens, checks or persistence) for comparison:
 // `fork(cluster-server-process.ts, [JSON options])` with an IPC channel. It reports `ready`
 // with its URL, answers `token`, `stats` (event-loop delay, memory), `revocations` and
 // `close`, and exits when its parent goes away, so a failed run leaves nothing behind.
+import { createServer } from 'node:http'
+import { setupWSConnection } from '@y/websocket-server/utils'
+import { WebSocketServer } from 'ws'
 import { startSyncServer } from '../../src/server/sync-server'
 import { countingLog, startMeter } from './server-handle'
 
 export interface ClusterServerArgs {
   dataDir: string
   redis?: string
+  /** The plain y-websocket server instead of Cairn's: every socket joins the room its URL names. */
+  plain?: boolean
+}
+
+/** @y/websocket-server as its README runs it, on 127.0.0.1 and a free port. */
+async function startPlainServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createServer((_req, res) => res.writeHead(200).end('ok'))
+  const wss = new WebSocketServer({ server: http })
+  wss.on('connection', (socket, req) => setupWSConnection(socket, req))
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  const address = http.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of wss.clients) socket.terminate()
+      wss.close()
+      http.close(() => resolve())
+    }),
+  }
 }
 
 export type ClusterServerRequest =
@@ -29,7 +53,7 @@ async function main(): Promise<void> {
     counting.log(level, event, fields)
   }
   const count = counting.count
-  const server = await startSyncServer({ dataDir: args.dataDir, port: 0, log, redis: args.redis })
+  const server = args.plain ? { ...(await startPlainServer()), access: null } : await startSyncServer({ dataDir: args.dataDir, port: 0, log, redis: args.redis })
   const meter = startMeter()
   process.once('disconnect', () => {
     meter.stop()
@@ -38,7 +62,11 @@ async function main(): Promise<void> {
   process.on('message', (m: ClusterServerRequest) => {
     void (async () => {
       try {
-        if (m.type === 'token') send({ id: m.id, ok: true, value: (await server.access.add({ memoryId: m.memoryId, agent: m.agent, tier: 'read_write' })).token })
+        if (m.type === 'token') {
+          // the plain server has no tokens: its sockets need none
+          const token = server.access ? (await server.access.add({ memoryId: m.memoryId, agent: m.agent, tier: 'read_write' })).token : ''
+          send({ id: m.id, ok: true, value: token })
+        }
         else if (m.type === 'reset') {
           meter.reset()
           send({ id: m.id, ok: true, value: null })

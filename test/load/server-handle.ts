@@ -17,6 +17,8 @@ export interface ServerStats {
   warnings: number
   /** Event-loop delay of the server's process since the last reset, ms. */
   loopDelay: { p50: number; p99: number; max: number }
+  /** CPU time (user + system) of the server's process since the last reset, ms. */
+  cpuMs: number
 }
 
 export type ServerRequest =
@@ -40,6 +42,7 @@ export function startMeter(): Meter {
   delay.enable()
   let peakRss = 0
   let peakHeapUsed = 0
+  let cpuFrom = process.cpuUsage()
   const sample = () => {
     const m = process.memoryUsage()
     peakRss = Math.max(peakRss, m.rss)
@@ -51,13 +54,15 @@ export function startMeter(): Meter {
   return {
     reset() {
       delay.reset()
+      cpuFrom = process.cpuUsage()
       peakRss = 0
       peakHeapUsed = 0
       sample()
     },
     stats(warnings) {
       const { rss, heapUsed } = sample()
-      return { rss, heapUsed, peakRss, peakHeapUsed, warnings, loopDelay: { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 } }
+      const cpu = process.cpuUsage(cpuFrom)
+      return { rss, heapUsed, peakRss, peakHeapUsed, warnings, loopDelay: { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 }, cpuMs: (cpu.user + cpu.system) / 1000 }
     },
     stop() {
       clearInterval(timer)

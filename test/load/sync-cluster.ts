@@ -102,7 +102,7 @@ const CHILD = fileURLToPath(new URL('./cluster-server-process.ts', import.meta.u
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const round = (x: number) => Math.round(x * 100) / 100
 
-interface ServerProcess {
+export interface ServerProcess {
   index: number
   url: string
   port: number
@@ -112,7 +112,7 @@ interface ServerProcess {
   exited: Promise<void>
 }
 
-async function startServerProcess(index: number, args: ClusterServerArgs, say: (l: string) => void): Promise<ServerProcess> {
+export async function startServerProcess(index: number, args: ClusterServerArgs, say: (l: string) => void): Promise<ServerProcess> {
   const child = fork(CHILD, [JSON.stringify(args)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
   let next = 0
@@ -154,7 +154,7 @@ async function startServerProcess(index: number, args: ClusterServerArgs, say: (
   return proc
 }
 
-async function stopServerProcess(s: ServerProcess): Promise<void> {
+export async function stopServerProcess(s: ServerProcess): Promise<void> {
   if (s.alive) {
     s.alive = false
     await s.request({ type: 'close' }).catch(() => {})
@@ -165,7 +165,7 @@ async function stopServerProcess(s: ServerProcess): Promise<void> {
 }
 
 /** A TCP load balancer: each new connection goes to the next live backend, round robin. */
-function startBalancer(backends: () => ServerProcess[], onRoute: (socket: Socket, backend: number) => void): Promise<{ server: Server; url: string }> {
+export function startBalancer(backends: () => ServerProcess[], onRoute: (socket: Socket, backend: number) => void): Promise<{ server: Server; url: string }> {
   let turn = 0
   const server = createServer((socket) => {
     socket.on('error', () => {})
@@ -195,7 +195,7 @@ function startBalancer(backends: () => ServerProcess[], onRoute: (socket: Socket
   }))
 }
 
-function loadObservation(room: string, client: number, n: number): Observation {
+export function loadObservation(room: string, client: number, n: number): Observation {
   const at = new Date().toISOString()
   const person = `Person ${client}`
   const project = `Project ${n % 20}`
