@@ -77,6 +77,9 @@ describe('revocation across instances of a memory', () => {
       ['inspect', (c) => c.inspect('Ada Lovelace')],
       ['listObservations', (c) => c.listObservations({})],
       ['listFiles', (c) => c.listFiles()],
+      ['listProposals', (c) => c.listProposals()],
+      ['graphSlice', (c) => c.graphSlice({})],
+      ['vocabulary', (c) => c.vocabulary()],
     ]
     for (const [name, call] of calls) {
       const { elsewhere, stored, slug } = await revokedElsewhere('full')
