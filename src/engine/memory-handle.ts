@@ -148,8 +148,7 @@ export class Memory {
       // a connection this device already holds keeps its own fields; only the revoke comes in
       return known ? { ...known, revokedAt: c.revokedAt } : c
     })
-    await saveConnections(this.engine.db, rows)
-    for (const row of rows) {
+    for (const row of await saveConnections(this.engine.db, rows)) {
       this.connections.set(row.id, row)
       if (row.revokedAt) this.revocations.announce(row.id)
     }

@@ -232,12 +232,15 @@ export function clearVisibilityOwed(db: MemoryDB): Promise<void> {
 /**
  * Connections made, updated, revoked or taken in from the sync document. A revoke is never
  * undone: a row stored revoked stays revoked, whatever an instance that had not heard of it puts.
+ * Returns the rows as stored.
  */
-export function saveConnections(db: MemoryDB, rows: readonly ConnectionRecord[]): Promise<void> {
+export function saveConnections(db: MemoryDB, rows: readonly ConnectionRecord[]): Promise<ConnectionRecord[]> {
   return stored(() =>
     db.transaction('rw', db.connections, async () => {
-      const stored = await db.connections.bulkGet(rows.map((r) => r.id))
-      await db.connections.bulkPut(rows.map((r, i) => (stored[i]?.revokedAt && !r.revokedAt ? { ...r, revokedAt: stored[i].revokedAt } : r)))
+      const before = await db.connections.bulkGet(rows.map((r) => r.id))
+      const after = rows.map((r, i) => (before[i]?.revokedAt && !r.revokedAt ? { ...r, revokedAt: before[i].revokedAt } : r))
+      await db.connections.bulkPut(after)
+      return after
     }),
   )
 }
