@@ -1,6 +1,6 @@
 // Access tiers, granted per agent-to-memory connection. Strictly nested.
 import { MemoryError } from './errors'
-import type { Tier } from './types'
+import type { ConnectionRecord, Tier } from './types'
 
 export const TIERS: readonly Tier[] = ['read', 'read_write', 'full']
 export const DEFAULT_TIER: Tier = 'read_write'
@@ -41,4 +41,15 @@ export function requireTier(held: Tier, operation: Operation): void {
       { operation, needed, held },
     )
   }
+}
+
+/**
+ * Refuses a call through a connection that is revoked, or that the memory no longer holds.
+ * The one rule for every place that checks it: the handle, and the write transaction that reads
+ * the stored connection so a revoke made by another instance cannot race a write.
+ */
+export function requireLiveConnection(id: string, connection: Pick<ConnectionRecord, 'agent' | 'revokedAt'> | undefined): void {
+  if (connection && !connection.revokedAt) return
+  const who = connection ? `connection ${id} (${connection.agent})` : `connection ${id}`
+  throw new MemoryError('revoked', `${who} was revoked; ask for a new connection`, { connection: id })
 }

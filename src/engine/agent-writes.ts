@@ -10,7 +10,7 @@ import { makeSlug } from '../core/slug'
 import { parseSingleValued, proposeSupersessions, supersessionNote } from '../core/supersede'
 import type { Alias, AppendixFile, DeleteResult, MergeProposal, Observation, Tier, UpdateResult, WriteResult, WriteWarning } from '../core/types'
 import { checkSupersedes, TimeView } from '../core/validity'
-import { replaceProposals, saveFile, saveMeta, saveProposal, SINGLE_VALUED_META_KEY } from '../store/commit'
+import { replaceProposals, saveFile, saveMeta, saveProposal, SINGLE_VALUED_META_KEY, type Through } from '../store/commit'
 import type { SingleValuedSetting } from '../sync/layout'
 import { ALIASES_JOURNAL_KEY } from '../sync/port'
 import { describe, emptyDelta, type Committer } from './committer'
@@ -25,15 +25,19 @@ const NO_ENTITY_WARNING: WriteWarning = {
 
 export type Accepted = { proposal: MergeProposal; canonical: string; delta: GraphDelta }
 
+/**
+ * Each change takes `through`, the connection it comes through (none for the owner's own calls):
+ * it is stored only while that connection is live in storage (see store/commit `Through`).
+ */
 export class AgentWrites {
   constructor(private readonly c: Committer) {}
 
-  write(input: unknown, createdBy: string): Promise<WriteResult> {
-    return this.c.enqueue(() => this.writeNow(input, createdBy), 'one note')
+  write(input: unknown, createdBy: string, through?: Through): Promise<WriteResult> {
+    return this.c.enqueue(() => this.writeNow(input, createdBy, through), 'one note')
   }
 
   /** A write, in the queue. */
-  private async writeNow(input: unknown, createdBy: string): Promise<WriteResult> {
+  private async writeNow(input: unknown, createdBy: string, through: Through): Promise<WriteResult> {
     const { graph, loader } = this.c
     const valid = validateObservationInput(input, (name) => graph.entities.has(graph.resolveName(name)))
     checkEndpoints(valid.entities, valid.relationships, (k) => graph.resolve(k), (k) => graph.entities.has(k), 'write')
@@ -48,11 +52,11 @@ export class AgentWrites {
     if (!observation.entities.length) warnings.push(NO_ENTITY_WARNING)
     const newNames = valid.entities.map((e) => e.name).filter((n) => !graph.entities.has(graph.resolveName(n)))
     const possibleDuplicates = await this.c.names.possibleDuplicates(newNames)
-    await this.c.commitObservation(slug, observation)
+    await this.c.commitObservation(slug, observation, undefined, through)
     return { slug, warnings, neighborhoods: neighborhoodsOf(graph, observation), possibleDuplicates }
   }
 
-  update(slug: unknown, patchInput: unknown): Promise<UpdateResult> {
+  update(slug: unknown, patchInput: unknown, through?: Through): Promise<UpdateResult> {
     return this.c.enqueue(async () => {
       const { graph } = this.c
       const current = await this.requireHeldObservation(slug)
@@ -63,12 +67,12 @@ export class AgentWrites {
       checkEndpoints(next.entities, next.relationships, (k) => graph.resolve(k), (k) => this.entityExistsWithout(k, current.slug), 'update')
       const hints = reviewHints(current, patch, graph)
       if (patch.fields.files) warnings.push(...this.unknownFileWarnings(patch.fields.files))
-      await this.c.commitObservation(current.slug, next)
+      await this.c.commitObservation(current.slug, next, undefined, through)
       return { observation: next, warnings, reviewHints: hints, neighborhoods: neighborhoodsOf(graph, next) }
     }, 'one note')
   }
 
-  delete(slug: unknown): Promise<DeleteResult> {
+  delete(slug: unknown, through?: Through): Promise<DeleteResult> {
     return this.c.enqueue(async () => {
       const { graph } = this.c
       const current = await this.requireHeldObservation(slug)
@@ -79,12 +83,12 @@ export class AgentWrites {
           entities: delta.removedEntities.map((k) => graph.entities.get(k)?.name ?? k),
           relationships: delta.removedRelationships.map((k) => graph.relationships.get(k)).filter((r) => r !== undefined).map((r) => graph.present(r)),
         }
-      })
+      }, through)
       return { slug: current.slug, pruned }
     }, 'one note')
   }
 
-  storeFile(input: unknown, createdBy: string): Promise<AppendixFile> {
+  storeFile(input: unknown, createdBy: string, through?: Through): Promise<AppendixFile> {
     return this.c.enqueue(async () => {
       const file = await validateFileInput(input)
       if (this.c.files.has(file.path)) throw new MemoryError('conflict', `an appendix file already exists at "${file.path}"; choose another path`, { path: file.path })
@@ -98,14 +102,14 @@ export class AgentWrites {
         createdAt: this.c.clock(),
         sha256: await sha256Hex(file.data),
       }
-      await saveFile(this.c.db, record, file.data)
+      await saveFile(this.c.db, record, file.data, through)
       this.c.files.set(record.path, record)
       this.c.emit({ files: [{ file: record, bytes: file.data }] })
       return record
     })
   }
 
-  consolidate(): Promise<MergeProposal[]> {
+  consolidate(through?: Through): Promise<MergeProposal[]> {
     return this.c.enqueue(async () => {
       const { graph, proposals } = this.c
       const rejected = new Set([...proposals.values()].filter((p) => p.status === 'rejected').map((p) => p.id))
@@ -113,7 +117,7 @@ export class AgentWrites {
       const found = [...proposeMerges({ entities: graph.entities.values(), relationships: graph.relationships.values(), rejected, now: this.c.clock() }), ...(await this.proposeSupersessions(new Set([...rejected, ...accepted])))]
         .filter((p) => !accepted.has(p.id))
       const stale = [...proposals.values()].filter((p) => p.status === 'open').map((p) => p.id)
-      await replaceProposals(this.c.db, stale, found)
+      await replaceProposals(this.c.db, stale, found, through)
       for (const [id, p] of proposals) if (p.status === 'open') proposals.delete(id)
       for (const p of found) proposals.set(p.id, p)
       return found
@@ -124,11 +128,11 @@ export class AgentWrites {
    * `tier` is the accepting connection's: below `full`, only a merge the names alone justify. A
    * supersession is accepted by writing a note (as `createdBy`), which `read_write` may.
    */
-  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full', createdBy = 'owner'): Promise<Accepted> {
+  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full', createdBy = 'owner', through?: Through): Promise<Accepted> {
     return this.c.enqueue(async () => {
       const { graph } = this.c
       const proposal = this.requireOpenProposal(id)
-      if (proposal.kind === 'supersede') return this.acceptSupersession(proposal, createdBy)
+      if (proposal.kind === 'supersede') return this.acceptSupersession(proposal, createdBy, through)
       if (tier !== 'full' && !namesMayMerge(proposal.names[0], proposal.names[1])) {
         throw new MemoryError(
           'forbidden',
@@ -152,7 +156,7 @@ export class AgentWrites {
       const now = this.c.clock()
       const rows: Alias[] = [...aliases].map(([v, c]) => ({ variant: v, canonical: c, createdAt: now }))
       const journal = [this.c.journalRow(ALIASES_JOURNAL_KEY)]
-      const delta = await this.c.commitPreviewed(previewed, { aliases: rows, proposals: [accepted], journal }, undefined, { aliases: rows, journal })
+      const delta = await this.c.commitPreviewed(previewed, { aliases: rows, proposals: [accepted], journal, through }, undefined, { aliases: rows, journal })
       this.c.proposals.set(accepted.id, accepted)
       return { proposal: accepted, canonical: graph.entities.get(canonical)?.name ?? canonical, delta }
     })
@@ -174,10 +178,10 @@ export class AgentWrites {
     })
   }
 
-  rejectProposal(id: unknown): Promise<MergeProposal> {
+  rejectProposal(id: unknown, through?: Through): Promise<MergeProposal> {
     return this.c.enqueue(async () => {
       const rejected: MergeProposal = { ...this.requireOpenProposal(id), status: 'rejected' }
-      await saveProposal(this.c.db, rejected)
+      await saveProposal(this.c.db, rejected, through)
       this.c.proposals.set(rejected.id, rejected)
       this.c.emit({ rejected: [{ id: rejected.id, pair: rejected.pair, at: this.c.clock() }] })
       return rejected
@@ -204,14 +208,14 @@ export class AgentWrites {
   }
 
   /** Accepts a supersession: writes the note that supersedes the older one (see core/supersede). */
-  private async acceptSupersession(proposal: MergeProposal, createdBy: string): Promise<Accepted> {
+  private async acceptSupersession(proposal: MergeProposal, createdBy: string, through: Through): Promise<Accepted> {
     const detail = proposal.supersede
     if (!detail || !this.c.graph.hasObservation(detail.older) || !this.c.graph.hasObservation(detail.newer)) {
       throw new MemoryError('conflict', `proposal "${proposal.id}" names a note that is gone; run consolidate again`, { id: proposal.id })
     }
-    const written = await this.writeNow(supersessionNote({ ...proposal, supersede: detail }), createdBy)
+    const written = await this.writeNow(supersessionNote({ ...proposal, supersede: detail }), createdBy, through)
     const accepted: MergeProposal = { ...proposal, status: 'accepted' }
-    await saveProposal(this.c.db, accepted)
+    await saveProposal(this.c.db, accepted, through)
     this.c.proposals.set(accepted.id, accepted)
     return { proposal: accepted, canonical: written.slug, delta: emptyDelta() }
   }

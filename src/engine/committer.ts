@@ -8,7 +8,7 @@ import type { SavedNameBlocks } from '../core/variants'
 import { hasValidity, Timeline } from '../core/validity'
 import type { EntityDoc, EntityIndex } from '../search/entity-index'
 import type { NoteDoc, NoteIndex } from '../search/note-index'
-import { importCommit, saveCommit, saveOpenState, type GraphCommit } from '../store/commit'
+import { importCommit, saveCommit, saveOpenState, type GraphCommit, type Through } from '../store/commit'
 import type { JournalRow, MemoryDB } from '../store/db'
 import { importInPieces, whileImporting } from '../store/import-pieces'
 import { packIndex, packOpenState } from '../store/open-state'
@@ -117,16 +117,17 @@ export class Committer {
 
   /**
    * Computes the graph change without showing it (so concurrent reads never see it), commits it
-   * in one Dexie transaction, then applies the computed change.
+   * in one Dexie transaction (refused if `through` names a revoked connection), then applies the
+   * computed change.
    */
-  async commitObservation(slug: string, next: Observation | undefined, beforeCommit?: (delta: GraphDelta) => void): Promise<GraphDelta> {
+  async commitObservation(slug: string, next: Observation | undefined, beforeCommit?: (delta: GraphDelta) => void, through?: Through): Promise<GraphDelta> {
     // the preview asks for the notes it files that are still in storage, having changed nothing;
     // one that files every note needs them all
     if (!this.graph.filesByChange) await this.loader.notesHeld()
     const delta = await this.loader.withNotes(() => this.graph.preview(slug, next), () => [slug])
     beforeCommit?.(delta)
     const journal = [this.journalRow(observationJournalKey(slug))]
-    await saveCommit(this.db, { version: this.committedVersion + 1, delta, observations: next ? { put: [next], delete: [] } : { put: [], delete: [slug] }, journal })
+    await saveCommit(this.db, { version: this.committedVersion + 1, delta, observations: next ? { put: [next], delete: [] } : { put: [], delete: [slug] }, journal, through })
     this.graph.applyPreviewed(slug, next, delta)
     this.committedVersion++
     this.emit({ observations: next ? { put: [next] } : { delete: [slug] }, journal })

@@ -9,7 +9,7 @@ import type {
 import type { Timeline } from '../core/validity'
 import type { EntityIndex } from '../search/entity-index'
 import type { NoteIndex } from '../search/note-index'
-import { INFO_KEY, saveMeta } from '../store/commit'
+import { INFO_KEY, saveMeta, type Through } from '../store/commit'
 import type { JournalRow, MemoryDB } from '../store/db'
 import type { SingleValuedSetting } from '../sync/layout'
 import type { CommittedChange, RejectedPair, RemoteChange, SyncPort } from '../sync/port'
@@ -86,27 +86,28 @@ export class MemoryEngine implements SyncPort {
 
   // ---- writes (queued) ----------------------------------------------------------------
 
-  write(input: unknown, createdBy: string): Promise<WriteResult> {
-    return this.writes.write(input, createdBy)
+  // `through`: the connection a change comes through, stored only while it is live (store/commit `Through`)
+  write(input: unknown, createdBy: string, through?: Through): Promise<WriteResult> {
+    return this.writes.write(input, createdBy, through)
   }
-  update(slug: unknown, patchInput: unknown): Promise<UpdateResult> {
-    return this.writes.update(slug, patchInput)
+  update(slug: unknown, patchInput: unknown, through?: Through): Promise<UpdateResult> {
+    return this.writes.update(slug, patchInput, through)
   }
-  delete(slug: unknown): Promise<DeleteResult> {
-    return this.writes.delete(slug)
+  delete(slug: unknown, through?: Through): Promise<DeleteResult> {
+    return this.writes.delete(slug, through)
   }
-  storeFile(input: unknown, createdBy: string): Promise<AppendixFile> {
-    return this.writes.storeFile(input, createdBy)
+  storeFile(input: unknown, createdBy: string, through?: Through): Promise<AppendixFile> {
+    return this.writes.storeFile(input, createdBy, through)
   }
-  consolidate(): Promise<MergeProposal[]> {
-    return this.writes.consolidate()
+  consolidate(through?: Through): Promise<MergeProposal[]> {
+    return this.writes.consolidate(through)
   }
   /** `tier` is the accepting connection's: below `full`, only a merge the names alone justify. */
-  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full', createdBy = 'owner'): Promise<Accepted> {
-    return this.writes.acceptProposal(id, options, tier, createdBy)
+  acceptProposal(id: unknown, options: unknown = {}, tier: Tier = 'full', createdBy = 'owner', through?: Through): Promise<Accepted> {
+    return this.writes.acceptProposal(id, options, tier, createdBy, through)
   }
-  rejectProposal(id: unknown): Promise<MergeProposal> {
-    return this.writes.rejectProposal(id)
+  rejectProposal(id: unknown, through?: Through): Promise<MergeProposal> {
+    return this.writes.rejectProposal(id, through)
   }
   /** The relationship types this memory declares single-valued (stored form, sorted). */
   singleValuedTypes(): string[] {

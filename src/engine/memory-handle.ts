@@ -3,7 +3,7 @@
 import { MemoryError } from '../core/errors'
 import type { GraphView } from '../core/graph'
 import type { Alias, AppendixFile, ConnectionInfo, ConnectionRecord, EntityDetail, MemoryInfo, MergeProposal, Observation, Tier, Visibility } from '../core/types'
-import { DEFAULT_TIER, isTier } from '../core/access'
+import { DEFAULT_TIER, isTier, requireLiveConnection } from '../core/access'
 import { MemoryDB, RegistryDB } from '../store/db'
 import type { IndexedDBFactory } from '../store/indexeddb-factory'
 import { addConnection, clearVisibilityOwed, saveConnections, stampConnection, VISIBILITY_PENDING_KEY } from '../store/commit'
@@ -50,6 +50,17 @@ export class Memory {
     })
   }
 
+  /**
+   * Reads a connection from storage, where another instance's revoke lands before its `revoke()`
+   * resolves, and refuses it if revoked there (adopting the revoke, so later calls stop at once).
+   */
+  private readonly confirmLive = async (id: string): Promise<void> => {
+    const row = await stored(() => this.engine.db.connections.get(id))
+    const c = this.connections.get(id)
+    if (c && !c.revokedAt && row?.revokedAt) this.connections.set(id, { ...c, revokedAt: row.revokedAt })
+    requireLiveConnection(id, row)
+  }
+
   /** Takes in connections other instances of this memory created or revoked since it opened. */
   private async refreshConnections(): Promise<void> {
     const rows = await stored(() => this.engine.db.connections.toArray())
@@ -94,7 +105,7 @@ export class Memory {
     await addConnection(this.engine.db, record)
     this.connections.set(record.id, record)
     this.sharing?.share([record])
-    return new Connection(this.engine, () => this.connections.get(record.id)!, token, this.touch)
+    return new Connection(this.engine, () => this.connections.get(record.id)!, token, this.touch, this.confirmLive)
   }
 
   /** Reattaches an agent that kept its token. */
@@ -107,7 +118,7 @@ export class Memory {
     for (const c of this.connections.values()) {
       if (constantTimeEqual(c.tokenHash, hash)) {
         if (c.revokedAt) break
-        return new Connection(this.engine, () => this.connections.get(c.id)!, undefined, this.touch)
+        return new Connection(this.engine, () => this.connections.get(c.id)!, undefined, this.touch, this.confirmLive)
       }
     }
     throw new MemoryError('forbidden', 'this token is unknown or was revoked; ask for a new connection')
@@ -137,8 +148,7 @@ export class Memory {
       // a connection this device already holds keeps its own fields; only the revoke comes in
       return known ? { ...known, revokedAt: c.revokedAt } : c
     })
-    await saveConnections(this.engine.db, rows)
-    for (const row of rows) {
+    for (const row of await saveConnections(this.engine.db, rows)) {
       this.connections.set(row.id, row)
       if (row.revokedAt) this.revocations.announce(row.id)
     }

@@ -1,11 +1,12 @@
 // Embedded persistence: one append-only log file per room under `<dataDir>/rooms/`. Each record
 // is [u32 length][u32 crc32][Yjs update]; appends are batched and fdatasync'ed, a torn tail
-// left by a crash is cut off on load, a corrupt record is skipped (logged) without losing the
-// good ones after it, and compaction rewrites the log as one merged update through a
-// temporary file and an atomic rename.
+// left by a crash is cut off on load, a corrupt record is skipped without losing the good ones
+// after it (the damaged log is kept beside it as `<room>.ylog.damaged-<time>`, and the log
+// names the clients whose history the room now waits for), and compaction rewrites the log as
+// one merged update through a temporary file and an atomic rename.
 import { mkdirSync } from 'node:fs'
-import { open, readFile, rename, truncate, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { copyFile, link, open, readFile, rename, truncate, unlink } from 'node:fs/promises'
+import { basename, join } from 'node:path'
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
 import { ROOM_NAME } from '../core/identifiers'
@@ -13,7 +14,7 @@ import { jsonLineLog, type SyncLog } from './log'
 import { decodeRecords, encodeRecord, type DecodedLog } from './room-log'
 import type { RoomStore } from './room-store'
 
-export { decodeRecords, type DecodedLog } from './room-log'
+export { decodeRecords, type DecodedLog, type MissingHistory } from './room-log'
 
 export { ROOM_NAME }
 
@@ -42,6 +43,9 @@ const inThisThread: LogWork = {
   merge: async (updates) => Y.mergeUpdates(updates),
   mergeRecord: async (updates) => encodeRecord(Y.mergeUpdates(updates)),
 }
+
+/** Clients named in one `room_log_history_missing` line. */
+const MISSING_NAMED = 100
 
 interface RoomState {
   /** Every file operation of the room runs on this chain, in order. */
@@ -112,19 +116,62 @@ export class FileRoomStore implements RoomStore {
     }
     const length = bytes.byteLength
     // `bytes` may move to another thread: only its length is read afterwards
-    const { records, skipped, goodLength } = await this.work.decodeLog(bytes)
+    const { records, skipped, goodLength, missing } = await this.work.decodeLog(bytes)
     for (const { from, to } of skipped) this.log('error', 'room_log_record_skipped', { room, from, to, bytes: to - from })
     if (skipped.length) {
+      // The damaged log stays whole for repair (the offsets above are in it) ...
+      const kept = await this.keepDamaged(path)
+      // ... and the devices that hold what it lost send it again: each one's sync step 2 answers
+      // the room's state vector, which stops where a client's history does (see `missingHistory`).
+      this.log('error', 'room_log_history_missing', {
+        room,
+        kept,
+        // a bounded line: the first clients, and how many in all
+        missing: missing.slice(0, MISSING_NAMED),
+        clients: missing.length,
+        action: 'reconnect the devices that wrote to this memory: each sends what the room lacks; a record lost at the end of a client\'s history is named by no later record but is sent again alike',
+      })
       // Rewrite the log from its good records so the bad stretch is read (and reported) once.
       const tmp = `${path}.tmp`
       await writeDurably(tmp, Buffer.concat(records.map(encodeRecord)), 'w')
       await rename(tmp, path)
       await this.syncDir()
     } else if (goodLength < length) {
-      this.log('warn', 'room_log_tail_cut', { room, bytes: length - goodLength })
+      // mostly a write a crash tore (never acknowledged), but it may be a damaged last record:
+      // its bytes are kept too
+      const kept = await this.keepTail(path, goodLength, length)
+      this.log('warn', 'room_log_tail_cut', { room, bytes: length - goodLength, kept })
       await truncate(path, goodLength)
     }
     return records
+  }
+
+  private damagedPath(path: string): string {
+    return `${path}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`
+  }
+
+  /** Keeps the bytes of the log from `from` to `to` beside it; returns the kept file's name. */
+  private async keepTail(path: string, from: number, to: number): Promise<string> {
+    const kept = this.damagedPath(path)
+    const tail = Buffer.alloc(to - from)
+    const file = await open(path, 'r')
+    try {
+      await file.read(tail, 0, tail.byteLength, from)
+    } finally {
+      await file.close()
+    }
+    await writeDurably(kept, tail, 'w')
+    await this.syncDir()
+    return basename(kept)
+  }
+
+  /** Keeps the log as it is now beside itself; returns the kept file's name. */
+  private async keepDamaged(path: string): Promise<string> {
+    const kept = this.damagedPath(path)
+    // a second name for the same bytes costs no copy; a file system without links gets a copy
+    await link(path, kept).catch(() => copyFile(path, kept))
+    await this.syncDir()
+    return basename(kept)
   }
 
   load(room: string): Promise<Uint8Array | null> {

@@ -1,6 +1,7 @@
 // What the sync server's second thread computes besides its rooms, kept free of the file system:
 // the file room store's record format ([u32 length][u32 crc32][Yjs update] per record; a whole
-// log is checked there), the framing of a sync reply, and which buffers a message can move.
+// log is checked there, and a damaged one says whose history the room now lacks), the framing
+// of a sync reply, and which buffers a message can move.
 import { crc32 } from 'node:zlib'
 import * as encoding from 'lib0/encoding'
 import * as syncProtocol from 'y-protocols/sync'
@@ -33,12 +34,26 @@ function recordAt(bytes: Buffer, offset: number): Uint8Array | null {
   return new Uint8Array(body)
 }
 
+/**
+ * A Yjs client (a device's session) whose history the room lacks from `from` on, up to `to`:
+ * the structs it holds past `from` wait for the missing ones and stay invisible until a device
+ * that has them sends them (a reconnecting device does: its sync step 2 answers the server's
+ * state vector, which stops at `from`).
+ */
+export interface MissingHistory {
+  client: number
+  from: number
+  to: number
+}
+
 export interface DecodedLog {
   records: Uint8Array[]
   /** Byte ranges that held no valid record and were skipped. */
   skipped: Array<{ from: number; to: number }>
   /** Where the last valid record ends: what follows is a torn tail. */
   goodLength: number
+  /** When records were skipped: the clients whose later records now wait for what was lost. */
+  missing: MissingHistory[]
 }
 
 /**
@@ -65,7 +80,30 @@ export function decodeRecords(bytes: Buffer): DecodedLog {
     skipped.push({ from: offset, to: next })
     offset = next
   }
-  return { records, skipped, goodLength }
+  return { records, skipped, goodLength, missing: skipped.length ? missingHistory(records) : [] }
+}
+
+/**
+ * Whose history `updates` lack: each client whose structs reach past what a document built
+ * from them can integrate. A document stops a client's clock at its first gap, and at a struct
+ * that builds on another client's missing one; both are history some device must send again.
+ */
+export function missingHistory(updates: Uint8Array[]): MissingHistory[] {
+  if (!updates.length) return []
+  const merged = updates.length === 1 ? updates[0]! : Y.mergeUpdates(updates)
+  const doc = new Y.Doc({ gc: false })
+  try {
+    Y.applyUpdate(doc, merged)
+    const held = Y.decodeStateVector(Y.encodeStateVector(doc))
+    const missing: MissingHistory[] = []
+    for (const [client, to] of Y.parseUpdateMeta(merged).to) {
+      const from = held.get(client) ?? 0
+      if (from < to) missing.push({ client, from, to })
+    }
+    return missing.sort((a, b) => a.client - b.client)
+  } finally {
+    doc.destroy()
+  }
 }
 
 

@@ -2,6 +2,7 @@
 // engine previews it on the graph, saves it here in one transaction, and applies it to the live graph only once this has
 // resolved: a read never sees a change that is not committed, and a failed save leaves nothing.
 import type { Table } from 'dexie'
+import { requireLiveConnection } from '../core/access'
 import { DERIVATION_RULES, type GraphDelta } from '../core/graph'
 import type { Alias, AppendixFile, ConnectionRecord, MemoryInfo, MergeProposal, Observation } from '../core/types'
 import { hasValidity } from '../core/validity'
@@ -30,11 +31,32 @@ export interface GraphCommit {
   journal?: readonly JournalRow[]
   /** Journal keys a remote change settles: what the document holds now stands for them. */
   settled?: readonly string[]
+  /** The connection the change comes through, if any: see `Through`. */
+  through?: Through
+}
+
+/**
+ * The id of the connection a change comes through. The change is stored only if the stored
+ * connection is live when its transaction runs: another instance's revoke (another tab, worker
+ * or `Memory` on the same database) commits before or after it, never between a check and the
+ * write, so once `revoke()` resolves no instance stores a change through that connection.
+ */
+export type Through = string | undefined
+
+/** The tables a change's transaction needs: the connections too when it comes through one. */
+function withConnections(db: MemoryDB, tables: Table[], through: Through): Table[] {
+  return through === undefined ? tables : [...tables, db.connections]
+}
+
+/** Inside the change's transaction: refuses it (rolling it back) if its connection is revoked. */
+async function requireThrough(db: MemoryDB, through: Through): Promise<void> {
+  if (through !== undefined) requireLiveConnection(through, await db.connections.get(through))
 }
 
 export async function saveCommit(db: MemoryDB, c: GraphCommit): Promise<void> {
   try {
-    await db.transaction('rw', [db.observations, ...derivedTables(db), db.aliases, db.proposals, db.meta, db.unmirrored], async () => {
+    await db.transaction('rw', withConnections(db, [db.observations, ...derivedTables(db), db.aliases, db.proposals, db.meta, db.unmirrored], c.through), async () => {
+      await requireThrough(db, c.through)
       await db.meta.put({ key: VERSION_KEY, value: c.version })
       if (c.settled?.length) await db.unmirrored.bulkDelete([...c.settled])
       if (c.observations?.put.length) await db.observations.bulkPut([...c.observations.put])
@@ -102,9 +124,10 @@ export function saveOpenState(db: MemoryDB, save: OpenStateSave): Promise<void> 
 }
 
 /** A new appendix file: its record and bytes together. */
-export function saveFile(db: MemoryDB, record: AppendixFile, data: Uint8Array): Promise<void> {
+export function saveFile(db: MemoryDB, record: AppendixFile, data: Uint8Array, through?: Through): Promise<void> {
   return stored(() =>
-    db.transaction('rw', [db.files, db.fileBytes], async () => {
+    db.transaction('rw', withConnections(db, [db.files, db.fileBytes], through), async () => {
+      await requireThrough(db, through)
       await db.files.add(record)
       await db.fileBytes.put({ path: record.path, data })
     }),
@@ -125,9 +148,10 @@ export function saveExtras(db: MemoryDB, files: ReadonlyArray<{ file: AppendixFi
 }
 
 /** A consolidation's result: the open proposals `stale` replaced by `found`. */
-export function replaceProposals(db: MemoryDB, stale: readonly string[], found: readonly MergeProposal[]): Promise<void> {
+export function replaceProposals(db: MemoryDB, stale: readonly string[], found: readonly MergeProposal[], through?: Through): Promise<void> {
   return stored(() =>
-    db.transaction('rw', db.proposals, async () => {
+    db.transaction('rw', withConnections(db, [db.proposals], through), async () => {
+      await requireThrough(db, through)
       await db.proposals.bulkDelete([...stale])
       await db.proposals.bulkPut([...found])
     }),
@@ -135,8 +159,13 @@ export function replaceProposals(db: MemoryDB, stale: readonly string[], found: 
 }
 
 /** One proposal's new status. */
-export function saveProposal(db: MemoryDB, proposal: MergeProposal): Promise<void> {
-  return stored(() => db.proposals.put(proposal).then(() => undefined))
+export function saveProposal(db: MemoryDB, proposal: MergeProposal, through?: Through): Promise<void> {
+  return stored(() =>
+    db.transaction('rw', withConnections(db, [db.proposals], through), async () => {
+      await requireThrough(db, through)
+      await db.proposals.put(proposal)
+    }),
+  )
 }
 
 /** One meta row (the memory's info, its single-valued types). */
@@ -200,9 +229,20 @@ export function clearVisibilityOwed(db: MemoryDB): Promise<void> {
   return stored(() => db.meta.delete(VISIBILITY_PENDING_KEY))
 }
 
-/** A connection made, updated, revoked or taken in from the sync document. */
-export function saveConnections(db: MemoryDB, rows: readonly ConnectionRecord[]): Promise<void> {
-  return stored(() => db.connections.bulkPut([...rows]).then(() => undefined))
+/**
+ * Connections made, updated, revoked or taken in from the sync document. A revoke is never
+ * undone: a row stored revoked stays revoked, whatever an instance that had not heard of it puts.
+ * Returns the rows as stored.
+ */
+export function saveConnections(db: MemoryDB, rows: readonly ConnectionRecord[]): Promise<ConnectionRecord[]> {
+  return stored(() =>
+    db.transaction('rw', db.connections, async () => {
+      const before = await db.connections.bulkGet(rows.map((r) => r.id))
+      const after = rows.map((r, i) => (before[i]?.revokedAt && !r.revokedAt ? { ...r, revokedAt: before[i].revokedAt } : r))
+      await db.connections.bulkPut(after)
+      return after
+    }),
+  )
 }
 
 /** A new connection: fails if its id is taken. */

@@ -1,5 +1,5 @@
 // The embedded room log and the token registry, on a real temporary directory.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -52,6 +52,10 @@ describe('FileRoomStore', () => {
     Y.applyUpdate(loaded, (await new FileRoomStore(dir).load('room-1'))!)
     expect([...readMemoryDoc(loaded).observations.keys()].sort()).toEqual(['whole-1', 'whole-2'])
     expect(statSync(file).size).toBe(good)
+    // the bytes cut off are kept beside the log: a damaged last record is not a torn write
+    const kept = readdirSync(join(dir, 'rooms')).filter((f) => f.startsWith('room-1.ylog.damaged-'))
+    expect(kept).toHaveLength(1)
+    expect([...readFileSync(join(dir, 'rooms', kept[0]!))]).toEqual([0, 0, 1, 0, 9, 9, 9, 9, 1, 2, 3])
   })
 
   it('compacts the log into one record without losing anything', async () => {
