@@ -108,10 +108,11 @@ export interface GateContext {
    */
   persist: ((update: Uint8Array) => Promise<void>) | null
   /**
-   * The answer to a client's state vector (its sync step 1): a sync step 2 message with what
-   * the room holds beyond it, computed off this thread; null (or absent) lets the room code answer.
+   * The answer to a client's state vector (its sync step 1): what the room holds beyond it, as
+   * the messages of sync/first-sync.ts, computed off this thread and shared with other sockets
+   * (never changed here); null (or absent) lets the room code answer.
    */
-  syncReply?: (stateVector: Uint8Array) => Promise<Uint8Array | null>
+  syncReply?: (stateVector: Uint8Array) => Promise<Uint8Array[] | null>
   budget: Budget
   /** This connection's spending, shared by its sockets. */
   window: BudgetWindow
@@ -128,6 +129,9 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
   syncProtocol.writeUpdate(encoder, update)
   return encoding.toUint8Array(encoder)
 }
+
+/** How long one piece of a sync answer may wait to leave for a peer before the peer is dropped. */
+const REPLY_STALL_MS = 60_000
 
 /** Messages a socket may have waiting before it is no longer read. */
 const BACKLOG = 4
@@ -363,12 +367,31 @@ export class GatedSocket extends EventEmitter {
     if (!syncReply) return this.forward(message)
     syncReply(stateVector).then((reply) => {
       if (reply === null) return this.forward(message)
-      if (!this.mayQueue()) return
-      this.replyBytes = Math.max(this.replyBytes, reply.byteLength)
-      this.ws.send(reply, { binary: true })
+      this.sendReply(reply, 0)
     }, (err: unknown) => {
       this.ctx.log('error', 'sync_reply_failed', { room: this.ctx.room, error: (err as Error).message })
       this.forward(message)
+    })
+  }
+
+  /**
+   * Sends the answer's messages from `i` on, each once the one before has left for the network:
+   * a peer that stops reading holds one piece queued, not the room. One that takes no piece for
+   * a long while is dropped like any reader that stopped.
+   */
+  private sendReply(messages: Uint8Array[], i: number): void {
+    if (i >= messages.length || !this.mayQueue()) return
+    const message = messages[i]!
+    this.replyBytes = Math.max(this.replyBytes, message.byteLength)
+    const stalled = setTimeout(() => {
+      const { connection, room, log } = this.ctx
+      log('warn', 'slow_reader', { room, connection: connection.id, agent: connection.agent, stalledReplyPiece: i })
+      this.ws.terminate()
+    }, REPLY_STALL_MS)
+    stalled.unref()
+    this.ws.send(message, { binary: true }, (err) => {
+      clearTimeout(stalled)
+      if (!err) this.sendReply(messages, i + 1)
     })
   }
 

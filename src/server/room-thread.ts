@@ -6,8 +6,12 @@ import { Worker } from 'node:worker_threads'
 import * as Y from 'yjs'
 import type { LogWork } from './file-room-store'
 import type { SyncLog } from './log'
-import { decodeRecords, encodeRecord, movable, syncStep2Message, type DecodedLog } from './room-log'
+import { firstSyncMessages } from '../sync/first-sync'
+import { decodeRecords, encodeRecord, movable, type DecodedLog } from './room-log'
 import type { RoomWorkerReply, RoomWorkerRequest } from './room-worker'
+
+/** Answers kept per room until it changes. */
+const MAX_SHARED_REPLIES = 4
 
 type Ask = RoomWorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never
 
@@ -24,6 +28,12 @@ export class RoomThread implements LogWork {
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>()
   /** Rooms open in the worker, each with its own document here to fall back on. */
   private readonly rooms = new Map<string, Y.Doc>()
+  /**
+   * Answers to state vectors since the room last changed, shared by every socket that asks the
+   * same (new devices all send the empty one): many devices joining, or stalled on, a large room
+   * hold one copy of its pieces, not one each.
+   */
+  private readonly replies = new Map<string, Map<string, Promise<Uint8Array[] | null>>>()
 
   constructor(private readonly log: SyncLog) {
     let worker: Worker | null = null
@@ -94,6 +104,7 @@ export class RoomThread implements LogWork {
    * through `update`. `state` is handed over: it may be unusable here afterwards.
    */
   open(room: string, doc: Y.Doc, state: Uint8Array | null): void {
+    this.replies.delete(room)
     this.rooms.set(room, doc)
     this.post({ op: 'open', room, state, gc: doc.gc }, state ? movable([state]) : [])
   }
@@ -101,25 +112,37 @@ export class RoomThread implements LogWork {
   /** A change of `doc`; ignored once another document holds the room (an unloaded room's last updates). */
   update(room: string, doc: Y.Doc, update: Uint8Array): void {
     if (this.rooms.get(room) !== doc) return
+    this.replies.delete(room)
     const copy = update.slice()
     this.post({ op: 'update', room, update: copy }, [copy.buffer])
   }
 
   close(room: string, doc: Y.Doc): void {
     if (this.rooms.get(room) !== doc) return
+    this.replies.delete(room)
     this.rooms.delete(room)
     this.post({ op: 'close', room })
   }
 
   /**
-   * The sync step 2 message answering `stateVector`: what `doc` holds beyond it, at least every
-   * change handed to `update` before this call. Computed here when the thread is gone or
-   * mirrors another document; null once `doc` is destroyed.
+   * The messages answering `stateVector` (see first-sync.ts): what `doc` holds beyond it, at
+   * least every change handed to `update` before this call. Computed here when the thread is
+   * gone or mirrors another document; null once `doc` is destroyed. Callers share the arrays.
    */
-  syncReply(room: string, doc: Y.Doc, stateVector: Uint8Array): Promise<Uint8Array | null> {
-    const here = () => (doc.isDestroyed ? null : syncStep2Message(Y.encodeStateAsUpdate(doc, stateVector)))
+  syncReply(room: string, doc: Y.Doc, stateVector: Uint8Array): Promise<Uint8Array[] | null> {
+    const here = () => (doc.isDestroyed ? null : firstSyncMessages(Y.encodeStateAsUpdate(doc, stateVector)))
     if (this.rooms.get(room) !== doc) return Promise.resolve().then(here)
-    return this.ask<Uint8Array | null>({ op: 'syncReply', room, stateVector }, here)
+    let answers = this.replies.get(room)
+    if (!answers) this.replies.set(room, (answers = new Map()))
+    const key = Buffer.from(stateVector.buffer, stateVector.byteOffset, stateVector.byteLength).toString('base64')
+    const known = answers.get(key)
+    if (known) return known
+    const reply = this.ask<Uint8Array[] | null>({ op: 'syncReply', room, stateVector }, here)
+    // a few state vectors per room; an answer that failed is not kept
+    if (answers.size >= MAX_SHARED_REPLIES) answers.delete(answers.keys().next().value!)
+    answers.set(key, reply)
+    reply.catch(() => answers.delete(key))
+    return reply
   }
 
   /** `bytes` are handed over: they may be unusable here afterwards. */

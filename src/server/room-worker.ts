@@ -1,10 +1,12 @@
 // The sync server's second thread: work whose cost grows with a whole room, done here so the
 // server's event loop stays free for every other socket. It keeps a copy of each loaded room
-// (fed the room's updates in order) to answer a new client's state vector with what it lacks,
+// (fed the room's updates in order) to answer a new client's state vector with what it lacks
+// (in pieces when it is large),
 // and it merges and checks a room log's records for the file store's load and compaction.
 import { parentPort } from 'node:worker_threads'
 import * as Y from 'yjs'
-import { decodeRecords, encodeRecord, movable, syncStep2Message } from './room-log'
+import { firstSyncMessages } from '../sync/first-sync'
+import { decodeRecords, encodeRecord, movable } from './room-log'
 
 export type RoomWorkerRequest =
   | { op: 'open'; room: string; state: Uint8Array | null; gc: boolean }
@@ -23,8 +25,8 @@ function answer(request: Extract<RoomWorkerRequest, { id: number }>): { value: u
     case 'syncReply': {
       const doc = rooms.get(request.room)
       if (!doc) throw new Error(`room "${request.room}" is not open`)
-      const message = syncStep2Message(Y.encodeStateAsUpdate(doc, request.stateVector))
-      return { value: message, transfer: movable([message]) }
+      const messages = firstSyncMessages(Y.encodeStateAsUpdate(doc, request.stateVector))
+      return { value: messages, transfer: movable(messages) }
     }
     case 'merge': {
       const merged = request.updates.length === 1 ? request.updates[0]! : Y.mergeUpdates(request.updates)

@@ -8,6 +8,7 @@ import { WebsocketProvider } from 'y-websocket'
 import * as syncProtocol from 'y-protocols/sync'
 import type * as Y from 'yjs'
 import { isFinalClose } from './close-codes'
+import { MESSAGE_SYNC_PROGRESS, readProgress, type FirstSyncProgress } from './first-sync'
 import { MESSAGE_REFUSAL, readRefusal, type Refusal } from './refusal'
 import { MAX_UPDATE_BYTES, splitUpdate } from './update-split'
 
@@ -28,6 +29,11 @@ export interface SyncStatus {
   diverged: boolean
   /** Why the server closed the connection for good, when state is `denied`. */
   closed: { code: number; reason: string } | null
+  /**
+   * While the server's answer to this device comes in pieces (a new device joining a large
+   * memory): how many have been applied, of how many; null otherwise.
+   */
+  firstSync: FirstSyncProgress | null
 }
 
 export interface SyncClientOptions {
@@ -79,7 +85,7 @@ export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
     maxBackoffTime: options.maxBackoffMs ?? 2500,
     WebSocketPolyfill: socketSendingInPieces(Socket, options.maxUpdateBytes ?? MAX_UPDATE_BYTES) as never,
   })
-  let status: SyncStatus = { state: 'offline', lastSyncedAt: null, refusals: [], diverged: false, closed: null }
+  let status: SyncStatus = { state: 'offline', lastSyncedAt: null, refusals: [], diverged: false, closed: null, firstSync: null }
   const statusListeners = new Set<Listener<SyncStatus>>()
   const refusalListeners = new Set<Listener<Refusal>>()
 
@@ -96,14 +102,20 @@ export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
     for (const l of refusalListeners) l(refusal)
   }
 
+  // the provider has applied each piece before this message about it arrives
+  provider.messageHandlers[MESSAGE_SYNC_PROGRESS] = (_encoder, decoder) => {
+    const progress = readProgress(decoder)
+    if (progress && status.state !== 'online') set({ firstSync: progress })
+  }
+
   // `offline` covers both a server that cannot be reached (the provider keeps retrying) and a
   // deliberate disconnect; the document keeps working locally either way.
   provider.on('status', ({ status: s }) => {
     if (s === 'connecting') set({ state: 'connecting' })
-    else if (s === 'disconnected' && status.state !== 'denied') set({ state: 'offline' })
+    else if (s === 'disconnected' && status.state !== 'denied') set({ state: 'offline', firstSync: null })
   })
   provider.on('sync', (synced) => {
-    if (synced) set({ state: 'online', lastSyncedAt: new Date().toISOString(), closed: null })
+    if (synced) set({ state: 'online', lastSyncedAt: new Date().toISOString(), closed: null, firstSync: null })
   })
   provider.on('connection-close', (event) => {
     if (event && isFinalClose(event.code)) set({ state: 'denied', closed: { code: event.code, reason: event.reason } })

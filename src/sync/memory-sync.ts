@@ -32,6 +32,8 @@ export interface SyncView {
   closed: SyncClient['status']['closed']
   /** Values other devices wrote that were not valid and were left out (the memory is unharmed). */
   invalidFromPeers: number
+  /** A first sync arriving in pieces: how many are applied, of how many; null otherwise. */
+  firstSync: SyncClient['status']['firstSync']
 }
 
 export class MemorySync {
@@ -74,6 +76,7 @@ export class MemorySync {
       diverged: s?.diverged ?? false,
       closed: s?.closed ?? null,
       invalidFromPeers: this.invalidCount,
+      firstSync: s?.firstSync ?? null,
     }
   }
 

@@ -6,6 +6,7 @@ import * as Y from 'yjs'
 import type { SyncLog } from '../../src/server/log'
 import { decodeRecords, encodeRecord } from '../../src/server/room-log'
 import { RoomThread } from '../../src/server/room-thread'
+import { FIRST_SYNC_PIECE_BYTES, MESSAGE_SYNC_PROGRESS, readProgress } from '../../src/sync/first-sync'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
 import { putObservation } from '../helpers/doc-writes'
 import { observation } from '../sync/fixture'
@@ -18,12 +19,18 @@ afterEach(async () => {
   logged.length = 0
 })
 
-/** The update a sync step 2 message carries. */
-function stepTwo(message: Uint8Array): Uint8Array {
-  const d = decoding.createDecoder(message)
-  expect(decoding.readVarUint(d)).toBe(0)
-  expect(decoding.readVarUint(d)).toBe(1)
-  return decoding.readVarUint8Array(d)
+/** The update an answer carries, its pieces merged: every message is a sync update or progress, the last a step 2. */
+function stepTwo(messages: Uint8Array[]): Uint8Array {
+  const updates: Uint8Array[] = []
+  messages.forEach((message, i) => {
+    const d = decoding.createDecoder(message)
+    const type = decoding.readVarUint(d)
+    if (type === MESSAGE_SYNC_PROGRESS) return
+    expect(type).toBe(0)
+    expect(decoding.readVarUint(d)).toBe(i === messages.length - 1 ? 1 : 2)
+    updates.push(decoding.readVarUint8Array(d))
+  })
+  return Y.mergeUpdates(updates)
 }
 
 /** A room loaded from stored state, mirrored in the thread, then changed 20 times. */
@@ -63,6 +70,41 @@ describe('RoomThread', () => {
     expect(tail.byteLength).toBeLessThan(Y.encodeStateAsUpdate(room).byteLength / 10)
     expect(thread.threaded).toBe(true)
     expect(logged).toEqual([])
+  })
+
+  it('answers a large room in pieces, shared by every socket that asks the same until the room changes', async () => {
+    thread = new RoomThread(log)
+    const room = createMemoryDoc()
+    thread.open('room-1', room, null)
+    room.on('update', (u: Uint8Array) => thread!.update('room-1', room, u))
+    // about 0.6 MB: three pieces or more
+    for (let i = 0; i < 300; i++) putObservation(room, { ...observation(`big-${i}`), content: `note ${i} `.repeat(200).trim() })
+    const empty = new Uint8Array([0])
+    const reply = (await thread.syncReply('room-1', room, empty))!
+    const progress = reply.filter((m) => m[0] === MESSAGE_SYNC_PROGRESS).map((m) => readProgress(decoding.createDecoder(m.subarray(1))))
+    expect(progress.length).toBeGreaterThanOrEqual(2)
+    expect(progress.at(-1)).toEqual({ received: progress.length, of: progress.length + 1 })
+    expect(Math.max(...reply.map((m) => m.byteLength))).toBeLessThanOrEqual(FIRST_SYNC_PIECE_BYTES + 64)
+    // applied one by one, in order, each piece integrates: nothing waits for a later one
+    const fresh = createMemoryDoc()
+    for (const m of reply) {
+      if (m[0] === MESSAGE_SYNC_PROGRESS) continue
+      const d = decoding.createDecoder(m)
+      decoding.readVarUint(d)
+      decoding.readVarUint(d)
+      Y.applyUpdate(fresh, decoding.readVarUint8Array(d))
+      expect((fresh.store as unknown as { pendingStructs: unknown }).pendingStructs).toBeNull()
+    }
+    expect(readMemoryDoc(fresh).observations.size).toBe(300)
+    expect(Y.encodeStateVector(fresh)).toEqual(Y.encodeStateVector(room))
+    // a second new device gets the very same pieces; a change makes a new answer
+    expect(await thread.syncReply('room-1', room, empty)).toBe(reply)
+    putObservation(room, observation('later'))
+    const after = (await thread.syncReply('room-1', room, empty))!
+    expect(after).not.toBe(reply)
+    const again = createMemoryDoc()
+    Y.applyUpdate(again, stepTwo(after))
+    expect(readMemoryDoc(again).observations.size).toBe(301)
   })
 
   it('checks and merges a room log as this thread does', async () => {
