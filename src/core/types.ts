@@ -358,6 +358,11 @@ export interface RecallResult {
   signals?: RecallSignals
   /** Semantic recall, when the match is `none` or `weak`: what it means, in words an agent reads. */
   message?: string
+  /**
+   * Present while this device is still receiving the memory from its sync server (a first sync
+   * of a large memory, in pieces): the answer comes from the `received` pieces of `of` that arrived.
+   */
+  syncing?: { received: number; of: number }
 }
 
 /** What ranked a semantic recall: words always (BM25), vectors only in a hybrid memory, and from which model. */

@@ -12,6 +12,7 @@ import type { NoteIndex } from '../search/note-index'
 import { INFO_KEY, saveMeta, type Through } from '../store/commit'
 import type { JournalRow, MemoryDB } from '../store/db'
 import type { SingleValuedSetting } from '../sync/layout'
+import type { FirstSyncProgress } from '../sync/first-sync'
 import type { CommittedChange, RejectedPair, RemoteChange, SyncPort } from '../sync/port'
 import { AgentWrites, type Accepted } from './agent-writes'
 import { Committer, type EngineState } from './committer'
@@ -139,6 +140,9 @@ export class MemoryEngine implements SyncPort {
   }
   journalRows(): Promise<JournalRow[]> {
     return this.sync.journalRows()
+  }
+  receiving(progress: FirstSyncProgress | null): void {
+    this.reads.receiving = progress
   }
   markMirrored(rows: readonly JournalRow[]): Promise<void> {
     return this.sync.markMirrored(rows)

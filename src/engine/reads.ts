@@ -8,6 +8,7 @@ import { assembleSemantic, assembleStructural, DEFAULT_TUNING, draftSemantic, pa
 import type { Alias, AppendixFile, EntityDetail, MergeProposal, Observation, RecallResult, RecallSignals } from '../core/types'
 import { historyOf, splitTimeRequest, TimeView, type TimeRequest } from '../core/validity'
 import type { RankedEntity } from '../search/entity-index'
+import type { FirstSyncProgress } from '../sync/first-sync'
 import { stored } from '../store/storage-error'
 import { describe, type Committer } from './committer'
 
@@ -21,6 +22,8 @@ const PARAPHRASE_CANDIDATES = 8
 export class Reads {
   /** The weights of a note's score: the eval measures others through `engineOf`; nothing else sets it. */
   tuning: Readonly<RecallTuning> = DEFAULT_TUNING
+  /** A first sync arriving in pieces (see SyncPort.receiving): recall says it answers from part of the memory. */
+  receiving: FirstSyncProgress | null = null
 
   constructor(private readonly c: Committer) {}
 
@@ -30,7 +33,9 @@ export class Reads {
     const f = parseRecallRequest(rest)
     const within = await this.timeView(time)
     if (within) f.within = within
-    return countLeftOut(await this.recallWithin(f), within)
+    const result = countLeftOut(await this.recallWithin(f), within)
+    if (this.receiving) result.syncing = { ...this.receiving }
+    return result
   }
 
   /** One recall's view of time, or none when nothing needs filtering or marking. */

@@ -50,6 +50,7 @@ export class MemorySync {
     private currentClient: SyncClient | null,
     private readonly tabs: TabChannel | null,
     private readonly memoryId: string,
+    private readonly engine: SyncPort,
   ) {
     doc.on('update', this.countPending)
   }
@@ -104,6 +105,7 @@ export class MemorySync {
     this.stopClientStatus = client.on('status', (s) => {
       // going online sends the whole local state, so nothing is pending after it
       if (s.state === 'online') this.pending = 0
+      this.engine.receiving(s.firstSync)
       this.notify()
     })
     this.notify()
@@ -132,7 +134,7 @@ export class MemorySync {
       onInvalid: (entries) => sync?.countInvalid(entries.length),
     })
     tabs = options.crossTab === false ? null : joinTabChannel(engine.info.id, doc, engine.db, lastLoadedRow(doc))
-    sync = new MemorySync(doc, binding, persistence, null, tabs, engine.info.id)
+    sync = new MemorySync(doc, binding, persistence, null, tabs, engine.info.id, engine)
     sync.countInvalid(binding.invalid.length)
     if (options.serverUrl) {
       if (!options.token) throw new TypeError('sync with a server needs the token it issued for this memory')
@@ -155,6 +157,7 @@ export class MemorySync {
 
   async stop(): Promise<void> {
     this.stopClientStatus?.()
+    this.engine.receiving(null)
     this.currentClient?.destroy()
     this.tabs?.stop()
     this.listeners.clear()

@@ -3,6 +3,7 @@
 // store, never on the engine.
 import type { Alias, AppendixFile, MemoryInfo, Observation } from '../core/types'
 import type { MemoryDB, JournalRow } from '../store/db'
+import type { FirstSyncProgress } from './first-sync'
 import type { SingleValuedSetting } from './layout'
 
 /** What a local write committed, for whoever mirrors the memory into its sync document. */
@@ -57,6 +58,11 @@ export interface SyncPort {
   journalRows(): Promise<JournalRow[]>
   /** Drops journal rows whose document update is now saved. */
   markMirrored(rows: readonly JournalRow[]): Promise<void>
+  /**
+   * While the server's answer to this device arrives in pieces (a first sync of a large memory),
+   * how far it is; null once it is whole. Recall answers from what has arrived and says so.
+   */
+  receiving(progress: FirstSyncProgress | null): void
   /**
    * Every observation and the alias map, for reconciling with a sync document. The observations
    * are read as they are iterated (a note kept as text is parsed when reached), so a reconcile
