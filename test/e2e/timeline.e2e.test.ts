@@ -7,6 +7,7 @@ import type { ObservationInput } from '../../src/core/types'
 import { startHarness, type Harness } from './harness'
 import { installToolRegistry, seed } from './seed'
 import { createMemory } from './ui'
+import { readAxe, serious } from './axe'
 
 const dana = { name: 'Dana Reyes', type: 'person', description: 'engineer on the payments team' }
 const job = (org: string, validFrom: string, extra: Partial<ObservationInput> = {}): ObservationInput => ({
@@ -65,6 +66,7 @@ describe('a fact superseded, in the app', () => {
     // the edge to the old employer is listed as past
     expect(await page.getByTestId('outgoing').locator('li[data-current="false"]').textContent()).toMatch(/works at Acme.*no longer holds/)
     expect(await page.getByTestId('outgoing').locator('li[data-current="true"]').textContent()).toContain('Beta')
+    expect(await serious(page, await readAxe())).toEqual([])
     await harness.screenshot(page, 'timeline-entity')
 
     // the older note's page says what replaced it, and links there
@@ -75,6 +77,7 @@ describe('a fact superseded, in the app', () => {
     await acmeTime.getByRole('link', { name: 'Dana works at Beta' }).click()
     await expect.poll(() => page.getByTestId('note-replaces').textContent()).toContain('Replaces Dana works at Acme')
     expect(await page.getByTestId('note-timeline').textContent()).toContain('Holds from 2024-01-15 · current')
+    expect(await serious(page, await readAxe())).toEqual([])
     await harness.screenshot(page, 'timeline-note')
   })
 
@@ -93,6 +96,7 @@ describe('a fact superseded, in the app', () => {
     expect(await sides.locator('[data-side="newer"]').textContent()).toContain('Dana Reyes joined Gamma')
     // a supersession asks for no canonical name
     expect(await card.getByRole('radio').count()).toBe(0)
+    expect(await serious(page, await readAxe())).toEqual([])
     await harness.screenshot(page, 'timeline-supersede-proposal')
     await card.getByRole('button', { name: 'Accept: Gamma replaces Beta' }).click()
     await expect.poll(() => page.getByTestId('consolidation-status').textContent()).toBe(
