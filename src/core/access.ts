@@ -13,6 +13,7 @@ export const OPERATION_TIER = {
   listFiles: 'read',
   readFile: 'read',
   listProposals: 'read',
+  listSingleValued: 'read',
   write: 'read_write',
   storeFile: 'read_write',
   consolidate: 'read_write',
@@ -20,6 +21,8 @@ export const OPERATION_TIER = {
   rejectProposal: 'read_write',
   update: 'full',
   delete: 'full',
+  /** The memory's single-valued relationship types are the owner's declaration, like its settings map. */
+  setSingleValued: 'full',
 } as const satisfies Record<string, Tier>
 
 export type Operation = keyof typeof OPERATION_TIER

@@ -121,6 +121,16 @@ export class Connection {
     const { proposal, canonical } = await this.engine.acceptProposal(id, options, this.tier, by, by)
     return { proposal, canonical }
   }
+  /** The relationship types this memory declares single-valued (see `Memory.setSingleValued`). */
+  async listSingleValued(): Promise<string[]> {
+    this.check('listSingleValued')
+    return this.engine.singleValuedTypes()
+  }
+  /** Full tier: declares the single-valued relationship types, replacing the earlier list; it syncs. */
+  async setSingleValued(types: string[]): Promise<string[]> {
+    this.check('setSingleValued')
+    return this.engine.setSingleValued(types)
+  }
   async rejectProposal(id: string): Promise<MergeProposal> {
     return this.engine.rejectProposal(id, this.check('rejectProposal'))
   }

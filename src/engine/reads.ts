@@ -5,7 +5,7 @@ import { QueryEvidence, type QueryTerm } from '../core/evidence'
 import { graphSlice, type GraphSlice, type GraphSliceOptions } from '../core/graph-slice'
 import { normalizeName } from '../core/normalize'
 import { assembleSemantic, assembleStructural, DEFAULT_TUNING, draftSemantic, parseRecallRequest, type RecallFilter, type RecallTuning } from '../core/recall'
-import type { Alias, AppendixFile, EntityDetail, MergeProposal, Observation, RecallResult, RecallSignals } from '../core/types'
+import type { Alias, AppendixFile, EntityDetail, MergeProposal, Observation, RecallResult, RecallSignals, RecalledRelationship, Relationship } from '../core/types'
 import { historyOf, splitTimeRequest, TimeView, type TimeRequest } from '../core/validity'
 import type { RankedEntity } from '../search/entity-index'
 import type { FirstSyncProgress } from '../sync/first-sync'
@@ -145,13 +145,17 @@ export class Reads {
     if (!entity) throw new MemoryError('not_found', `no entity named "${name}"; recall with a query to find similar names`, { name })
     const edges = graph.edgesOf(key)
     const aliases = [...graph.aliasMap()].filter(([, c]) => c === key).map(([v]) => v).sort()
+    const timeline = this.c.timelineNow()
+    // every edge is listed; one that no longer holds now is marked, as history: 'all' marks it
+    const now = timeline && !timeline.empty ? new TimeView(timeline, graph, { history: 'all' }, this.c.clock()) : undefined
+    const shown = (r: Relationship): RecalledRelationship => ({ ...graph.present(r), ...now?.edgeMarks(r) })
     return {
       entity: structuredClone(entity),
-      outgoing: edges.filter((r) => r.source === key).map((r) => graph.present(r)),
-      incoming: edges.filter((r) => r.target === key).map((r) => graph.present(r)),
+      outgoing: edges.filter((r) => r.source === key).map(shown),
+      incoming: edges.filter((r) => r.target === key).map(shown),
       observations: entity.observations.map((s) => graph.getObservation(s)!).map(({ slug, title, observedAt, category }) => ({ slug, title, observedAt, category })),
       aliases,
-      history: historyOf(entity.observations.map((s) => graph.getObservation(s)!), this.c.timelineNow(), this.c.clock()),
+      history: historyOf(entity.observations.map((s) => graph.getObservation(s)!), timeline, this.c.clock()),
     }
   }
 

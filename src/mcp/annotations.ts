@@ -22,6 +22,9 @@ export const TOOL_ANNOTATIONS: Record<string, Effect> = {
   list_proposals: READ('List merge proposals'),
   accept_proposal: { title: 'Accept a merge', readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   reject_proposal: { title: 'Reject a merge', readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  list_single_valued: READ('List single-valued relationship types'),
+  // replaces the list: setting the same list again changes nothing
+  set_single_valued: { title: 'Declare single-valued relationship types', readOnlyHint: false, destructiveHint: true, idempotentHint: true },
 }
 
 export function toolAnnotations(name: string): ToolAnnotations {

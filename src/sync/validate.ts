@@ -31,7 +31,8 @@ function record(value: unknown, at: string, fields: readonly string[]): Record<s
   const keys = Object.keys(value)
   for (const key of keys) {
     if (FORBIDDEN_KEYS.has(key)) fail(`${at} has a forbidden field "${key}"`)
-    if (!fields.includes(key)) fail(`${at} has an unknown field "${key.slice(0, 40)}"`)
+    // a newer version's field (validFrom once was one): say so, so a person knows to update
+    if (!fields.includes(key)) fail(`${at} has an unknown field "${key.slice(0, 40)}": this version of Cairn does not know it (a newer version may have written it), so the entry is left out`)
   }
   return value as Record<string, unknown>
 }

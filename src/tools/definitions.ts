@@ -127,6 +127,20 @@ export const TOOLS: readonly ToolDefinition[] = [
     schema: s.proposalArgs,
     run: (c, a) => c.rejectProposal(a.id),
   }),
+  tool({
+    name: 'list_single_valued',
+    operation: 'listSingleValued',
+    description: 'List the relationship types this memory declares single-valued: types that hold one target at a time (works_at, lives_in), for which consolidate proposes that a newer edge supersede the older.',
+    schema: s.emptyArgs,
+    run: (c) => c.listSingleValued(),
+  }),
+  tool({
+    name: 'set_single_valued',
+    operation: 'setSingleValued',
+    description: 'Declare which relationship types hold one target at a time (e.g. works_at, lives_in), replacing the earlier list. When a source then holds two current edges of such a type, consolidate proposes that the later note supersede the earlier (kind "supersede"), to accept or reject like a merge. The declaration is the memory owner\'s and syncs to every device.',
+    schema: s.setSingleValuedArgs,
+    run: (c, a) => c.setSingleValued(a.types),
+  }),
 ]
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]))

@@ -197,4 +197,11 @@ export const acceptProposalArgs = z.strictObject({
 
 export const proposalArgs = z.strictObject({ id: proposalId })
 
+export const setSingleValuedArgs = z.strictObject({
+  types: z
+    .array(text(LIMITS.typeChars, true))
+    .max(LIMITS.singleValuedTypes)
+    .describe('Every relationship type that holds one target at a time, e.g. ["works_at", "lives_in"]; replaces the earlier list ([] clears it).'),
+})
+
 export { tier as tierNote }

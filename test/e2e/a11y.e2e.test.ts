@@ -1,33 +1,12 @@
 // Every main screen on a phone-sized viewport, checked with axe-core (labels, names, contrast,
 // landmarks, ARIA) and for sideways scrolling; capture is done from the keyboard alone.
-import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
 import { capture, openMemoryMenu, recall } from './ui'
+import { readAxe, serious } from './axe'
 
 const PHONE = { width: 390, height: 844 }
-
-interface Violation {
-  id: string
-  impact: string | null
-  help: string
-  nodes: Array<{ target: string[] }>
-}
-
-/** axe-core's serious and critical findings on the page as it is now, as readable lines. */
-async function serious(page: Page, axeSource: string): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource })
-  const { violations, rulesPassed } = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: unknown[]; passes: unknown[] }> } }).axe
-    const r = await axe.run(document, { resultTypes: ['violations'] })
-    return { violations: r.violations, rulesPassed: r.passes.length }
-  })) as { violations: Violation[]; rulesPassed: number }
-  // a page axe could not read would pass nothing rather than fail
-  expect(rulesPassed).toBeGreaterThan(5)
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`)
-}
 
 /** How far the page is wider than the screen, in CSS pixels; 0 when nothing scrolls sideways. */
 const overflow = (page: Page): Promise<number> => page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth))
@@ -38,7 +17,7 @@ describe('Cairn app on a phone, with a screen reader’s checks and the keyboard
   let axeSource: string
 
   beforeAll(async () => {
-    axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+    axeSource = await readAxe()
     harness = await startHarness()
     page = await harness.openApp('/')
     await page.setViewportSize(PHONE)

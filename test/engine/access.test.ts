@@ -27,6 +27,7 @@ describe('access tiers', () => {
         listFiles: () => conn.listFiles(),
         readFile: () => conn.readFile('seed.txt'),
         listProposals: () => conn.listProposals(),
+        listSingleValued: () => conn.listSingleValued(),
         write: () => conn.write({ title: `w${n++}`, content: 'c' }),
         storeFile: () => conn.storeFile({ path: `f${n++}.txt`, data: 'x' }),
         consolidate: () => conn.consolidate(),
@@ -34,6 +35,7 @@ describe('access tiers', () => {
         rejectProposal: () => conn.rejectProposal('merge:none'),
         update: () => conn.update(slug, { content: 'changed' }),
         delete: () => conn.delete(slug),
+        setSingleValued: () => conn.setSingleValued(['works_at']),
       }
       for (const [op, needed] of Object.entries(OPERATION_TIER) as Array<[keyof typeof OPERATION_TIER, Tier]>) {
         const outcome = await calls[op]().then(() => 'ok', (e: { code: string }) => e.code)

@@ -171,6 +171,16 @@ describe('validity in time: the interval rules', () => {
     expect(history[2]!.current).toBe(true)
   })
 
+  it('inspect lists every edge and marks the ones that no longer hold now', async () => {
+    const { conn } = await fixture()
+    const a = await conn.write(job(acme, { validFrom: '2019-01-01' }))
+    await conn.write(job(beta, { validFrom: '2023-01-01', supersedes: [a.slug] }))
+    const { outgoing } = await conn.inspect('Dana Reyes')
+    expect(outgoing.map((r) => [r.target, r.current])).toEqual([['Acme Corp', false], ['Beta Labs', undefined]])
+    const { incoming } = await conn.inspect('Acme Corp')
+    expect(incoming.map((r) => [r.source, r.current])).toEqual([['Dana Reyes', false]])
+  })
+
   it('refuses a bad asOf or history', async () => {
     const { conn } = await fixture()
     await expect(conn.recall({ asOf: 'yesterday' })).rejects.toMatchObject({ code: 'invalid_request' })

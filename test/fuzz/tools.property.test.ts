@@ -9,7 +9,7 @@ import { ada, engine, fixture, type Fixture } from '../engine/fixture'
 import { engineOf } from '../../src/internals'
 
 const STABLE_CODES = ['invalid_write', 'invalid_request', 'forbidden', 'not_found', 'conflict', 'config_locked', 'too_large', 'revoked', 'storage_failed', 'model_failed']
-const READ_ONLY = new Set(['recall', 'get_observation', 'inspect_entity', 'list_files', 'read_file', 'list_proposals'])
+const READ_ONLY = new Set(['recall', 'get_observation', 'inspect_entity', 'list_files', 'read_file', 'list_proposals', 'list_single_valued'])
 
 const hostileString = fc.oneof(
   { arbitrary: fc.string({ maxLength: 30 }), weight: 4 },
@@ -47,6 +47,8 @@ const VALID: Record<string, Record<string, unknown>> = {
   list_proposals: {},
   accept_proposal: { id: 'no-such-proposal' },
   reject_proposal: { id: 'no-such-proposal' },
+  list_single_valued: {},
+  set_single_valued: { types: ['works_at'] },
 }
 
 /** Arguments shaped like the tool's own schema (its real field names) but with hostile values. */
@@ -70,7 +72,7 @@ async function fingerprint(f: Fixture): Promise<string> {
   const files = await f.conn.listFiles()
   const proposals = await f.conn.listProposals()
   const rows = await engineOf(f.memory).db.observations.count()
-  return JSON.stringify([graphFingerprint(engineOf(f.memory).committedGraph), files, proposals, rows])
+  return JSON.stringify([graphFingerprint(engineOf(f.memory).committedGraph), files, proposals, rows, f.memory.singleValued()])
 }
 
 describe('tool dispatch under hostile arguments', () => {

@@ -19,7 +19,7 @@ async function connected(tier: 'read' | 'full' = 'full') {
 }
 
 describe('MCP tool annotations', () => {
-  it('mark exactly the read-tier tools read-only, and update, delete and merges destructive', async () => {
+  it('mark exactly the read-tier tools read-only, and update, delete, merges and the single-valued declaration destructive', async () => {
     const { client, memory } = await connected()
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort())
@@ -30,7 +30,7 @@ describe('MCP tool annotations', () => {
       if (!t.annotations?.readOnlyHint) expect(typeof t.annotations?.destructiveHint, t.name).toBe('boolean')
     }
     const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name).sort()
-    expect(destructive).toEqual(['accept_proposal', 'delete', 'update'])
+    expect(destructive).toEqual(['accept_proposal', 'delete', 'set_single_valued', 'update'])
     expect(Object.keys(TOOL_ANNOTATIONS).sort()).toEqual(TOOLS.map((t) => t.name).sort())
     await memory.close()
   })

@@ -99,6 +99,27 @@ describe('validity in time across two devices syncing through the server', () =>
     expect(await answers(d.connA)).toEqual(await answers(d.connB))
   })
 
+  it('intervals are half-open and notes that do not overlap never retire each other, on both devices', async () => {
+    const d = await twoDevices('full')
+    const ended = await d.connA.write(job('Acme', { validFrom: '2019-01-01', validTo: '2020-06-01' }))
+    const next = await d.connA.write(job('Beta', { validFrom: '2020-06-01' }))
+    await until(async () => (await d.converged()) && engineOf(d.b).committedGraph.observationCount === 2)
+    // B names the ended note, but starts after it ended: nothing is retired
+    const later = await d.connB.write(job('Gamma', { validFrom: '2021-01-01', supersedes: [ended.slug] }))
+    await until(async () => (await d.converged()) && engineOf(d.a).committedGraph.observationCount === 3)
+    for (const conn of [d.connA, d.connB]) {
+      const at = async (asOf: string) => (await conn.recall({ entity: 'Dana Reyes', asOf })).observations.map((o) => o.slug).sort()
+      expect(await at('2020-05-31T23:59:59.999Z')).toEqual([ended.slug])
+      // the end is exclusive, the start inclusive: at the boundary only the next note holds
+      expect(await at('2020-06-01')).toEqual([next.slug])
+      expect(await at('2021-01-01')).toEqual([next.slug, later.slug].sort())
+      const all = await conn.recall({ entity: 'Dana Reyes', history: 'all' })
+      const mark = all.observations.find((o) => o.slug === ended.slug)!
+      expect([mark.validTo, mark.supersededBy]).toEqual(['2020-06-01T00:00:00.000Z', undefined])
+    }
+    expect(await answers(d.connA)).toEqual(await answers(d.connB))
+  })
+
   it('a read_write token supersedes another connection\'s note: the server takes it, the old note stays as it was', async () => {
     const d = await twoDevices('read_write')
     const first = await d.connA.write(job('Acme', { observedAt: '2020-01-01' }))

@@ -1,4 +1,4 @@
-// Several devices write observations and aliases while randomly offline, updates arrive in
+// Several devices write observations (some with world time and supersessions) and aliases while randomly offline, updates arrive in
 // random order, and in the end every device holds the same maps. Each device also keeps a
 // copy built only from observeMemoryDoc's change reports, which must match its document.
 import fc from 'fast-check'
@@ -27,6 +27,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('toggle' as const), peer }),
   fc.record({ kind: fc.constant('deliver' as const), peer, pick: fc.nat(50) }),
 )
+
+/** World time on some versions of a note: a start, an end, a note it supersedes (which may be deleted or not arrived yet). */
+function worldTime(slug: number, version: number): Partial<Observation> {
+  const day = (d: number) => `2025-0${1 + (d % 9)}-01T00:00:00.000Z`
+  if (version % 3 === 0) return {}
+  if (version % 3 === 1) return { validFrom: day(version), relationships: [{ source: `Entity s-${slug}`, type: 'at', target: `Entity s-${slug}`, description: '', weight: 1, validTo: day(version + 1) }] }
+  return { validFrom: day(version), validTo: '2026-01-01T00:00:00.000Z', supersedes: [`s-${(slug + 1) % 6}`] }
+}
 
 interface Device {
   doc: Y.Doc
@@ -85,7 +93,7 @@ function run(deviceCount: number, ops: Op[], drainOrder: number[]): void {
     const d = devices[i]!
     switch (o.kind) {
       case 'put':
-        putObservation(d.doc, observation(`s-${o.slug}`, { content: `v${o.version} from ${i}` }))
+        putObservation(d.doc, observation(`s-${o.slug}`, { content: `v${o.version} from ${i}`, ...worldTime(o.slug, o.version) }))
         break
       case 'delete':
         deleteObservation(d.doc, `s-${o.slug}`)

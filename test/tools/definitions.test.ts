@@ -19,7 +19,7 @@ describe('tool definitions', () => {
   it('cover every connection operation once, under distinct names', () => {
     expect(new Set(TOOLS.map((t) => t.operation))).toEqual(new Set(Object.keys(OPERATION_TIER)))
     expect(new Set(TOOLS.map((t) => t.name)).size).toBe(TOOLS.length)
-    for (const name of ['write', 'update', 'delete', 'recall', 'get_observation', 'inspect_entity', 'list_files', 'read_file', 'store_file', 'consolidate', 'accept_proposal', 'reject_proposal']) {
+    for (const name of ['write', 'update', 'delete', 'recall', 'get_observation', 'inspect_entity', 'list_files', 'read_file', 'store_file', 'consolidate', 'accept_proposal', 'reject_proposal', 'list_single_valued', 'set_single_valued']) {
       expect(TOOLS.some((t) => t.name === name), name).toBe(true)
     }
   })
