@@ -168,10 +168,10 @@ export class AgentWrites {
   }
 
   /** Declares which relationship types hold one target at a time; replaces the earlier list, and syncs. */
-  setSingleValued(types: unknown): Promise<string[]> {
+  setSingleValued(types: unknown, through?: Through): Promise<string[]> {
     return this.c.enqueue(async () => {
       const setting: SingleValuedSetting = { types: parseSingleValued(types), at: this.c.clock() }
-      await saveMeta(this.c.db, SINGLE_VALUED_META_KEY, setting)
+      await saveMeta(this.c.db, SINGLE_VALUED_META_KEY, setting, through)
       this.c.singleValued = setting
       this.c.emit({ singleValued: setting })
       return [...setting.types]

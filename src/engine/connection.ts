@@ -123,13 +123,11 @@ export class Connection {
   }
   /** The relationship types this memory declares single-valued (see `Memory.setSingleValued`). */
   async listSingleValued(): Promise<string[]> {
-    this.check('listSingleValued')
-    return this.engine.singleValuedTypes()
+    return this.read('listSingleValued', () => this.engine.singleValuedTypes())
   }
   /** Full tier: declares the single-valued relationship types, replacing the earlier list; it syncs. */
   async setSingleValued(types: string[]): Promise<string[]> {
-    this.check('setSingleValued')
-    return this.engine.setSingleValued(types)
+    return this.engine.setSingleValued(types, this.check('setSingleValued'))
   }
   async rejectProposal(id: string): Promise<MergeProposal> {
     return this.engine.rejectProposal(id, this.check('rejectProposal'))

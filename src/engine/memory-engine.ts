@@ -114,8 +114,8 @@ export class MemoryEngine implements SyncPort {
   singleValuedTypes(): string[] {
     return this.writes.singleValuedTypes()
   }
-  setSingleValued(types: unknown): Promise<string[]> {
-    return this.writes.setSingleValued(types)
+  setSingleValued(types: unknown, through?: Through): Promise<string[]> {
+    return this.writes.setSingleValued(types, through)
   }
 
   /** Saves a new name in the memory's own database; `info` shows it at once. */

@@ -168,9 +168,15 @@ export function saveProposal(db: MemoryDB, proposal: MergeProposal, through?: Th
   )
 }
 
-/** One meta row (the memory's info, its single-valued types). */
-export function saveMeta(db: MemoryDB, key: string, value: unknown): Promise<void> {
-  return stored(() => db.meta.put({ key, value }).then(() => undefined))
+/** One meta row (the memory's info, its single-valued types); through a connection, refused once it is revoked. */
+export function saveMeta(db: MemoryDB, key: string, value: unknown, through?: Through): Promise<void> {
+  if (!through) return stored(() => db.meta.put({ key, value }).then(() => undefined))
+  return stored(() =>
+    db.transaction('rw', withConnections(db, [db.meta], through), async () => {
+      await requireThrough(db, through)
+      await db.meta.put({ key, value })
+    }),
+  )
 }
 
 /**
