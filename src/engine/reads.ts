@@ -29,12 +29,14 @@ export class Reads {
 
   async recall(request: unknown): Promise<RecallResult> {
     this.c.assertOpen()
+    // as things stood when asked: the answer holds at least the pieces that had arrived then
+    const receiving = this.receiving
     const { time, rest } = splitTimeRequest(request)
     const f = parseRecallRequest(rest)
     const within = await this.timeView(time)
     if (within) f.within = within
     const result = countLeftOut(await this.recallWithin(f), within)
-    if (this.receiving) result.syncing = { ...this.receiving }
+    if (receiving) result.syncing = { ...receiving }
     return result
   }
 

@@ -2,6 +2,9 @@
 // comes, and its status says how far it is; it ends synced with everything, like a one-piece answer.
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
+import { WebSocket } from 'ws'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { createMemory } from '../../src/index'
 import { readMemoryDoc, createMemoryDoc } from '../../src/sync/memory-doc'
 import type { SyncStatus } from '../../src/sync/client'
 import { putObservation } from '../helpers/doc-writes'
@@ -51,3 +54,46 @@ function roomObservations(state: Uint8Array | null): number {
   if (state) Y.applyUpdate(doc, state)
   return readMemoryDoc(doc).observations.size
 }
+
+describe('recall on a device still receiving its memory', () => {
+  it('answers from what has arrived and says how much that is', async () => {
+    h = await startHarness()
+    const owner = await createMemory({ name: 'joining', indexedDB: new IDBFactory(), IDBKeyRange })
+    const device = await createMemory({ name: 'joining', id: owner.info.id, indexedDB: new IDBFactory(), IDBKeyRange })
+    try {
+      const token = h.token(owner.info.id, 'full', 'owner devices').token
+      await (await owner.sync({ serverUrl: h.server.url, token, WebSocketPolyfill: WebSocket, crossTab: false })).client!.whenSynced()
+      const writer = await owner.connect({ agent: 'seed', tier: 'full', localOnly: true })
+      const long = 'The harbour crew met about the winter schedule and the new crane. '.repeat(12).trim()
+      for (let i = 0; i < 300; i++) {
+        await writer.write({ title: `Harbour note ${i}`, content: `${long} Note ${i}.`, entities: [{ name: 'Harbour Crew', type: 'team', description: 'The crew that runs the harbour' }] })
+      }
+      await (await owner.sync()).settled()
+      await expect.poll(async () => roomObservations(await h!.server.roomState(owner.info.id)), { timeout: 30_000 }).toBe(300)
+
+      const agent = await device.connect({ agent: 'reader', tier: 'read', localOnly: true })
+      const answers: Array<Promise<{ syncing?: { received: number; of: number } }>> = []
+      const sync = await device.sync({ crossTab: false })
+      const stop = sync.onView((view) => {
+        // asked the moment a piece is reported, before the rest arrive
+        if (view.firstSync && answers.length < 3) answers.push(agent.recall({ query: 'harbour crew' }))
+      })
+      sync.connect({ serverUrl: h.server.url, token, WebSocketPolyfill: WebSocket })
+      await sync.client!.whenSynced(30_000)
+      stop()
+      const early = await Promise.all(answers)
+      expect(early.length).toBeGreaterThan(0)
+      for (const r of early) {
+        expect(r.syncing!.of).toBeGreaterThanOrEqual(2)
+        expect(r.syncing!.received).toBeLessThan(r.syncing!.of)
+      }
+      await sync.settled()
+      const later = await agent.recall({ query: 'harbour crew' })
+      expect(later.syncing).toBeUndefined()
+      expect(later.entities[0]?.name).toBe('Harbour Crew')
+    } finally {
+      await owner.close()
+      await device.close()
+    }
+  })
+})
