@@ -1,0 +1,43 @@
+// The HTTP route that shows an organization member its organization's listing: the memories
+// visible to the organization and accepted into its listing, never a private one.
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { readVisibility, visibleTo } from '../sync/visibility'
+import type { OrgMemories } from './org-memories'
+import type { OrgRegistry } from './org-registry'
+import type { Rooms } from './rooms'
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void
+
+/**
+ * GET /org/memories with `Authorization: Bearer <member credential>`: the organization, the
+ * member, and the memories visible to the organization and accepted into its listing (ids,
+ * names and who published each). Open to any origin: the credential travels in a header,
+ * never in a cookie. Without organizations (`orgs` undefined) it answers 404.
+ */
+export function memberListing(orgs: OrgRegistry | undefined, orgMemories: OrgMemories | undefined, rooms: Rooms): RouteHandler {
+  return (req, res) => {
+    const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization', 'access-control-allow-methods': 'GET, OPTIONS', 'cache-control': 'no-store' }
+    const reply = (status: number, body: unknown) => void res.writeHead(status, headers).end(JSON.stringify(body))
+    if (req.method === 'OPTIONS') return void res.writeHead(204, headers).end()
+    if (req.method !== 'GET') return reply(405, { code: 'invalid_request', message: 'use GET' })
+    if (!orgs || !orgMemories) return reply(404, { code: 'not_found', message: 'this server keeps no organizations' })
+    const credential = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
+    let found = credential ? orgs.verify(credential) : null
+    if (credential && !found) {
+      orgs.reloadIfChanged()
+      found = orgs.verify(credential)
+    }
+    if (!found) return reply(401, { code: 'unauthorized', message: 'send a member credential as the Bearer token' })
+    if (found.member.removedAt !== null) return reply(403, { code: 'member_removed', message: 'this member was removed from the organization' })
+    const { org, member } = found
+    orgs.reloadIfChanged()
+    const memories = orgMemories.of(org.id).filter(({ id }) => {
+      // only what the organization accepted: naming it in a visibility is open to any owner
+      if (!orgs.accepts(org.id, id)) return false
+      // a loaded room answers from its document, which is never behind the index
+      const live = rooms.live(id)
+      return !live || visibleTo(readVisibility(live), org.id)
+    })
+    reply(200, { org: { id: org.id, name: org.name }, member: { id: member.id, kind: member.kind, name: member.name }, memories })
+  }
+}
