@@ -1,7 +1,11 @@
-// The HTTP route that shows an organization member its organization's listing: the memories
-// visible to the organization and accepted into its listing, never a private one.
+// The HTTP route of an organization's listing: a member sees the memories visible to the
+// organization and accepted into its listing, never a private one; a member with the right to
+// publish adds a memory it owns (POST, in member-publish.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readVisibility, visibleTo } from '../sync/visibility'
+import type { Authorize } from './auth-result'
+import type { SyncLog } from './log'
+import { LISTING_HEADERS, publishForMember } from './member-publish'
 import type { OrgMemories } from './org-memories'
 import type { OrgRegistry } from './org-registry'
 import type { Rooms } from './rooms'
@@ -14,13 +18,19 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void
  * names and who published each). Open to any origin: the credential travels in a header,
  * never in a cookie. Without organizations (`orgs` undefined) it answers 404.
  */
-export function memberListing(orgs: OrgRegistry | undefined, orgMemories: OrgMemories | undefined, rooms: Rooms): RouteHandler {
+export function memberListing(orgs: OrgRegistry | undefined, orgMemories: OrgMemories | undefined, rooms: Rooms, authorize: Authorize, log: SyncLog): RouteHandler {
   return (req, res) => {
-    const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization', 'access-control-allow-methods': 'GET, OPTIONS', 'cache-control': 'no-store' }
-    const reply = (status: number, body: unknown) => void res.writeHead(status, headers).end(JSON.stringify(body))
-    if (req.method === 'OPTIONS') return void res.writeHead(204, headers).end()
-    if (req.method !== 'GET') return reply(405, { code: 'invalid_request', message: 'use GET' })
+    const reply = (status: number, body: unknown) => void res.writeHead(status, LISTING_HEADERS).end(JSON.stringify(body))
+    if (req.method === 'OPTIONS') return void res.writeHead(204, LISTING_HEADERS).end()
+    if (req.method !== 'GET' && req.method !== 'POST') return reply(405, { code: 'invalid_request', message: 'use GET (or POST to publish)' })
     if (!orgs || !orgMemories) return reply(404, { code: 'not_found', message: 'this server keeps no organizations' })
+    if (req.method === 'POST') {
+      publishForMember(req, res, orgs, authorize, rooms).catch((err: unknown) => {
+        log('error', 'publish_failed', { error: (err as Error).message })
+        if (!res.headersSent) reply(500, { code: 'internal', message: 'the memory could not be published; try again' })
+      })
+      return
+    }
     const credential = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
     let found = credential ? orgs.verify(credential) : null
     if (credential && !found) {

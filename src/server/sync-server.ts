@@ -128,10 +128,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
 
   const sources: AuthSources = { custom: options.authorize, access, registry, orgs, rooms, cuts, log }
   const gates = new Set<GatedSocket>()
-  const admission = { ...sources, authorize: composeAuthorize(sources), owners, thread, budget, windows: new Map<string, BudgetWindow>(), gates, persistFirst }
+  const authorize = composeAuthorize(sources)
+  const admission = { ...sources, authorize, owners, thread, budget, windows: new Map<string, BudgetWindow>(), gates, persistFirst }
   let closing: Promise<void> | undefined
   const { http, wss } = serveHttp({
-    listing: memberListing(orgs, orgMemories, rooms),
+    listing: memberListing(orgs, orgMemories, rooms, authorize, log),
     // a little over the largest update, for the message's own header
     maxPayload: options.maxMessageBytes ?? Math.max(budget.update.maxBytes, budget.update.maxStructBytes, budget.update.maxFileBytes) + 1024,
     closing: () => closing !== undefined,
