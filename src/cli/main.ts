@@ -27,7 +27,7 @@ const SERVE_USAGE = `usage: cairn serve [--host 127.0.0.1] [--port 1234] [--data
        cairn token list [--memory <id>] [--data DIR]
        cairn token revoke --id <connection id> [--data DIR]
        cairn org create <name> [--data DIR]
-       cairn org add-member --org <org id> (--agent <name> | --device <name>) [--data DIR]
+       cairn org add-member --org <org id> (--agent <name> | --device <name>) [--publish] [--data DIR]
        cairn org remove-member --org <org id> --member <member id> [--data DIR]
        cairn org accept --org <org id> --memory <memory id> [--data DIR]
        cairn org unlist --org <org id> --memory <memory id> [--data DIR]

@@ -2,7 +2,7 @@
 // and the admin operations on tokens, asynchronous so the answers can come from a shared
 // database (Redis) that every server of a deployment reads.
 import type { ConnectionRecord, Tier } from '../core/types'
-import type { AuthResult } from './sync-server'
+import type { AuthResult } from './auth-result'
 import type { NewToken } from './token-registry'
 
 export interface TokenAdmin {

@@ -4,7 +4,7 @@
 //   node --import tsx src/server/cli.ts token revoke --id conn_... [--data DIR]
 //   node --import tsx src/server/cli.ts token list [--memory M] [--data DIR]
 //   node --import tsx src/server/cli.ts org create NAME [--data DIR]
-//   node --import tsx src/server/cli.ts org add-member --org ORG (--agent NAME | --device NAME) [--data DIR]
+//   node --import tsx src/server/cli.ts org add-member --org ORG (--agent NAME | --device NAME) [--publish] [--data DIR]
 //   node --import tsx src/server/cli.ts org remove-member --org ORG --member MEMBER [--data DIR]
 //   node --import tsx src/server/cli.ts org accept --org ORG --memory MEMORY [--data DIR]
 //   node --import tsx src/server/cli.ts org unlist --org ORG --memory MEMORY [--data DIR]
@@ -27,7 +27,7 @@ const USAGE = `usage:
   cli.ts token revoke --id <connection id> [--data DIR | --redis URL]
   cli.ts token list [--memory <id>] [--data DIR | --redis URL]
   cli.ts org create <name> [--data DIR]
-  cli.ts org add-member --org <org id> (--agent <name> | --device <name>) [--data DIR]
+  cli.ts org add-member --org <org id> (--agent <name> | --device <name>) [--publish] [--data DIR]
   cli.ts org remove-member --org <org id> --member <member id> [--data DIR]
   cli.ts org accept --org <org id> --memory <memory id> [--data DIR]
   cli.ts org unlist --org <org id> --memory <memory id> [--data DIR]
@@ -72,6 +72,8 @@ async function main(argv: string[]): Promise<void> {
       org: { type: 'string' },
       device: { type: 'string' },
       member: { type: 'string' },
+      // a member that may publish memories it owns into the listing (POST /org/memories)
+      publish: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -136,7 +138,7 @@ async function tokenCommand(registry: TokenAdmin, sub: string | undefined, value
   throw new Error(USAGE)
 }
 
-function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], values: { org?: string; agent?: string; device?: string; member?: string; memory?: string }): void {
+function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], values: { org?: string; agent?: string; device?: string; member?: string; memory?: string; publish?: boolean }): void {
   if (sub === 'create') {
     if (!rest.length) throw new Error(`org create needs a name\n${USAGE}`)
     const org = orgs.create(rest.join(' '))
@@ -146,8 +148,8 @@ function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], 
   if (sub === 'add-member') {
     if (!values.org || (values.agent === undefined) === (values.device === undefined)) throw new Error(`org add-member needs --org and one of --agent or --device\n${USAGE}`)
     const kind = values.agent !== undefined ? 'agent' : 'device'
-    const { credential, member, org } = orgs.addMember(values.org, { kind, name: (values.agent ?? values.device)! })
-    console.log(`member ${member.id}: ${member.kind} ${member.name} of ${org.id} (${org.name})`)
+    const { credential, member, org } = orgs.addMember(values.org, { kind, name: (values.agent ?? values.device)!, mayPublish: values.publish === true })
+    console.log(`member ${member.id}: ${member.kind} ${member.name} of ${org.id} (${org.name})${member.mayPublish ? ', may publish memories it owns' : ''}`)
     console.log(`credential (shown once, keep it secret): ${credential}`)
     return
   }
@@ -167,7 +169,7 @@ function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], 
     return
   }
   if (sub === 'list') {
-    for (const o of orgs.list()) for (const l of o.listed ?? []) console.log(`${o.id} lists memory ${l.memoryId} (accepted ${l.acceptedAt})`)
+    for (const o of orgs.list()) for (const l of o.listed ?? []) console.log(`${o.id} lists memory ${l.memoryId} (accepted ${l.acceptedAt}${l.acceptedBy ? ` by member ${l.acceptedBy}` : ''})`)
     const rows = orgs.list().flatMap((o): Array<Record<string, string | null>> => o.members.length
       ? o.members.map((m) => ({ org: o.id, name: o.name, member: m.id, kind: m.kind, memberName: m.name, addedAt: m.addedAt, removedAt: m.removedAt }))
       : [{ org: o.id, name: o.name, member: '', kind: '', memberName: '', addedAt: '', removedAt: null }])

@@ -17,77 +17,14 @@ import type { ConnectionRecord } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
-import { fitsOneMessage, MAX_UPDATE_BYTES, UPDATE_LIMITS, type UpdateLimits } from '../sync/update-split'
+import { fitsOneMessage } from '../sync/update-split'
+import { BYTES_PER_STRUCT_READ, COSTLY_NOOP_STRUCTS, countRefusals, LARGE_NOOP_BYTES, PacedReader, type Budget, type BudgetWindow } from './connection-budget'
 import { checkUpdate, trackInFlight } from './update-policy'
 
 const MESSAGE_SYNC = 0
 /** Updates that arrive before the sync step 2 they build on wait, up to this size and age. */
 const MAX_HELD_BYTES = 4 * 1024 * 1024
 const MAX_HELD_MS = 10_000
-
-export interface Budget {
-  /**
-   * Bytes of updates a connection may send per second, over all its sockets, after a burst of
-   * `burstBytes` (a first sync of a big memory): a token bucket. A socket that overdraws it is
-   * paused (not read) until the bucket is back above zero, so its messages wait in the
-   * kernel and the client, not in the server's memory, and it takes a bounded share of each second.
-   */
-  bytesPerSecond: number
-  burstBytes: number
-  /** Refused updates a connection may send per window; a large update that changes nothing counts as one. */
-  refusals: number
-  windowMs: number
-  /** What one update may weigh; larger ones are refused unread (`too_large`). */
-  update: UpdateLimits
-  /** Sockets one connection may have open to one memory at once. */
-  socketsPerConnection: number
-  /**
-   * Bytes the server keeps queued for a socket beyond the largest sync reply it was sent: a
-   * peer that stops reading past it is dropped (and reconnects), so it cannot make the server
-   * hold every later change of the room for it.
-   */
-  maxQueuedBytes: number
-}
-
-export const DEFAULT_BUDGET: Budget = {
-  bytesPerSecond: 4 * 1024 * 1024,
-  burstBytes: 32 * 1024 * 1024,
-  refusals: 30,
-  windowMs: 60_000,
-  update: UPDATE_LIMITS,
-  socketsPerConnection: 8,
-  maxQueuedBytes: 8 * 1024 * 1024,
-}
-
-/** What a connection spent; the server keeps one per connection, shared by its sockets. */
-export interface BudgetWindow {
-  /** Start of the refusal window. */
-  start: number
-  refusals: number
-  /** Bytes left in the bucket (negative: overdrawn), as of `filledAt`. */
-  bytes: number
-  filledAt: number
-}
-
-export const newBudgetWindow = (budget: Budget): BudgetWindow => ({ start: 0, refusals: 0, bytes: budget.burstBytes, filledAt: Date.now() })
-
-/**
- * A resent update costs a full decode even though it changes nothing: one this large counts
- * against the refusal budget (a client sends one such state at most per connect).
- */
-const LARGE_NOOP_BYTES = MAX_UPDATE_BYTES / 2
-
-/**
- * What reading one of the room's structs costs a connection's byte budget: a check that walks
- * the room (a delete set over much of it) is paid for like the bytes it takes the place of,
- * so a message of a few bytes cannot buy unbounded work.
- */
-export const BYTES_PER_STRUCT_READ = 64
-/**
- * A no-op that made the server read more of the room's structs than this counts as a refusal:
- * a reconnect sends its whole delete set once, a flood of them is closed after the budget.
- */
-export const COSTLY_NOOP_STRUCTS = 1_000
 
 export interface GateContext {
   connection: ConnectionRecord
@@ -133,9 +70,6 @@ function encodeUpdateMessage(update: Uint8Array): Uint8Array {
 /** How long one piece of a sync answer may wait to leave for a peer before the peer is dropped. */
 const REPLY_STALL_MS = 60_000
 
-/** Messages a socket may have waiting before it is no longer read. */
-const BACKLOG = 4
-
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 export class GatedSocket extends EventEmitter {
@@ -155,8 +89,8 @@ export class GatedSocket extends EventEmitter {
   private storeFailed = false
   binaryType = 'arraybuffer'
 
-  /** Received messages not judged yet, the first one being judged. */
-  private pending: Uint8Array[] = []
+  /** Received messages not judged yet, judged one per turn within the connection's byte budget. */
+  private readonly reader: PacedReader
 
   /** The connection this socket speaks for. */
   get connection(): ConnectionRecord {
@@ -165,12 +99,13 @@ export class GatedSocket extends EventEmitter {
 
   constructor(readonly ws: WebSocket, private readonly ctx: GateContext) {
     super()
+    this.reader = new PacedReader(ws, ctx.budget, ctx.window, (message) => this.receive(message), () => this.closed)
     // Buffers as received: an ArrayBuffer per message would copy every byte once more.
     ws.binaryType = 'nodebuffer'
     ws.on('message', (data: ArrayBuffer | Buffer) => {
       const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       if (this.queue) this.queue.push(bytes)
-      else this.enqueue(bytes)
+      else this.reader.push(bytes)
     })
     // Messages that arrived before the close are still handled: the client sent them.
     // A paced message still waiting is handled at the rate after the close too.
@@ -182,7 +117,7 @@ export class GatedSocket extends EventEmitter {
   start(): void {
     const queued = this.queue ?? []
     this.queue = null
-    for (const m of queued) this.enqueue(m)
+    for (const m of queued) this.reader.push(m)
   }
 
   get readyState(): number {
@@ -229,64 +164,9 @@ export class GatedSocket extends EventEmitter {
     this.emit('message', message.buffer.slice(message.byteOffset, message.byteOffset + message.byteLength))
   }
 
-  /**
-   * Messages are judged one per turn of the event loop: a burst of large updates that arrives
-   * in one network read would otherwise hold the loop for all of them, and every other socket
-   * of the server with it.
-   */
-  private enqueue(message: Uint8Array): void {
-    if (this.closed) return
-    this.pending.push(message)
-    if (this.pending.length === 1) setImmediate(this.drain)
-    // A socket with messages waiting is not read on: the next network reads (each frame
-    // unmasked as it is read) wait in the kernel, and no turn reads megabytes at once.
-    if (this.pending.length >= BACKLOG && !this.backlogged) {
-      if (!this.paused) this.stopReading()
-      this.backlogged = true
-    }
-  }
-
-  /** Reads on once few enough messages wait and the byte rate allows it. */
-  private readOn(): void {
-    if (this.paused || this.backlogged || this.ws.readyState !== this.ws.OPEN) return
-    if (typeof this.ws.resume === 'function') this.ws.resume()
-  }
-
-  private stopReading(): void {
-    if (typeof this.ws.pause === 'function') this.ws.pause()
-  }
-
-  private readonly drain = (): void => {
-    this.resumeAt = null
-    const message = this.pending[0]
-    if (message && !this.closed) {
-      const wait = this.overdrawnFor()
-      if (wait > 0) {
-        // Over its byte rate: the socket is not read, and this message waits, until the bucket refills.
-        if (!this.paused && !this.backlogged) this.stopReading()
-        this.paused = true
-        this.resumeAt = setTimeout(this.drain, wait)
-        return
-      }
-      this.ctx.window.bytes -= message.byteLength
-      this.receive(message)
-    }
-    this.pending.shift()
-    if (this.closed) this.pending = []
-    if (this.pending.length) setImmediate(this.drain)
-    else if (this.paused) {
-      this.paused = false
-      this.readOn()
-    }
-    if (this.backlogged && this.pending.length <= 1) {
-      this.backlogged = false
-      this.readOn()
-    }
-  }
-
   /** Resolves once every update received so far reached the room or was given up (a closing server waits for it). */
   async idle(): Promise<void> {
-    while (this.pending.length) await new Promise((resolve) => setImmediate(resolve))
+    while (this.reader.waiting) await new Promise((resolve) => setImmediate(resolve))
     let seen: Promise<void> | undefined
     while (seen !== this.delivered) {
       seen = this.delivered
@@ -296,32 +176,14 @@ export class GatedSocket extends EventEmitter {
 
   /** Counts refusals against the connection's budget; false (and the socket closed) once it is spent. */
   private spend(refusals: number): boolean {
-    const now = Date.now()
+    if (countRefusals(this.ctx.budget, this.ctx.window, refusals)) return true
     const w = this.ctx.window
-    if (now - w.start > this.ctx.budget.windowMs) Object.assign(w, { start: now, refusals: 0 })
-    w.refusals += refusals
-    if (w.refusals <= this.ctx.budget.refusals) return true
     const { connection, room, log } = this.ctx
     log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, refusals: w.refusals })
     this.refuse({ code: 'over_budget', message: 'this connection sent more refused changes than the server takes per minute; it reconnects shortly', keys: {} }, false)
     this.closed = true
     this.ctx.onClose(CLOSE.overBudget, 'over budget: too many refused updates per minute')
     return false
-  }
-
-  /** Reading is paused while the connection is over its byte rate. */
-  private paused = false
-  /** Reading is paused while BACKLOG messages wait. */
-  private backlogged = false
-  private resumeAt: ReturnType<typeof setTimeout> | null = null
-
-  /** Refills the connection's bucket; how long until it is no longer overdrawn (0: it is not). */
-  private overdrawnFor(): number {
-    const { budget, window: w } = this.ctx
-    const now = Date.now()
-    w.bytes = Math.min(budget.burstBytes, w.bytes + ((now - w.filledAt) / 1000) * budget.bytesPerSecond)
-    w.filledAt = now
-    return w.bytes >= 0 ? 0 : Math.ceil((-w.bytes / budget.bytesPerSecond) * 1000)
   }
 
   private receive(message: Uint8Array): void {

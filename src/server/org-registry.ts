@@ -24,12 +24,16 @@ export interface OrgMember {
   credentialHash: string
   addedAt: string
   removedAt: string | null
+  /** May publish memories it owns into the organization's listing itself (absent: no). */
+  mayPublish?: boolean
 }
 
 /** A memory the organization accepted into its listing: its members may list and read it while its owner keeps it visible to them. */
 export interface ListedMemory {
   memoryId: string
   acceptedAt: string
+  /** The member that published it, as the memory's owner; absent when an administrator of the server accepted it. */
+  acceptedBy?: string
 }
 
 export interface Organization {
@@ -39,8 +43,9 @@ export interface Organization {
   members: OrgMember[]
   /**
    * Memories accepted into the listing. Any memory's owner can name the organization in its
-   * visibility (its id is known to every member and ex-member); members see it only once an
-   * administrator of the server accepted it, so no stranger's memory sits beside the real ones.
+   * visibility (its id is known to every member and ex-member); members see it only once the
+   * organization consented: an administrator of the server accepted it, or its owner is a
+   * member with the right to publish. So no stranger's memory sits beside the real ones.
    */
   listed?: ListedMemory[]
 }
@@ -58,14 +63,21 @@ export interface NewMember {
   org: Organization
 }
 
+export interface NewMemberInput {
+  kind: MemberKind
+  name: string
+  /** The member may publish memories it owns into the listing (see `OrgMember.mayPublish`). */
+  mayPublish?: boolean
+}
+
 /** The organization operations, whichever store keeps them. */
 export interface OrgAdmin {
   create(name: string): Organization
-  addMember(orgId: string, input: { kind: MemberKind; name: string }): NewMember
+  addMember(orgId: string, input: NewMemberInput): NewMember
   removeMember(orgId: string, memberId: string): OrgMember
   list(): Organization[]
-  /** Accepts a memory into the organization's listing (its owner still decides whether it is visible). */
-  accept(orgId: string, memoryId: string): ListedMemory
+  /** Accepts a memory into the organization's listing (its owner still decides whether it is visible); `by`: the publishing member. */
+  accept(orgId: string, memoryId: string, by?: string): ListedMemory
   /** Takes a memory out of the listing: members' sockets to it close. */
   unlist(orgId: string, memoryId: string): void
 }
@@ -81,14 +93,14 @@ function isMember(value: unknown): value is OrgMember {
   const m = value as Record<string, unknown>
   return typeof m.id === 'string' && (m.kind === 'agent' || m.kind === 'device') && typeof m.name === 'string' &&
     typeof m.credentialHash === 'string' && /^[0-9a-f]{64}$/.test(m.credentialHash) && typeof m.addedAt === 'string' &&
-    (m.removedAt === null || typeof m.removedAt === 'string')
+    (m.removedAt === null || typeof m.removedAt === 'string') && (m.mayPublish === undefined || typeof m.mayPublish === 'boolean')
 }
 
 function isOrganization(value: unknown): value is Organization {
   if (typeof value !== 'object' || value === null) return false
   const o = value as Record<string, unknown>
   return typeof o.id === 'string' && typeof o.name === 'string' && typeof o.createdAt === 'string' && Array.isArray(o.members) && o.members.every(isMember) &&
-    (o.listed === undefined || (Array.isArray(o.listed) && o.listed.every((l: unknown) => typeof (l as ListedMemory)?.memoryId === 'string' && typeof (l as ListedMemory).acceptedAt === 'string')))
+    (o.listed === undefined || (Array.isArray(o.listed) && o.listed.every((l: unknown) => typeof (l as ListedMemory)?.memoryId === 'string' && typeof (l as ListedMemory).acceptedAt === 'string' && ((l as ListedMemory).acceptedBy === undefined || typeof (l as ListedMemory).acceptedBy === 'string'))))
 }
 
 const copy = (o: Organization): Organization => ({ ...o, members: o.members.map((m) => ({ ...m })), ...(o.listed ? { listed: o.listed.map((l) => ({ ...l })) } : {}) })
@@ -158,11 +170,11 @@ export class OrgRegistry implements OrgAdmin {
     })
   }
 
-  addMember(orgId: string, input: { kind: MemberKind; name: string }): NewMember {
+  addMember(orgId: string, input: NewMemberInput): NewMember {
     if (input.kind !== 'agent' && input.kind !== 'device') throw new MemoryError('invalid_request', 'a member is an agent or a device')
     const name = checkName('a member name', input.name)
     const credential = CREDENTIAL_PREFIX + randomBytes(32).toString('base64url')
-    const member: OrgMember = { id: `mem-${randomBytes(6).toString('hex')}`, kind: input.kind, name, credentialHash: hashToken(credential), addedAt: new Date().toISOString(), removedAt: null }
+    const member: OrgMember = { id: `mem-${randomBytes(6).toString('hex')}`, kind: input.kind, name, credentialHash: hashToken(credential), addedAt: new Date().toISOString(), removedAt: null, ...(input.mayPublish === true ? { mayPublish: true } : {}) }
     return this.change(() => {
       const org = this.find(orgId)
       org.members.push(member)
@@ -188,13 +200,13 @@ export class OrgRegistry implements OrgAdmin {
     return this.orgs.map(copy)
   }
 
-  accept(orgId: string, memoryId: string): ListedMemory {
+  accept(orgId: string, memoryId: string, by?: string): ListedMemory {
     if (typeof memoryId !== 'string' || !ROOM_NAME.test(memoryId)) throw new MemoryError('invalid_request', `"${String(memoryId).slice(0, 80)}" is not a memory id`)
     return this.change(() => {
       const org = this.find(orgId)
       const known = org.listed?.find((l) => l.memoryId === memoryId)
       if (known) return { ...known }
-      const entry = { memoryId, acceptedAt: new Date().toISOString() }
+      const entry: ListedMemory = { memoryId, acceptedAt: new Date().toISOString(), ...(by === undefined ? {} : { acceptedBy: by }) }
       org.listed = [...(org.listed ?? []), entry]
       return { ...entry }
     })

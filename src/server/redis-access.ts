@@ -9,7 +9,7 @@ import { CLOSE } from '../sync/close-codes'
 import type { AccessSource } from './access-source'
 import type { SyncLog } from './log'
 import type { RedisConnection } from './redis-connection'
-import type { AuthResult } from './sync-server'
+import type { AuthResult } from './auth-result'
 import { hashToken, newConnection, type NewToken } from './token-registry'
 
 const AUTHORIZE_TIMEOUT_MS = 3_000

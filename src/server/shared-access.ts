@@ -4,7 +4,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { CLOSE } from '../sync/close-codes'
 import type { SharedConnection } from '../sync/shared-connections'
-import type { AuthResult } from './sync-server'
+import type { AuthResult } from './auth-result'
 import { hashToken } from './token-registry'
 
 export function sharedConnectionOf(token: string, room: string, connections: ReadonlyMap<string, SharedConnection>): AuthResult | null {

@@ -9,7 +9,8 @@ import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection, isAllowedSuccessor, sharedConnectionsMap } from '../sync/shared-connections'
 import { tierAllows, type Action } from './tier-rules'
-import { addName, screenUpdate, type ScreenContext } from './update-screen'
+import { addName } from './merge-screen'
+import { screenUpdate, type ScreenContext } from './update-screen'
 
 export type UpdateVerdict =
   /**

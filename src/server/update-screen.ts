@@ -4,7 +4,6 @@
 // readers accept) and what it deletes. Nothing here touches the room's kept copy, so a
 // refused update costs its own size, never the room's.
 import * as Y from 'yjs'
-import { namesMayMerge } from '../core/consolidate'
 import { normalizeName } from '../core/normalize'
 import type { Alias, Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
@@ -12,6 +11,8 @@ import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection, isAllowedSuccessor } from '../sync/shared-connections'
 import { checkVisibility } from '../sync/visibility'
 import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, checkSetting, type Checked } from '../sync/validate'
+import { inRanges, liveItemsIn, mergeDeleteRanges, type Ranges } from './delete-ranges'
+import { addName, unproposedMerges } from './merge-screen'
 import { tierAllows, type Action } from './tier-rules'
 
 export type ScreenVerdict =
@@ -101,51 +102,6 @@ function placeOf(room: Y.Doc, byClient: Map<number, Struct[]>, item: Y.Item, see
   }
   seen.set(item, place)
   return place
-}
-
-/** The items not yet deleted among the room's structs in [clock, clock + len) of `client`, in order; `work.visited` counts the structs read. */
-function* liveItemsIn(room: Y.Doc, client: number, clock: number, len: number, work: { visited: number }): Generator<Y.Item> {
-  const structs = room.store.clients.get(client)
-  if (!structs) return
-  const end = Math.min(clock + len, Y.getState(room.store, client))
-  if (clock >= end) return
-  // lazily: a caller that has decided stops reading the room
-  for (let i = Y.findIndexSS(structs, clock); i < structs.length; i++) {
-    const s = structs[i]!
-    work.visited++
-    if (s.id.clock >= end) break
-    if (s instanceof Y.Item && !s.deleted) yield s
-  }
-}
-
-type Ranges = Map<number, Array<{ clock: number; len: number }>>
-
-/**
- * A delete set as Yjs writes one: per client, ranges sorted by clock and neither overlapping
- * nor touching. Yjs (and the checks below) walk the room's structs once per range, so a
- * delete set that repeats [0, clock) of one client 10,000 times in 30 KB would cost 10,000
- * walks of the room; merged first, it costs the size of the delete set plus one walk of the
- * structs it covers. `redundant` says whether the ranges were not in that form already.
- */
-export function mergeDeleteRanges(clients: Ranges): { clients: Ranges; redundant: boolean } {
-  const merged: Ranges = new Map()
-  let redundant = false
-  for (const [client, ranges] of clients) {
-    const sorted = [...ranges].filter((r) => r.len > 0)
-    if (sorted.length !== ranges.length) redundant = true
-    sorted.sort((a, b) => a.clock - b.clock)
-    const out: Array<{ clock: number; len: number }> = []
-    for (const r of sorted) {
-      const last = out[out.length - 1]
-      if (last && r.clock <= last.clock + last.len) {
-        redundant = true
-        last.len = Math.max(last.len, r.clock + r.len - last.clock)
-      } else out.push({ clock: r.clock, len: r.len })
-    }
-    if (!redundant && out.some((r, i) => r.clock !== ranges[i]!.clock)) redundant = true
-    if (out.length) merged.set(client, out)
-  }
-  return { clients: merged, redundant }
 }
 
 /**
@@ -316,92 +272,10 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
 const INVALID = Symbol('invalid')
 const DELETED = Symbol('deleted')
 
-/** Whether `id` lies in one of `client`'s merged (sorted, disjoint) ranges: a binary search. */
-function inRanges(ranges: Ranges, id: Y.ID): boolean {
-  const list = ranges.get(id.client)
-  if (!list) return false
-  let lo = 0
-  let hi = list.length - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    const r = list[mid]!
-    if (id.clock < r.clock) hi = mid - 1
-    else if (id.clock >= r.clock + r.len) lo = mid + 1
-    else return true
-  }
-  return false
-}
-
 function successorAllowed(key: string, before: unknown, after: unknown): boolean {
   const b = checkSharedConnection(key, before)
   const a = checkSharedConnection(key, after)
   return b.ok && a.ok && isAllowedSuccessor(b.value, a.value)
-}
-
-/** Names kept per entity key for judging merges: enough for the spellings that matter. */
-export const NAMES_PER_KEY = 4
-/** Entities merged into one canonical that a chained merge is compared with, so a hub costs no more than this. */
-const CHAIN_SCAN = 32
-
-export function addName(names: Map<string, Set<string>>, key: string, name: string): void {
-  if (!key) return
-  let set = names.get(key)
-  if (!set) names.set(key, (set = new Set()))
-  if (set.size < NAMES_PER_KEY) set.add(name)
-}
-
-/**
- * The variants of `merges` (variant -> canonical, as a `read_write` update sets them) that
- * no accepted proposal would write. Accepting a merge writes the proposed pair, and keeps the
- * alias map flat: a variant whose canonical was itself merged away points at that one's
- * canonical, and aliases that led to the variant are re-pointed at the same place.
- */
-function unproposedMerges(room: Y.Doc, merges: ReadonlyMap<string, string>, namesOf: (key: string) => string[]): string[] {
-  if (merges.size === 0) return []
-  const aliases = room.getMap(ROOTS.aliases)
-  const canonicalOf = (variant: string): string | undefined => {
-    const c = (aliases.get(variant) as Alias | undefined)?.canonical
-    return typeof c === 'string' ? c : undefined
-  }
-  // canonical -> variants already merged into it in the room
-  let mergedInto: Map<string, string[]> | undefined
-  const roomVariantsOf = (canonical: string): string[] => {
-    if (!mergedInto) {
-      mergedInto = new Map()
-      for (const v of aliases.keys()) {
-        const c = canonicalOf(v)
-        if (c !== undefined) mergedInto.set(c, [...(mergedInto.get(c) ?? []), v])
-      }
-    }
-    return mergedInto.get(canonical) ?? []
-  }
-  const proposable = (a: string, b: string): boolean => {
-    const as = namesOf(a)
-    const bs = namesOf(b)
-    return as.some((x) => bs.some((y) => namesMayMerge(x, y)))
-  }
-  const justified = new Set<string>()
-  const justifiedInto = new Map<string, string[]>()
-  const judge = (variant: string, canonical: string): boolean => {
-    if (proposable(variant, canonical)) return true
-    // merged with an entity that had been merged into `canonical`, in the room or earlier in this update
-    const earlier = [...roomVariantsOf(canonical).slice(0, CHAIN_SCAN), ...(justifiedInto.get(canonical) ?? []).slice(0, CHAIN_SCAN)]
-    if (earlier.some((k) => k !== variant && proposable(variant, k))) return true
-    // re-pointed: it led to an entity that is merged into `canonical` by a justified entry
-    const before = canonicalOf(variant)
-    return before !== undefined && merges.get(before) === canonical && justified.has(before)
-  }
-  // a few passes settle the chains one offline session can make; each pass costs the update's size
-  for (let pass = 0; pass < 3; pass++) {
-    const size = justified.size
-    for (const [variant, canonical] of merges) {
-      if (justified.has(variant) || !judge(variant, canonical)) continue
-      justified.add(variant)
-      justifiedInto.set(canonical, [...(justifiedInto.get(canonical) ?? []), variant])
-    }
-    if (justified.size === size) break
-  }
-  return [...merges.keys()].filter((v) => !justified.has(v))
 }
 
 /**

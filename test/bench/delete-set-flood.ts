@@ -5,7 +5,7 @@
 // Alone: `npx tsx test/bench/delete-set-flood.ts [--quick]` (writes bench/results/delete-set-flood.json).
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
@@ -38,6 +38,11 @@ export interface FloodRow {
   healthzMaxMs: number
   /** /healthz requests that failed (the connection was reset or refused). */
   healthzFailed: number
+  /** The server's event loop: the share of the time it ran, %; and the server process's CPU time, ms. */
+  serverLoopBusyPct: number
+  serverCpuMs: number
+  /** The host's 1-minute load average at the end (2 cores: above 2, processes wait for a core). */
+  hostLoad: number
 }
 
 function client(server: ServerHandle, token: string, doc = createMemoryDoc()): SyncClient {
@@ -128,9 +133,13 @@ function pollHealth(server: ServerHandle): { stop: () => Promise<number[]> } {
   }
 }
 
-/** Raw sockets that each send `message` as fast as the server reads it, for `seconds`. */
-async function flood(server: ServerHandle, tier: 'read' | 'read_write', sockets: number, message: Uint8Array, seconds: number) {
-  const tokens = await Promise.all(Array.from({ length: sockets }, (_, i) => server.addToken(ROOM, tier, `flood-${tier}-${i}`)))
+/** Tokens for `sockets` flooding sockets, made before a measurement starts (adding one is the administrator's work, with an fsync). */
+async function floodTokens(server: ServerHandle, tier: 'read' | 'read_write', sockets: number, scenario: string): Promise<string[]> {
+  return Promise.all(Array.from({ length: sockets }, (_, i) => server.addToken(ROOM, tier, `flood-${scenario}-${i}`)))
+}
+
+/** Raw sockets, one per token, that each send `message` as fast as the server reads it, for `seconds`. */
+async function flood(server: ServerHandle, tokens: string[], message: Uint8Array, seconds: number) {
   let sent = 0
   const refusals = new Map<string, number>()
   let closed = 0
@@ -178,11 +187,12 @@ async function measured(server: ServerHandle, scenario: string, sockets: number,
   const r = await run()
   const answers = await health.stop()
   const healthz = answers.filter((t) => t >= 0)
-  const { loopDelay } = await server.stats()
+  const { loopDelay, loopUtilization, cpuMs } = await server.stats()
   return {
     scenario, sockets, messagesQueued: r.sent, kib: round((r.sent * bytes) / 1024, 0), refusals: r.refusals, closedSockets: r.closed,
     loopP50Ms: round(loopDelay.p50), loopP99Ms: round(loopDelay.p99), loopMaxMs: round(loopDelay.max),
     healthzP50Ms: round(percentile(healthz, 50)), healthzMaxMs: round(Math.max(...healthz)), healthzFailed: answers.length - healthz.length,
+    serverLoopBusyPct: round(loopUtilization * 100), serverCpuMs: round(cpuMs, 0), hostLoad: round(loadavg()[0]!),
   }
 }
 
@@ -212,9 +222,12 @@ export async function benchDeleteSetFlood(quick: boolean): Promise<FloodRow[]> {
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
       return { sent: 0, refusals: '0', closed: 0 }
     }))
-    rows.push(await measured(server, `read: [0, ${live.clock}) x 10,000 (${readMessage.byteLength} B) for ${seconds} s`, sockets, readMessage.byteLength, () => flood(server, 'read', sockets, readMessage, seconds)))
-    rows.push(await measured(server, `read_write no-op: tombstones [0, ${tombstones.clock}) x 5,000 (${noopMessage.byteLength} B) for ${seconds} s`, sockets, noopMessage.byteLength, () => flood(server, 'read_write', sockets, noopMessage, seconds)))
-    rows.push(await measured(server, `read_write refused: [0, ${live.clock}) x 10,000 (deletes live notes) for ${seconds} s`, sockets, readMessage.byteLength, () => flood(server, 'read_write', sockets, readMessage, seconds)))
+    const readers = await floodTokens(server, 'read', sockets, 'read')
+    rows.push(await measured(server, `read: [0, ${live.clock}) x 10,000 (${readMessage.byteLength} B) for ${seconds} s`, sockets, readMessage.byteLength, () => flood(server, readers, readMessage, seconds)))
+    const noopWriters = await floodTokens(server, 'read_write', sockets, 'noop')
+    rows.push(await measured(server, `read_write no-op: tombstones [0, ${tombstones.clock}) x 5,000 (${noopMessage.byteLength} B) for ${seconds} s`, sockets, noopMessage.byteLength, () => flood(server, noopWriters, noopMessage, seconds)))
+    const refusedWriters = await floodTokens(server, 'read_write', sockets, 'refused')
+    rows.push(await measured(server, `read_write refused: [0, ${live.clock}) x 10,000 (deletes live notes) for ${seconds} s`, sockets, readMessage.byteLength, () => flood(server, refusedWriters, readMessage, seconds)))
     watcher.destroy()
   } finally {
     await server.close()

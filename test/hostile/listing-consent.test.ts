@@ -67,3 +67,60 @@ describe('an organization listing', () => {
     expect(await listing(credential)).toEqual([])
   })
 })
+
+/** POST /org/memories: a member publishes a memory it owns, proving it with a token of that memory. */
+async function publishAsMember(credential: string, body: unknown): Promise<{ status: number; body: { code?: string; listed?: { memoryId: string; acceptedBy?: string } } }> {
+  const res = await fetch(`${h.server.url.replace(/^ws/, 'http')}/org/memories`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: res.status, body: (await res.json()) as { code?: string } }
+}
+
+describe('a member with the right to publish', () => {
+  it('puts a memory it owns into the listing without an administrator; members then list and open it', async () => {
+    const org = h.server.orgs.create('Acme')
+    const publisher = h.server.orgs.addMember(org.id, { kind: 'device', name: 'owner laptop', mayPublish: true })
+    const reader = h.server.orgs.addMember(org.id, { kind: 'agent', name: 'reader' })
+    const ownerToken = h.token('acme-playbook', 'full', 'owner of Acme Playbook').token
+    await publish('acme-playbook', 'Acme Playbook', org.id)
+    expect(await listing(reader.credential)).toEqual([])
+
+    const r = await publishAsMember(publisher.credential, { memoryId: 'acme-playbook', token: ownerToken })
+    expect(r.status).toBe(200)
+    expect(r.body.listed).toMatchObject({ memoryId: 'acme-playbook', acceptedBy: publisher.member.id })
+    expect(h.server.orgs.list().find((o) => o.id === org.id)?.listed?.map((l) => [l.memoryId, l.acceptedBy])).toEqual([['acme-playbook', publisher.member.id]])
+    expect(await listing(reader.credential)).toEqual(['Acme Playbook'])
+    const member = h.client('acme-playbook', reader.credential)
+    await member.whenSynced()
+  })
+
+  it('is refused without the right, without owning the memory, or for a memory not visible to the organization', async () => {
+    const org = h.server.orgs.create('Acme')
+    const plain = h.server.orgs.addMember(org.id, { kind: 'agent', name: 'plain member' })
+    const publisher = h.server.orgs.addMember(org.id, { kind: 'device', name: 'publisher', mayPublish: true })
+    await publish('stranger-notes', 'Stranger Notes', org.id)
+    const strangerFull = h.token('stranger-notes', 'full', 'stranger').token
+    const writer = h.token('stranger-notes', 'read_write', 'a writer').token
+    const privateFull = h.token('private-notes', 'full', 'owner of private').token
+    const priv = h.client('private-notes', privateFull)
+    await priv.whenSynced()
+    putObservation(priv.provider.doc, observation('private-note'))
+
+    // a member without the right, even holding the memory's full token
+    expect(await publishAsMember(plain.credential, { memoryId: 'stranger-notes', token: strangerFull })).toMatchObject({ status: 403, body: { code: 'forbidden' } })
+    // the right to publish, but no proof of owning the memory: a read_write token, another memory's, the member credential itself
+    expect(await publishAsMember(publisher.credential, { memoryId: 'stranger-notes', token: writer })).toMatchObject({ status: 403, body: { code: 'not_owner' } })
+    expect(await publishAsMember(publisher.credential, { memoryId: 'stranger-notes', token: privateFull })).toMatchObject({ status: 403, body: { code: 'not_owner' } })
+    h.server.orgs.accept(org.id, 'stranger-notes')
+    expect(await publishAsMember(publisher.credential, { memoryId: 'stranger-notes', token: publisher.credential })).toMatchObject({ status: 403, body: { code: 'not_owner' } })
+    h.server.orgs.unlist(org.id, 'stranger-notes')
+    // owned, but the owner keeps it private
+    expect(await publishAsMember(publisher.credential, { memoryId: 'private-notes', token: privateFull })).toMatchObject({ status: 409, body: { code: 'not_visible' } })
+    // a malformed body
+    expect(await publishAsMember(publisher.credential, { memoryId: '../x', token: privateFull })).toMatchObject({ status: 400 })
+    expect(h.server.orgs.list().find((o) => o.id === org.id)?.listed ?? []).toEqual([])
+    expect(await listing(plain.credential)).toEqual([])
+  })
+})

@@ -1,7 +1,7 @@
 // The sync server as the load run drives it: in this process, or forked into its own (so its
 // memory and event loop are measured apart from the clients', and it gets a core of its own).
 import { fork, type ChildProcess } from 'node:child_process'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import type { Tier } from '../../src/core/types'
 import type { SyncLog } from '../../src/server/log'
@@ -17,7 +17,12 @@ export interface ServerStats {
   warnings: number
   /** Event-loop delay of the server's process since the last reset, ms. */
   loopDelay: { p50: number; p99: number; max: number }
-  /** CPU time (user + system) of the server's process since the last reset, ms. */
+  /**
+   * Since the last reset: the share of time the event loop was running (not waiting for I/O),
+   * and the process's CPU time (every thread), ms. A loop that waits most of the time yet is
+   * late by much was kept off the CPU by other processes, not by its own work.
+   */
+  loopUtilization: number
   cpuMs: number
 }
 
@@ -42,7 +47,8 @@ export function startMeter(): Meter {
   delay.enable()
   let peakRss = 0
   let peakHeapUsed = 0
-  let cpuFrom = process.cpuUsage()
+  let loopSince = performance.eventLoopUtilization()
+  let cpuSince = process.cpuUsage()
   const sample = () => {
     const m = process.memoryUsage()
     peakRss = Math.max(peakRss, m.rss)
@@ -54,15 +60,21 @@ export function startMeter(): Meter {
   return {
     reset() {
       delay.reset()
-      cpuFrom = process.cpuUsage()
+      loopSince = performance.eventLoopUtilization()
+      cpuSince = process.cpuUsage()
       peakRss = 0
       peakHeapUsed = 0
       sample()
     },
     stats(warnings) {
       const { rss, heapUsed } = sample()
-      const cpu = process.cpuUsage(cpuFrom)
-      return { rss, heapUsed, peakRss, peakHeapUsed, warnings, loopDelay: { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 }, cpuMs: (cpu.user + cpu.system) / 1000 }
+      const cpu = process.cpuUsage(cpuSince)
+      return {
+        rss, heapUsed, peakRss, peakHeapUsed, warnings,
+        loopDelay: { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 },
+        loopUtilization: performance.eventLoopUtilization(loopSince).utilization,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      }
     },
     stop() {
       clearInterval(timer)
