@@ -41,9 +41,9 @@ describe('editing a note with the capture editor', () => {
 
   it('starts from the note: every entity linked (through aliases), its relationships typed as a person reads them', () => {
     expect(start.kept.entities).toEqual([
-      { key: 'dana whitfield', name: 'Dana Whitfield' },
-      { key: 'acme', name: 'Acme Corp' },
-      { key: 'atlas', name: 'Atlas' },
+      { key: 'dana whitfield', name: 'Dana Whitfield', description: 'engineer' },
+      { key: 'acme', name: 'Acme Corp', description: 'maker of anvils' },
+      { key: 'atlas', name: 'Atlas', description: 'the migration' },
     ])
     expect(start.kept.pairs).toEqual([['dana whitfield', 'acme']])
     expect(start.pairTypes).toEqual({ 'dana whitfield\u0000acme': 'works at' })
@@ -87,6 +87,19 @@ describe('editing a note with the capture editor', () => {
       ],
       removeEntities: ['Atlas'],
       removeRelationships: [{ source: 'Dana Whitfield', type: 'works_at', target: 'Acme Corp' }],
+    })
+  })
+
+  it('sends an entity whose description was changed whole, with its type and queries; a blanked or unchanged one not at all', () => {
+    const draft = readDraft('Dana Whitfield at Acme on Atlas.', finder, none, start.kept)
+    const graph = draftGraph(draft, new Map(), new Map(), new Map(Object.entries(start.pairTypes)))
+    const described = new Map([
+      ['acme', 'maker of anvils and rockets'],
+      ['dana whitfield', '   '],
+      ['atlas', 'the migration'],
+    ])
+    expect(editPatch(note, graph, keyOf, described)).toEqual({
+      entities: [{ name: 'Acme Corp', type: 'organization', description: 'maker of anvils and rockets', queries: ['anvils'] }],
     })
   })
 

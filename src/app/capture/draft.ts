@@ -48,7 +48,8 @@ export interface Decisions {
  * direction, whatever sentences name them.
  */
 export interface Kept {
-  entities: ReadonlyArray<{ key: string; name: string }>
+  /** With the description the note gives each, when it gives one: shown, and editable, on its row. */
+  entities: ReadonlyArray<{ key: string; name: string; description?: string }>
   /** [source key, target key] */
   pairs: ReadonlyArray<readonly [string, string]>
 }

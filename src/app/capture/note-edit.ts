@@ -31,7 +31,7 @@ export function editorStart(note: NoteGraph, keyOf: KeyOf): { kept: Kept; pairTy
   for (const r of shown) pairTypes[`${keyOf(r.source)}\u0000${keyOf(r.target)}`] = typeLabel(r.type)
   return {
     kept: {
-      entities: note.entities.map((e) => ({ key: keyOf(e.name), name: e.name })),
+      entities: note.entities.map((e) => ({ key: keyOf(e.name), name: e.name, ...(e.description ? { description: e.description } : {}) })),
       pairs: shown.map((r) => [keyOf(r.source), keyOf(r.target)] as const),
     },
     pairTypes,
@@ -41,19 +41,27 @@ export function editorStart(note: NoteGraph, keyOf: KeyOf): { kept: Kept; pairTy
 /**
  * The graph part of the update from what the editor now holds (`drafted`, as `draftGraph` makes
  * it): entities and relationships the note did not have, and removals of those it no longer
- * shows. What the note already had is not sent again, so its descriptions, types and queries stay.
+ * shows. What the note already had is not sent again, so its descriptions, types and queries
+ * stay; an entity whose description the person changed (`described`, by key) is sent whole with
+ * the new one. A description typed away to nothing keeps the note's.
  */
 export function editPatch(
   note: NoteGraph,
   drafted: { entities: EntityInput[]; relationships: RelationshipInput[] },
   keyOf: KeyOf,
+  described: ReadonlyMap<string, string> = new Map(),
 ): Pick<ObservationPatch, 'entities' | 'relationships' | 'removeEntities' | 'removeRelationships'> {
   const had = new Set(note.entities.map((e) => keyOf(e.name)))
   const now = new Set(drafted.entities.map((e) => keyOf(e.name)))
+  const redescribed = note.entities.flatMap((e): EntityInput[] => {
+    const text = described.get(keyOf(e.name))?.trim()
+    if (!text || text === e.description || !now.has(keyOf(e.name))) return []
+    return [{ name: e.name, type: e.type, description: text, ...(e.queries.length ? { queries: e.queries } : {}) }]
+  })
   const relKey = (r: { source: string; type: string; target: string }): string => `${keyOf(r.source)}\u0000${typeForm(r.type)}\u0000${keyOf(r.target)}`
   const hadRels = new Set(note.relationships.map(relKey))
   const nowRels = new Set(drafted.relationships.map(relKey))
-  const entities = drafted.entities.filter((e) => !had.has(keyOf(e.name)))
+  const entities = [...drafted.entities.filter((e) => !had.has(keyOf(e.name))), ...redescribed]
   const relationships = drafted.relationships.filter((r) => !hadRels.has(relKey(r)))
   const removeEntities = note.entities.filter((e) => !now.has(keyOf(e.name))).map((e) => e.name)
   // an edge with an end removed goes with it; one the editor does not show is left alone

@@ -49,6 +49,12 @@ export class NoteEditor {
   )
   /** The entities and relationships the draft writes. */
   readonly graph = $derived(draftGraph(this.draft, new Map(Object.entries(this.fields)), this.knownTypes, new Map(Object.entries(this.pairTypes)), this.proposed))
+  /** What the note being edited says of each of its entities it describes, by key. */
+  readonly keptDescriptions = $derived(new Map(this.kept.entities.filter((e) => e.description).map((e) => [e.key, e.description!])))
+  /** Descriptions the person typed for the note's own entities, by key. */
+  readonly described = $derived(
+    new Map(Object.entries(this.fields).flatMap(([key, f]) => (this.keptDescriptions.has(key) && f.description !== undefined ? [[key, f.description] as const] : []))),
+  )
   /** Offers the person can still accept: those of the draft as it is now. */
   readonly offeredSlugs = $derived(new Set(this.replacements.map((r) => r.slug)))
   /** What the write supersedes: accepted offers the draft still makes. */
