@@ -111,6 +111,16 @@ async function adopt(memory: Awaited<ReturnType<EngineClient['createMemory']>>):
   return info
 }
 
+/** The memory's single-valued relationship types (stored form, e.g. `works_at`). */
+export async function singleValuedTypes(memoryId: string): Promise<string[]> {
+  return (await engine().openMemory(memoryId)).singleValued()
+}
+
+/** Declares which relationship types hold one target at a time; the list replaces the earlier one. */
+export async function setSingleValued(memoryId: string, types: string[]): Promise<string[]> {
+  return (await engine().openMemory(memoryId)).setSingleValued(types)
+}
+
 export async function memoryInfo(memoryId: string): Promise<MemoryInfo> {
   return (await engine().openMemory(memoryId)).info
 }

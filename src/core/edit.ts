@@ -56,6 +56,8 @@ export function applyPatch(current: Observation, patch: ValidPatch, now: string)
 export function reviewHints(before: Observation, patch: ValidPatch, graph: Graph): ReviewHint[] {
   const hints: ReviewHint[] = []
   for (const e of patch.entities) {
+    // an entity named without a description describes nothing, so its description did not change
+    if (!e.description.trim()) continue
     const authoredKey = normalizeName(e.name)
     const key = graph.resolve(authoredKey)
     const previous = before.entities.find((p) => normalizeName(p.name) === authoredKey)?.description ?? graph.entities.get(key)?.description

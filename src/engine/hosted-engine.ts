@@ -82,6 +82,14 @@ export class HostedMemory {
   async setVisibility(visibility: Visibility, orgId?: string): Promise<MemoryInfo> {
     return this.memory.setVisibility(visibility, orgId)
   }
+  /** The relationship types declared single-valued (see Memory.singleValued). */
+  async singleValued(): Promise<string[]> {
+    return this.memory.singleValued()
+  }
+  /** The owner's act: which relationship types hold one target at a time (see Memory.setSingleValued). */
+  async setSingleValued(types: string[]): Promise<string[]> {
+    return this.memory.setSingleValued(types)
+  }
   async close(): Promise<void> {
     await this.memory.close()
   }

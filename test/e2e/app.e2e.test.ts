@@ -81,7 +81,8 @@ describe('Cairn app, first use', () => {
     await page.getByTestId('backing-observations').getByRole('link', { name: 'Met Amara at the rowing club' }).click()
     await page.getByTestId('observation').waitFor()
     await page.getByRole('button', { name: 'Edit' }).click()
-    await page.getByTestId('entity-row').first().getByLabel('Description (required)').fill('surgeon who moved to the city hospital')
+    // the note's own description of her, corrected in the capture editor on the note
+    await page.getByLabel('Description of Amara Okafor').fill('surgeon who moved to the city hospital')
     await page.getByRole('button', { name: 'Save changes' }).click()
     const hints = page.getByTestId('review-hints')
     await hints.waitFor()

@@ -48,6 +48,16 @@ describe('edit and delete', () => {
     expect((await conn.inspect('Ada Lovelace')).outgoing[0]!.description).toBe('wrote the notes')
   })
 
+  it('gives no review hint when an edit names a known entity without describing it', async () => {
+    const { conn } = await fixture()
+    await conn.write({ title: 'about Ada', content: 'c', entities: [ada] })
+    const { slug } = await conn.write({ title: 'about the engine', content: 'c', entities: [engine] })
+    // as the app's editor links a known name: no description of this note's own
+    const res = await conn.update(slug, { entities: [{ name: ada.name }] as never })
+    expect(res.reviewHints).toEqual([])
+    expect((await conn.inspect('Ada Lovelace')).entity.description).toBe(ada.description)
+  })
+
   it('delete prunes only orphans and reports them', async () => {
     const { conn } = await fixture()
     const a = await conn.write({ title: 'a', content: 'c', entities: [ada, engine], relationships: [{ source: ada.name, type: 'worked_on', target: engine.name }] })

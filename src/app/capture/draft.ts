@@ -42,10 +42,24 @@ export interface Decisions {
   reversed: ReadonlySet<string>
 }
 
+/**
+ * What a note being edited already links: its entities stay linked (where the text names them,
+ * else after it) until unlinked, and the pairs of its relationships are offered first, in their
+ * direction, whatever sentences name them.
+ */
+export interface Kept {
+  /** With the description the note gives each, when it gives one: shown, and editable, on its row. */
+  entities: ReadonlyArray<{ key: string; name: string; description?: string }>
+  /** [source key, target key] */
+  pairs: ReadonlyArray<readonly [string, string]>
+}
+
+const NOTHING_KEPT: Kept = { entities: [], pairs: [] }
+
 const MAX_PAIRS = 6
 const MAX_OFFERS = 8
 
-export function readDraft(text: string, finder: NameFinder, decisions: Decisions): DraftView {
+export function readDraft(text: string, finder: NameFinder, decisions: Decisions, kept: Kept = NOTHING_KEPT): DraftView {
   const links = wikiLinks(text)
   // a link still being typed is neither a mention nor a phrase yet
   const typing = openSpans(text)
@@ -62,6 +76,11 @@ export function readDraft(text: string, finder: NameFinder, decisions: Decisions
   }
   for (const m of mentions) if (decisions.accepted.has(m.key)) add(m.key, m.name, true, m.start)
   for (const p of phrases) if (decisions.accepted.has(p.key)) add(p.key, p.text, false, p.start)
+  kept.entities.forEach((k, i) => {
+    if (decisions.dismissed.has(k.key)) return
+    const named = mentions.find((m) => m.key === k.key)
+    add(k.key, finder.lookup(k.name)?.name ?? k.name, true, named ? named.start : text.length + i)
+  })
 
   const offers = (list: Array<{ key: string; name: string; known: boolean }>): Offer[] => {
     const seen = new Set<string>()
@@ -77,7 +96,7 @@ export function readDraft(text: string, finder: NameFinder, decisions: Decisions
     linked: ordered,
     mentions: offers(mentions.map((m) => ({ key: m.key, name: m.name, known: true }))),
     phrases: offers(phrases.map((p) => ({ key: p.key, name: p.text, known: false }))),
-    pairs: pairOffers(text, ordered, positions, decisions.reversed),
+    pairs: pairOffers(text, ordered, positions, decisions.reversed, kept.pairs),
   }
 }
 
@@ -85,7 +104,7 @@ export function readDraft(text: string, finder: NameFinder, decisions: Decisions
  * Pairs of linked entities named in one sentence, in the order the text names them; an entity
  * that shares no sentence is paired with the one named just before it, so none is left unlinked.
  */
-function pairOffers(text: string, linked: LinkedEntity[], positions: Map<string, number[]>, reversed: ReadonlySet<string>): PairOffer[] {
+function pairOffers(text: string, linked: LinkedEntity[], positions: Map<string, number[]>, reversed: ReadonlySet<string>, keptPairs: Kept['pairs']): PairOffer[] {
   const sentence = sentenceOf(text)
   const sentences = new Map(linked.map((e) => [e.key, new Set((positions.get(e.key) ?? [e.at]).map(sentence))]))
   const out: PairOffer[] = []
@@ -98,6 +117,13 @@ function pairOffers(text: string, linked: LinkedEntity[], positions: Map<string,
     const [source, target] = reversed.has(forward) ? [b, a] : [a, b]
     out.push({ id: forward, source, target })
   }
+  const byKey = new Map(linked.map((e) => [e.key, e]))
+  for (const [s, t] of keptPairs) {
+    const a = byKey.get(s)
+    const b = byKey.get(t)
+    if (a && b && a !== b) push(a, b)
+  }
+  const pinned = out.length
   for (let i = 0; i < linked.length; i++)
     for (let j = i + 1; j < linked.length; j++) {
       const a = sentences.get(linked[i]!.key)!
@@ -107,7 +133,8 @@ function pairOffers(text: string, linked: LinkedEntity[], positions: Map<string,
     const b = linked[j]!
     if (![...paired].some((p) => p.split('\u0000').includes(b.key))) push(linked[j - 1]!, b)
   }
-  return out.slice(0, MAX_PAIRS)
+  // a relationship the note already holds is never cut from the offers
+  return out.slice(0, Math.max(MAX_PAIRS, pinned))
 }
 
 /** A new entity's type and description: proposed from the text, or as the person typed them. */
