@@ -25,6 +25,7 @@ import { noteLoadedState } from './update-policy'
 import { TOKENS_FILE, TokenRegistry, type NewToken } from './token-registry'
 import { checkSharedConnection, readSharedConnections, sharedConnectionsMap, type SharedConnection } from '../sync/shared-connections'
 import { sharedConnectionOf } from './shared-access'
+import { claimHandler } from './claim'
 import { ORGS_FILE, OrgRegistry, type OrgAdmin } from './org-registry'
 import { OrgMemories, type OrgMemory } from './org-memories'
 import { readVisibility, visibilityMap, visibleTo, type SharedVisibility } from '../sync/visibility'
@@ -67,6 +68,11 @@ export interface SyncServerOptions {
   persistBeforeBroadcast?: boolean
   /** Per-connection limits: update bytes per second, refused updates per window, the size of one update. */
   budget?: Partial<Budget>
+  /**
+   * The key that claims a memory this server does not hold yet (`POST /claim`, src/server/claim.ts),
+   * so its first device needs no `token add`; without one (the default) only issued tokens bring a memory here.
+   */
+  claimKey?: string
 }
 
 export interface SyncServer {
@@ -548,8 +554,21 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     reply(200, { org: { id: org.id, name: org.name }, member: { id: member.id, kind: member.kind, name: member.name }, memories })
   }
 
+  const tokenAdmin: TokenAdmin = access ?? {
+    add: async (input) => registry.add(input),
+    revoke: async (connectionId) => registry.revoke(connectionId),
+    list: async (memoryId) => registry.list(memoryId),
+  }
+  const claim = options.claimKey === undefined || options.authorize !== undefined ? undefined : claimHandler({
+    claimKey: options.claimKey,
+    tokens: tokenAdmin,
+    roomHasConnections: async (memoryId) => (await roomAccess(memoryId)).connections.size > 0,
+    log,
+  })
+
   const http = createServer((req, res) => {
     if (req.url === '/org/memories' || req.url?.startsWith('/org/memories?')) return listForMember(req, res)
+    if (claim && req.url === '/claim') return claim(req, res)
     if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
       return
@@ -675,11 +694,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       revoke: (connectionId) => fileTokens().revoke(connectionId),
       list: (memoryId) => fileTokens().list(memoryId),
     },
-    access: access ?? {
-      add: async (input) => registry.add(input),
-      revoke: async (connectionId) => registry.revoke(connectionId),
-      list: async (memoryId) => registry.list(memoryId),
-    },
+    access: tokenAdmin,
     orgs: {
       create: (name) => fileOrgs().orgs.create(name),
       addMember: (orgId, input) => fileOrgs().orgs.addMember(orgId, input),
