@@ -34,6 +34,17 @@ describe('label placement', () => {
     expect(inside(atEdge)).toBe(true)
   })
 
+  it('moves a label off one already drawn: to the left, above or below its node', () => {
+    const first = placeLabel({ x: 100, y: 100, size: 5 }, 120, 13, view)
+    const second = placeLabel({ x: 110, y: 104, size: 5 }, 120, 13, view, [first])
+    const clear = (a: typeof first, b: typeof first) => a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top
+    expect(clear(first, second)).toBe(true)
+    expect(inside(second)).toBe(true)
+    // with no room clear of the others, it still lies whole in the view
+    const crowded = [0, 1, 2, 3].map(() => ({ x: 0, baseline: 0, left: 0, top: 0, right: 400, bottom: 300 }))
+    expect(inside(placeLabel({ x: 200, y: 150, size: 5 }, 120, 13, view, crowded))).toBe(true)
+  })
+
   it('labels no node outside the view', () => {
     expect([inView({ x: -1, y: 10 }, view), inView({ x: 401, y: 10 }, view), inView({ x: 10, y: 301 }, view), inView({ x: 400, y: 300 }, view)]).toEqual([false, false, false, true])
   })

@@ -84,6 +84,12 @@ describe('a readable graph', () => {
       expect(l.right, l.name).toBeLessThanOrEqual(r.view.width)
       expect(l.bottom, l.name).toBeLessThanOrEqual(r.view.height)
     }
+    // and no name is drawn over another
+    for (const [i, a] of r.labels.entries()) {
+      for (const b of r.labels.slice(i + 1)) {
+        expect(a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top, `${a.name} / ${b.name}`).toBe(true)
+      }
+    }
     // fitted: every node inside the view, clear of its edges
     for (const n of r.nodes) {
       expect(n.x, n.name).toBeGreaterThan(10)

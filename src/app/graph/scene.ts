@@ -218,7 +218,7 @@ export function mountScene(container: HTMLElement, nodes: readonly SceneNode[], 
     const view = renderer?.getDimensions() ?? { width: container.offsetWidth, height: container.offsetHeight }
     if (!nodeInView(data, view)) return null
     context.font = font
-    const box = placeLabel(data, context.measureText(data.label).width, LABEL_SIZE, view)
+    const box = placeLabel(data, context.measureText(data.label).width, LABEL_SIZE, view, [...drawn.values()])
     context.lineJoin = 'round'
     context.lineWidth = 4
     context.strokeStyle = 'rgba(255, 255, 255, 0.9)'
