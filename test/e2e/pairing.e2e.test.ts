@@ -50,6 +50,8 @@ describe('pairing a device from the app', () => {
     expect(code).toMatch(/^cairn-join:/)
     expect(link).toBe(`${harness.baseUrl}#/join/${code}`)
     // the QR image is drawn from a path of dark modules (a version 10+ code for a link this long)
+    // this device is online, so the server already knows the new connection
+    expect(await owner.getByTestId('pairing-waits').count()).toBe(0)
     const qr = owner.getByTestId('join-qr')
     await qr.waitFor()
     const viewBox = (await qr.getAttribute('viewBox'))!.split(' ').map(Number)
@@ -76,9 +78,14 @@ describe('pairing a device from the app', () => {
     await phone.close()
   })
 
-  it('a claim key never takes over a memory already on the server', async () => {
+  it('pairing needs a server, and a claim key never takes over a memory already on it', async () => {
     const page = await harness.openApp('/')
     await createMemory(page, 'Second memory')
+    // a memory on no server yet has nothing to pair through: said, and no code shown
+    await openMemoryMenu(page)
+    await page.getByRole('button', { name: 'Open on another device' }).click()
+    await expect.poll(async () => (await page.getByRole('alert').allTextContents()).join(' ')).toContain('Sync this memory with a server first')
+    expect(await page.getByTestId('join-code').count()).toBe(0)
     await connectToServer(page, server.url, CLAIM_KEY)
     const id = decodeURIComponent(/#\/m\/([^/]+)/.exec(page.url())![1]!)
     // another device trying the key for the same memory id is refused
