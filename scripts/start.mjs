@@ -1,5 +1,6 @@
 // `npm start`: builds the app when dist/ is missing or stale, serves it on
-// 127.0.0.1, and runs the sync server beside it. Ctrl-C stops both.
+// 127.0.0.1, and runs the sync server beside it with a claim key (kept in .data/sync/claim-key),
+// so a memory's first device joins from the app with no token command. Ctrl-C stops both.
 // Env: PORT (app, default 5173), SYNC_PORT (default 1234).
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
@@ -47,7 +48,7 @@ if (existsSync(syncCli)) {
   mkdirSync(dataDir, { recursive: true })
   sync = spawn(
     process.execPath,
-    ['--import', 'tsx', syncCli, '--host', host, '--port', String(syncPort), '--data', '.data/sync'],
+    ['--import', 'tsx', syncCli, '--host', host, '--port', String(syncPort), '--data', '.data/sync', '--claim-key-file', '.data/sync/claim-key'],
     { cwd: root, stdio: 'inherit' },
   )
   sync.on('exit', (code, signal) => {
@@ -65,6 +66,11 @@ const server = await preview({
 
 console.log(`\n  Cairn app:    http://${host}:${appPort}/`)
 console.log(sync ? `  Sync server:  ws://${host}:${syncPort}` : '  Sync server:  unavailable (src/server/cli.ts does not exist yet)')
+if (sync) {
+  console.log('  Sync a memory here the first time: in the app, its Memory menu > Sync with a server,')
+  console.log(`  server ws://${host}:${syncPort}, and the claim key the sync server printed above (also in .data/sync/claim-key)`)
+  console.log('  as the token. Its other devices: "Open on another device" on the first one, then open the link there.')
+}
 console.log('  Press Ctrl-C to stop.\n')
 
 let stopping = false

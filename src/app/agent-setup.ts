@@ -1,18 +1,28 @@
 // What a person pastes into an agent to give it a connection: an MCP client configuration
-// that runs `cairn mcp` as a replica of this memory on its sync server, and the few lines an
+// that runs `cairn mcp` as a replica of this memory on its sync server, named and ranking as
+// the memory does (words alone, or words and the shipped model), and the few lines an
 // in-browser extension runs with the library. Both carry the connection's own token, which
 // the sync server and the MCP server accept with the connection's tier.
+
+import { BM25_ONLY, type RetrievalConfig } from '../core/types'
 
 export interface AgentSetup {
   serverUrl: string
   memoryId: string
   memoryName: string
   token: string
+  retrieval: Pick<RetrievalConfig, 'embedder' | 'weights' | 'snippetLength'>
+}
+
+/** The `cairn mcp` options that make a replica rank as the memory does (see `replicaRetrieval` in src/mcp/command.ts). */
+export function rankingArgs(r: AgentSetup['retrieval']): string[] {
+  const ranking = r.embedder === BM25_ONLY ? ['--bm25'] : ['--vector-weight', String(r.weights.vector)]
+  return [...ranking, '--snippet-length', String(r.snippetLength)]
 }
 
 /** The `mcpServers` entry of Claude Desktop, Cursor and other MCP clients, as JSON. */
 export function mcpClientConfig(s: AgentSetup): string {
-  const args = ['-y', '--package=cairn-memory', 'cairn', 'mcp', '--server', s.serverUrl, '--memory', s.memoryId, '--token', s.token]
+  const args = ['-y', '--package=cairn-memory', 'cairn', 'mcp', '--server', s.serverUrl, '--memory', s.memoryId, '--token', s.token, '--name', s.memoryName, ...rankingArgs(s.retrieval)]
   return JSON.stringify({ mcpServers: { cairn: { command: 'npx', args } } }, null, 2)
 }
 

@@ -4,7 +4,7 @@ import * as Comlink from 'comlink'
 import { connectEngine, type EngineClient } from '../engine/client'
 import type { Connection } from '../engine/connection'
 import { BM25_ONLY, type ConnectionInfo, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
-import { encodeJoinCode, type JoinCode } from '../core/join-code'
+import { CLAIM_KEY_PREFIX, encodeJoinCode, type JoinCode } from '../core/join-code'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
 import type { SyncView } from '../sync/memory-sync'
 import type { ImportOutcome } from '../interop/import'
@@ -253,6 +253,25 @@ export async function syncWith(memoryId: string, serverUrl: string, token: strin
   return view
 }
 
+/**
+ * Connects with a token, or with the server's claim key for a memory the server does not hold
+ * yet: the server then issues this device a full token for it, which is what is remembered.
+ */
+export async function syncOrClaim(memoryId: string, serverUrl: string, tokenOrKey: string): Promise<SyncView> {
+  const given = tokenOrKey.trim()
+  if (!given.startsWith(CLAIM_KEY_PREFIX)) return syncWith(memoryId, serverUrl, given)
+  const url = new URL('/claim', serverUrl.trim().replace(/^ws/, 'http'))
+  let answer: Response
+  try {
+    answer = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${given}`, 'content-type': 'application/json' }, body: JSON.stringify({ memoryId, agent: 'first device' }) })
+  } catch {
+    throw new Error(`The sync server at ${serverUrl} did not answer; is it running?`)
+  }
+  const body = (await answer.json().catch(() => ({}))) as { token?: unknown; message?: unknown }
+  if (!answer.ok || typeof body.token !== 'string') throw new Error(`The server did not let this memory be claimed: ${typeof body.message === 'string' ? body.message : `HTTP ${answer.status}`}`)
+  return syncWith(memoryId, serverUrl, body.token)
+}
+
 /** Reconnects to the remembered server, if any. */
 export async function resumeSync(memoryId: string): Promise<void> {
   const saved = savedSync(memoryId)
@@ -330,6 +349,31 @@ export async function joinMemory(memoryId: string, name: string, serverUrl: stri
 /** The code another device pastes to join this memory: id, name, retrieval config and server, no token. */
 export async function joinCodeFor(memoryId: string): Promise<string> {
   return encodeJoinCode(await memoryInfo(memoryId), savedSync(memoryId)?.serverUrl)
+}
+
+export interface Pairing {
+  /** The join code with a new connection's token: it opens the memory on one more device. */
+  code: string
+  /** This app's address with the code, to open on the other device (or scan as a QR image). */
+  link: string
+  connectionId: string
+  device: string
+}
+
+/** The hash a pairing link carries; the memory list reads a code from it. */
+export const PAIRING_HASH = '#/join/'
+
+/**
+ * Pairs another device: makes a full connection named for it (shared with the sync server
+ * through the memory, revocable on the Connections screen) and puts its token in a join code.
+ * Needs the memory to sync with a server: the code carries that server.
+ */
+export async function pairDevice(memoryId: string, device: string): Promise<Pairing> {
+  const serverUrl = savedSync(memoryId)?.serverUrl
+  if (!serverUrl) throw new Error('Sync this memory with a server first: the other device joins through it.')
+  const made = await createConnection(memoryId, device, 'full')
+  const code = encodeJoinCode(await memoryInfo(memoryId), serverUrl, made.token)
+  return { code, link: `${location.origin}${location.pathname}${PAIRING_HASH}${code}`, connectionId: made.id, device }
 }
 
 // ---- backups ----------------------------------------------------------------------------

@@ -1,11 +1,14 @@
 // A join code carries what a second device needs to make its copy of a memory before the
 // first sync: the id, the name, and the retrieval config that is fixed at creation (so both
-// devices rank alike). It never holds a token: each device gets its own from the server.
+// devices rank alike). A pairing code also holds the token of a connection made for that one
+// device (the owner can revoke it like any other), so the device joins with nothing typed.
 import { MemoryError } from './errors'
 import { isMemoryId } from './identifiers'
 import type { MemoryInfo, RetrievalConfig } from './types'
 
 export const JOIN_CODE_PREFIX = 'cairn-join:'
+/** How a sync server's claim key starts (src/server/claim.ts): the app tells it from a token by this. */
+export const CLAIM_KEY_PREFIX = 'cairn_claim_'
 const MAX_CODE_CHARS = 2_000
 
 export interface JoinCode {
@@ -14,11 +17,20 @@ export interface JoinCode {
   retrieval: Pick<RetrievalConfig, 'embedder' | 'weights' | 'snippetLength'>
   /** The sync server the memory was shared through, when known. */
   serverUrl?: string
+  /** The token of the connection made for the joining device: present only in a pairing code. */
+  token?: string
 }
 
-export function encodeJoinCode(info: Pick<MemoryInfo, 'id' | 'name' | 'retrieval'>, serverUrl?: string): string {
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{16,200}$/
+
+export function encodeJoinCode(info: Pick<MemoryInfo, 'id' | 'name' | 'retrieval'>, serverUrl?: string, token?: string): string {
   const { embedder, weights, snippetLength } = info.retrieval
-  const body: JoinCode = { id: info.id, name: info.name, retrieval: { embedder, weights: { text: weights.text, vector: weights.vector }, snippetLength }, ...(serverUrl ? { serverUrl } : {}) }
+  if (token !== undefined && !serverUrl) throw new MemoryError('invalid_request', 'a pairing code needs the sync server its token is for')
+  if (token !== undefined && !TOKEN_SHAPE.test(token)) throw new MemoryError('invalid_request', 'a pairing code token must be 16-200 letters, digits, "-" or "_"')
+  const body: JoinCode = {
+    id: info.id, name: info.name, retrieval: { embedder, weights: { text: weights.text, vector: weights.vector }, snippetLength },
+    ...(serverUrl ? { serverUrl } : {}), ...(token !== undefined ? { token } : {}),
+  }
   return JOIN_CODE_PREFIX + toBase64Url(new TextEncoder().encode(JSON.stringify({ v: 1, ...body })))
 }
 
@@ -50,11 +62,13 @@ export function decodeJoinCode(text: string): JoinCode {
   if (typeof w?.vector !== 'number' || typeof w.text !== 'number' || !(w.vector >= 0 && w.vector <= 1)) bad('its retrieval weights are malformed')
   if (typeof r?.snippetLength !== 'number' || !Number.isInteger(r.snippetLength)) bad('its snippet length is malformed')
   if (o.serverUrl !== undefined && (typeof o.serverUrl !== 'string' || !/^wss?:\/\/\S{1,500}$/.test(o.serverUrl))) bad('its server address is malformed')
+  if (o.token !== undefined && (typeof o.token !== 'string' || !TOKEN_SHAPE.test(o.token) || o.serverUrl === undefined)) bad('its connection token is malformed')
   return {
     id: o.id as string,
     name: o.name as string,
     retrieval: { embedder: r!.embedder as string, weights: { text: w!.text as number, vector: w!.vector as number }, snippetLength: r!.snippetLength as number },
     ...(o.serverUrl ? { serverUrl: o.serverUrl as string } : {}),
+    ...(o.token !== undefined ? { token: o.token as string } : {}),
   }
 }
 

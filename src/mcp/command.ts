@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { DEFAULT_TIER, isTier } from '../core/access'
-import { BM25_ONLY } from '../core/types'
+import { BM25_ONLY, type RetrievalConfig } from '../core/types'
 import { createDefaultEmbedder } from '../search/default-embedder'
 import type { Embedder } from '../search/embedder'
 import { localMemoryProvider, organizationMemoryProvider, syncedMemoryProvider } from './provider'
@@ -31,7 +31,10 @@ Serves a Cairn memory to an MCP client. stdio by default: stdout carries JSON-RP
                         a replica of a memory on a Cairn sync server (shared with the app);
                         TOKEN is a connection made for this agent in the app (its tier and
                         revocation hold here and on the server), or a server token
-                        (--sync-token is the same option)
+                        (--sync-token is the same option). It ranks by words alone unless
+                        --vector-weight is given; --name and --snippet-length match the memory
+  --vector-weight W     a replica that ranks like a hybrid memory: the shipped model, weight W
+  --snippet-length N    a replica's snippet length (characters)
   --server ws://HOST:PORT --memory ID --org-credential CREDENTIAL
                         a read-only replica of an organization memory, opened with a member
                         credential (cairn org add-member); over HTTP the credential is also
@@ -43,6 +46,20 @@ export function defaultDataDir(): string {
 }
 
 class UsageError extends Error {}
+
+/** A replica's retrieval config from its options: the app passes the memory's own, so both rank alike. */
+export function replicaRetrieval(values: { bm25?: boolean; 'vector-weight'?: string; 'snippet-length'?: string }): Partial<RetrievalConfig> {
+  const snippet = values['snippet-length']
+  const snippetLength = snippet === undefined ? undefined : Number(snippet)
+  if (snippetLength !== undefined && !Number.isInteger(snippetLength)) throw new UsageError(`--snippet-length must be a whole number of characters, not "${snippet}"`)
+  const withSnippet = snippetLength !== undefined ? { snippetLength } : {}
+  const weight = values['vector-weight']
+  if (weight === undefined) return { embedder: BM25_ONLY, ...withSnippet }
+  if (values.bm25) throw new UsageError('--bm25 and --vector-weight exclude each other')
+  const vector = Number(weight)
+  if (!(vector >= 0 && vector <= 1)) throw new UsageError(`--vector-weight must be between 0 and 1, not "${weight}"`)
+  return { weights: { text: 1 - vector, vector }, ...withSnippet }
+}
 
 /** Runs the command; resolves once the server is up (it keeps the process alive). */
 export async function runMcpCommand(argv: string[]): Promise<void> {
@@ -61,6 +78,8 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
       'sync-token': { type: 'string' },
       token: { type: 'string' },
       'org-credential': { type: 'string' },
+      'vector-weight': { type: 'string' },
+      'snippet-length': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -80,7 +99,9 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
   if (credential !== undefined) {
     provider = organizationMemoryProvider({ serverUrl: values.server!, memoryId: values.memory!, credential })
   } else if (values.server) {
-    provider = syncedMemoryProvider({ serverUrl: values.server, memoryId: values.memory!, syncToken: syncToken!, ...name })
+    const retrieval = replicaRetrieval(values)
+    if (retrieval.embedder !== BM25_ONLY) embedder = await createDefaultEmbedder()
+    provider = syncedMemoryProvider({ serverUrl: values.server, memoryId: values.memory!, syncToken: syncToken!, ...name, retrieval, ...(embedder ? { embedder } : {}) })
   } else {
     embedder = values.bm25 ? undefined : await createDefaultEmbedder()
     const dir = values.ephemeral ? undefined : resolve(values.dir ?? defaultDataDir())

@@ -3,6 +3,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { MemoryError } from '../core/errors'
+import type { RetrievalConfig } from '../core/types'
 import type { Connection } from '../engine/connection'
 import { Memory } from '../engine/memory-handle'
 import { joinOrganizationMemory } from '../engine/organizations'
@@ -51,11 +52,23 @@ export function localMemoryProvider(opts: { name?: string; dir?: string; embedde
  * memory. `syncToken` is a connection token of `memoryId`: one its owner made (in the app, the
  * library or the CLI), or one the sync server issued.
  */
-export function syncedMemoryProvider(opts: { memoryId: string; serverUrl: string; syncToken: string; name?: string; timeoutMs?: number }): MemoryProvider {
+export function syncedMemoryProvider(opts: {
+  memoryId: string
+  serverUrl: string
+  syncToken: string
+  name?: string
+  /** The memory's own retrieval config, so the replica ranks as the devices do; with a model, `embedder` is that model. */
+  retrieval?: Partial<RetrievalConfig>
+  embedder?: Embedder
+  timeoutMs?: number
+}): MemoryProvider {
   let opened: Promise<Memory> | undefined
   const open = async (): Promise<Memory> => {
     const { WebSocket } = await import('ws')
-    const memory = await Memory.create({ id: opts.memoryId, name: opts.name ?? 'synced memory', indexedDB: new IDBFactory(), IDBKeyRange })
+    const memory = await Memory.create({
+      id: opts.memoryId, name: opts.name ?? 'synced memory', indexedDB: new IDBFactory(), IDBKeyRange,
+      ...(opts.retrieval ? { retrieval: opts.retrieval } : {}), ...(opts.embedder ? { embedder: opts.embedder } : {}),
+    })
     try {
       const sync = await memory.sync({ serverUrl: opts.serverUrl, token: opts.syncToken, WebSocketPolyfill: WebSocket, crossTab: false })
       await sync.client!.whenSynced(opts.timeoutMs ?? 10_000)

@@ -1,5 +1,5 @@
 // Command line of the sync server.
-//   node --import tsx src/server/cli.ts --host 127.0.0.1 --port 1234 --data .data/sync
+//   node --import tsx src/server/cli.ts --host 127.0.0.1 --port 1234 --data .data/sync [--claim-key-file FILE]
 //   node --import tsx src/server/cli.ts token add --memory M --tier read_write --agent A [--data DIR]
 //   node --import tsx src/server/cli.ts token revoke --id conn_... [--data DIR]
 //   node --import tsx src/server/cli.ts token list [--memory M] [--data DIR]
@@ -12,17 +12,20 @@
 //   ... --redis redis://127.0.0.1:6379   rooms and tokens in a Redis shared by several servers
 // Token commands edit <data>/tokens.json (or Redis), org commands <data>/orgs.json; a running
 // server picks the change up at once.
-import { join } from 'node:path'
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { isTier } from '../core/access'
 import { isMemoryError } from '../core/errors'
 import type { TokenAdmin } from './access-source'
+import { claimKeyIn } from './claim'
 import { startSyncServer } from './sync-server'
 import { TOKENS_FILE, TokenRegistry } from './token-registry'
 import { ORGS_FILE, OrgRegistry } from './org-registry'
 
 const USAGE = `usage:
-  cli.ts [serve] [--host 127.0.0.1] [--port 1234] [--data .data/sync | --redis redis://host:6379]
+  cli.ts [serve] [--host 127.0.0.1] [--port 1234] [--data .data/sync | --redis redis://host:6379] [--claim-key-file FILE]
+    --claim-key-file: the key (made in FILE if missing) that lets the app bring a memory here the first time
   cli.ts token add --memory <id> --agent <name> [--tier read|read_write|full] [--data DIR | --redis URL]
   cli.ts token revoke --id <connection id> [--data DIR | --redis URL]
   cli.ts token list [--memory <id>] [--data DIR | --redis URL]
@@ -74,6 +77,7 @@ async function main(argv: string[]): Promise<void> {
       member: { type: 'string' },
       // a member that may publish memories it owns into the listing (POST /org/memories)
       publish: { type: 'boolean', default: false },
+      'claim-key-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -103,8 +107,16 @@ async function main(argv: string[]): Promise<void> {
   if (command !== 'serve') throw new Error(USAGE)
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a number from 0 to 65535')
-  const server = await startSyncServer({ host: values.host, port, dataDir, redis: values.redis })
+  const claimFile = values['claim-key-file']
+  if (claimFile !== undefined) mkdirSync(dirname(claimFile), { recursive: true })
+  const claimKey = claimFile === undefined ? undefined : claimKeyIn(claimFile)
+  const server = await startSyncServer({ host: values.host, port, dataDir, redis: values.redis, ...(claimKey ? { claimKey } : {}) })
   console.log(`Cairn sync server on ${server.url} (${values.redis === undefined ? `data: ${dataDir}` : `redis: ${new URL(values.redis).host}`})`)
+  if (claimKey) {
+    console.log(`  Claim key (kept in ${claimFile}; share it with no one): ${claimKey}`)
+    console.log('  A memory\'s first device: Memory menu > Sync with a server, this server and the claim key as the token.')
+    console.log('  Its other devices: "Open on another device" there, then open the link or paste the join code.')
+  }
   const stop = () => {
     server.close().then(() => process.exit(0), (err: unknown) => {
       console.error(err)

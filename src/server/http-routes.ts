@@ -7,6 +7,8 @@ import type { RouteHandler } from './member-listing'
 export interface HttpRoutes {
   /** GET /org/memories */
   listing: RouteHandler
+  /** POST /claim, when the server has a claim key (claim.ts). */
+  claim?: RouteHandler
   /** Largest WebSocket message read, in bytes. */
   maxPayload: number
   /** A closing server gives new sockets no room. */
@@ -18,6 +20,7 @@ export interface HttpRoutes {
 export function serveHttp(routes: HttpRoutes): { http: Server; wss: WebSocketServer } {
   const http = createServer((req, res) => {
     if (req.url === '/org/memories' || req.url?.startsWith('/org/memories?')) return routes.listing(req, res)
+    if (routes.claim && req.url === '/claim') return routes.claim(req, res)
     if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
       return

@@ -19,6 +19,7 @@ import { watchDataDir } from './data-dir-watch'
 import { FileRoomStore } from './file-room-store'
 import { DEFAULT_BUDGET, type Budget, type BudgetWindow } from './connection-budget'
 import type { GatedSocket } from './gated-socket'
+import { claimHandler } from './claim'
 import { serveHttp } from './http-routes'
 import { jsonLineLog, type SyncLog } from './log'
 import { memberListing } from './member-listing'
@@ -62,6 +63,11 @@ export interface SyncServerOptions {
   persistBeforeBroadcast?: boolean
   /** Per-connection limits: update bytes per second, refused updates per window, the size of one update. */
   budget?: Partial<Budget>
+  /**
+   * The key that claims a memory this server does not hold yet (`POST /claim`, src/server/claim.ts),
+   * so its first device needs no `token add`; without one (the default) only issued tokens bring a memory here.
+   */
+  claimKey?: string
 }
 
 export interface SyncServer {
@@ -131,8 +137,20 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const authorize = composeAuthorize(sources)
   const admission = { ...sources, authorize, owners, thread, budget, windows: new Map<string, BudgetWindow>(), gates, persistFirst }
   let closing: Promise<void> | undefined
+  const tokenAdmin: TokenAdmin = access ?? {
+    add: async (input) => registry.add(input),
+    revoke: async (connectionId) => registry.revoke(connectionId),
+    list: async (memoryId) => registry.list(memoryId),
+  }
+  const claim = options.claimKey === undefined || options.authorize !== undefined ? undefined : claimHandler({
+    claimKey: options.claimKey,
+    tokens: tokenAdmin,
+    roomHasConnections: async (memoryId) => (await rooms.access(memoryId)).connections.size > 0,
+    log,
+  })
   const { http, wss } = serveHttp({
     listing: memberListing(orgs, orgMemories, rooms, authorize, log),
+    ...(claim ? { claim } : {}),
     // a little over the largest update, for the message's own header
     maxPayload: options.maxMessageBytes ?? Math.max(budget.update.maxBytes, budget.update.maxStructBytes, budget.update.maxFileBytes) + 1024,
     closing: () => closing !== undefined,
@@ -213,11 +231,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       revoke: (connectionId) => fileTokens().revoke(connectionId),
       list: (memoryId) => fileTokens().list(memoryId),
     },
-    access: access ?? {
-      add: async (input) => registry.add(input),
-      revoke: async (connectionId) => registry.revoke(connectionId),
-      list: async (memoryId) => registry.list(memoryId),
-    },
+    access: tokenAdmin,
     orgs: {
       create: (name) => fileOrgs().orgs.create(name),
       addMember: (orgId, input) => fileOrgs().orgs.addMember(orgId, input),

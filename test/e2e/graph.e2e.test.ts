@@ -1,5 +1,5 @@
 // The graph screen in headless Chromium (--disable-gpu, so WebGL comes from SwiftShader):
-// observations written through the UI appear as nodes; recentering and a node click work.
+// observations written through the UI appear as nodes; finding an entity and a node click work.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startHarness, type Harness } from './harness'
@@ -71,7 +71,7 @@ describe('graph view', () => {
     const box = (await view.boundingBox())!
     expect(box.y + box.height).toBeLessThanOrEqual(800)
     expect(box.height).toBeGreaterThan(320)
-    expect(await page.getByTestId('graph-legend').textContent()).toContain('best connected')
+    expect(await page.getByTestId('graph-legend').textContent()).toContain('person (4)')
     const first = await view.screenshot()
     await page.getByRole('link', { name: 'Recall', exact: true }).click()
     await page.getByRole('link', { name: 'Graph', exact: true }).click()
@@ -80,13 +80,14 @@ describe('graph view', () => {
     await harness.screenshot(page, 'graph-desktop')
   })
 
-  it('recenters from the keyboard and opens an entity with a node click', async () => {
-    await page.getByLabel('Center on entity').fill('Dana Ruiz')
-    await page.getByLabel('Center on entity').press('Enter')
+  it('centers a drawn entity from the keyboard and opens it with a click in the middle', async () => {
+    await page.getByLabel('Find an entity').fill('dana ruiz')
+    await page.getByLabel('Find an entity').press('Enter')
     const view = page.getByTestId('graph-view')
-    await expect.poll(() => view.getAttribute('data-node-count')).toBe('1')
-    await page.getByRole('heading', { name: 'Graph around Dana Ruiz' }).waitFor()
-    // one node alone is drawn in the middle of the view, which must be on screen to be clicked
+    await expect.poll(() => page.getByTestId('graph-found').textContent()).toBe('Centered on Dana Ruiz')
+    // the view moved: the graph is the same
+    expect(await view.getAttribute('data-node-count')).toBe('4')
+    // the entity now sits in the middle of the view, which must be on screen to be clicked
     await view.scrollIntoViewIfNeeded()
     const box = await view.boundingBox()
     expect(box).not.toBeNull()
@@ -97,8 +98,8 @@ describe('graph view', () => {
 
   it('shows the engine message for an unknown center', async () => {
     await page.getByRole('link', { name: 'Graph' }).click()
-    await page.getByLabel('Center on entity').fill('Nobody Here')
-    await page.getByLabel('Center on entity').press('Enter')
+    await page.getByLabel('Find an entity').fill('Nobody Here')
+    await page.getByLabel('Find an entity').press('Enter')
     await expect.poll(async () => (await page.getByRole('alert').allTextContents()).join(' ')).toContain('Nobody Here')
   })
 

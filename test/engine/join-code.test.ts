@@ -19,6 +19,16 @@ describe('join codes', () => {
     expect(decodeJoinCode(encodeJoinCode(info))).not.toHaveProperty('serverUrl')
   })
 
+  it('a pairing code also carries the joining device\'s connection token, and only with a server', () => {
+    const token = 'cairn_' + 'x'.repeat(43)
+    const code = decodeJoinCode(encodeJoinCode(info, 'ws://127.0.0.1:1234', token))
+    expect(code.token).toBe(token)
+    expect(code.serverUrl).toBe('ws://127.0.0.1:1234')
+    expect(decodeJoinCode(encodeJoinCode(info, 'ws://127.0.0.1:1234'))).not.toHaveProperty('token')
+    expect(() => encodeJoinCode(info, undefined, token)).toThrow(/needs the sync server/)
+    expect(() => encodeJoinCode(info, 'ws://127.0.0.1:1234', 'has spaces in it ok?')).toThrow(MemoryError)
+  })
+
   it('refuse what is not a whole, well-formed code with invalid_request and a reason', () => {
     const good = encodeJoinCode(info)
     const forged = (body: unknown) => JOIN_CODE_PREFIX + Buffer.from(JSON.stringify(body)).toString('base64url')
@@ -31,6 +41,8 @@ describe('join codes', () => {
       [forged({ v: 1, ...info, name: '' }), /name/],
       [forged({ v: 1, ...info, retrieval: { ...info.retrieval, weights: { text: 0, vector: 7 } } }), /weights/],
       [forged({ v: 1, ...info, serverUrl: 'javascript:alert(1)' }), /server address/],
+      [forged({ v: 1, ...info, serverUrl: 'ws://h:1', token: 'short' }), /connection token/],
+      [forged({ v: 1, ...info, token: 'cairn_' + 'x'.repeat(43) }), /connection token/],
       [JOIN_CODE_PREFIX + 'A'.repeat(3_000), /too long/],
     ]
     for (const [text, reason] of cases) {

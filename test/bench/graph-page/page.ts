@@ -59,7 +59,8 @@ function generate(n: number, edgesPerNode: number): { nodes: SceneNode[]; edges:
       ends.push(i, j)
     }
   }
-  const nodes = degree.map((d, i) => ({ key: `e${i}`, name: `Entity ${i}`, degree: d, hops: i % 4 }))
+  const kinds = ['person', 'organization', 'place', 'project', 'event']
+  const nodes = degree.map((d, i) => ({ key: `e${i}`, name: `Entity ${i}`, type: kinds[i % kinds.length]!, degree: d, hops: i % 4 }))
   return { nodes, edges }
 }
 
