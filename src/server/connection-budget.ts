@@ -88,6 +88,29 @@ export function countRefusals(budget: Budget, w: BudgetWindow, refusals: number)
 const BACKLOG = 4
 
 /**
+ * Handling time every socket shares in one turn of the event loop, ms. Each socket handles one
+ * message per turn, but the turns of all sockets run back to back in one phase of the loop:
+ * past this slice the rest wait for the next turn, so the loop polls for I/O (a health check, a
+ * new socket) between, however many sockets send at once.
+ */
+export const LOOP_SLICE_MS = 10
+let sliceStartedAt: number | null = null
+
+/** Whether this turn's slice is spent; the first call in a turn starts it. */
+function sliceSpent(): boolean {
+  const now = performance.now()
+  if (sliceStartedAt === null) {
+    sliceStartedAt = now
+    // runs in the next turn's check phase, ahead of the handling deferred in this one
+    setImmediate(() => {
+      sliceStartedAt = null
+    })
+    return false
+  }
+  return now - sliceStartedAt > LOOP_SLICE_MS
+}
+
+/**
  * Hands a socket's messages to `handle` one per turn of the event loop: a burst of large
  * updates that arrives in one network read would otherwise hold the loop for all of them, and
  * every other socket of the server with it. Each message is paid from the connection's bucket
@@ -135,6 +158,10 @@ export class PacedReader {
     this.resumeAt = null
     const message = this.pending[0]
     if (message && !this.stopped()) {
+      if (sliceSpent()) {
+        setImmediate(this.drain)
+        return
+      }
       const wait = overdrawnFor(this.budget, this.window)
       if (wait > 0) {
         // Over its byte rate: the socket is not read, and this message waits, until the bucket refills.

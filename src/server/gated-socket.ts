@@ -25,6 +25,8 @@ const MESSAGE_SYNC = 0
 /** Updates that arrive before the sync step 2 they build on wait, up to this size and age. */
 const MAX_HELD_BYTES = 4 * 1024 * 1024
 const MAX_HELD_MS = 10_000
+/** How long a socket the server gave up on has for its close frame to leave before it is ended. */
+const CLOSE_GRACE_MS = 1_000
 
 export interface GateContext {
   connection: ConnectionRecord
@@ -181,9 +183,20 @@ export class GatedSocket extends EventEmitter {
     const { connection, room, log } = this.ctx
     log('warn', 'over_budget', { room, connection: connection.id, agent: connection.agent, refusals: w.refusals })
     this.refuse({ code: 'over_budget', message: 'this connection sent more refused changes than the server takes per minute; it reconnects shortly', keys: {} }, false)
-    this.closed = true
-    this.ctx.onClose(CLOSE.overBudget, 'over budget: too many refused updates per minute')
+    this.giveUp(CLOSE.overBudget, 'over budget: too many refused updates per minute')
     return false
+  }
+
+  /**
+   * Stops handling this socket's messages and closes it. A socket the server stopped reading
+   * (over its byte rate, or backlogged) would never deliver the client's reply to the close,
+   * and the half-closed socket, with what its peer still sends, would be held until the close
+   * times out (30 s): once the close frame had time to leave, the socket is ended instead.
+   */
+  private giveUp(code: number, reason: string): void {
+    this.closed = true
+    this.ctx.onClose(code, reason)
+    if (typeof this.ws.terminate === 'function') setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref()
   }
 
   private receive(message: Uint8Array): void {
@@ -298,8 +311,7 @@ export class GatedSocket extends EventEmitter {
         log('error', 'update_not_stored', { room: roomName, connection: connection.id, error: (err as Error).message })
         // later updates of this socket may build on this one: none of them reaches the room
         this.storeFailed = true
-        this.closed = true
-        this.ctx.onClose(CLOSE.unavailable, 'the update could not be stored; try again later')
+        this.giveUp(CLOSE.unavailable, 'the update could not be stored; try again later')
       }).finally(flight.done)
       return
     }

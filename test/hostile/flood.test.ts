@@ -2,9 +2,13 @@
 // history it never sends. The promise: a refusal costs the update's size, not the room's (the
 // room copy is never rebuilt for it), a waiting update is not merged into every later
 // message, and a socket over its refusal budget is closed while others keep syncing.
+import * as encoding from 'lib0/encoding'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import { replicaBuildCount } from '../../src/server/update-policy'
+import { CLOSE } from '../../src/sync/close-codes'
 import { createMemoryDoc } from '../../src/sync/memory-doc'
 import { putObservation } from '../helpers/doc-writes'
 import { startHarness, type Harness } from '../server/harness'
@@ -47,6 +51,32 @@ describe('a flood of refused updates', () => {
     const watcher = h.client('mem-1', h.token('mem-1', 'read', 'watcher').token)
     await waitFor('the writer still syncing', () => slugs(watcher.provider.doc).includes('still-writing-1'))
     expect(slugs(watcher.provider.doc).some((s) => s.startsWith('flood-'))).toBe(false)
+  })
+})
+
+describe('a socket closed over its budget', () => {
+  it('is let go at once, though the server had stopped reading it (no half-closed socket held for half a minute)', async () => {
+    // a read connection's own updates are refused unread, each counting against its budget
+    const e = encoding.createEncoder()
+    encoding.writeVarUint(e, 0)
+    encoding.writeVarUint(e, syncProtocol.messageYjsUpdate)
+    encoding.writeVarUint8Array(e, newNote('flood'))
+    const message = encoding.toUint8Array(e)
+    const ws = new WebSocket(`${h.server.url}/mem-1?token=${encodeURIComponent(h.token('mem-1', 'read', 'flooder').token)}`)
+    let closed: number | null = null
+    ws.on('close', (code) => {
+      closed = code
+    })
+    ws.on('error', () => undefined)
+    await new Promise((resolve) => ws.once('open', resolve))
+    // enough at once that the server pauses reading the socket while they wait to be judged
+    for (let i = 0; i < 400; i++) ws.send(message)
+    await waitFor('the over-budget close', () => h.logs.some((l) => l.event === 'over_budget'))
+    // the close handshake would wait on a reply the server no longer reads: the socket is ended instead
+    await waitFor('the socket ended', () => closed !== null, 10_000)
+    // and the client was told why
+    expect(closed).toBe(CLOSE.overBudget)
+    ws.terminate()
   })
 })
 
