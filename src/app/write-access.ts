@@ -10,6 +10,8 @@ export interface WriteAccess {
   capture: string
   /** Why a note cannot be edited or deleted here ('' when it can). */
   edit: string
+  /** Why this device cannot pair another one ('' when it can): pairing gives a new device the owner's access. */
+  pair: string
 }
 
 /** The access of a connection of `tier`; `memberCopy` when the device reads as an organization member. */
@@ -19,5 +21,5 @@ export function writeAccess(tier: Tier, memberCopy: boolean): WriteAccess {
     if (memberCopy) return 'Read-only: you read this memory as a member of its organization, and only its owner changes it.'
     return `Read-only here: this device's connection to the memory is ${tier}, and this needs ${needed}. Ask the memory's owner for a ${needed} connection.`
   }
-  return { tier, capture: why(OPERATION_TIER.write), edit: why(OPERATION_TIER.update) }
+  return { tier, capture: why(OPERATION_TIER.write), edit: why(OPERATION_TIER.update), pair: why('full') }
 }

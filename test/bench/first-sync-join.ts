@@ -74,15 +74,14 @@ export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
   await store.close()
   const server = await serverInChild(dataDir, () => {})
   const device = await createMemory({ name: 'joining', id: memoryId, indexedDB: new IDBFactory(), IDBKeyRange })
+  // the first device stays connected, so the room stays loaded: loading it is not what is measured
+  let first: Awaited<ReturnType<typeof createMemory>> | undefined
   try {
     const token = await server.addToken(memoryId, 'full', 'second device')
-    // a first device holds the room open, so its loading is not what is measured
-    const first = await createMemory({ name: 'first', id: memoryId, indexedDB: new IDBFactory(), IDBKeyRange })
+    first = await createMemory({ name: 'first', id: memoryId, indexedDB: new IDBFactory(), IDBKeyRange })
     const holder = await first.sync({ crossTab: false })
     holder.connect({ serverUrl: server.url, token: await server.addToken(memoryId, 'read', 'holder'), WebSocketPolyfill: WebSocket })
     await holder.client!.whenSynced(600_000)
-    await holder.stop()
-    await first.close()
     await server.reset()
     const rssStart = (await server.stats()).rss
     const agent = await device.connect({ agent: 'reader', tier: 'read', localOnly: true })
@@ -127,6 +126,7 @@ export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
       serverRssGrowthMiB: round((stats.peakRss - rssStart) / MiB),
     }
   } finally {
+    await first?.close()
     await device.close()
     await server.close()
     rmSync(dataDir, { recursive: true, force: true })

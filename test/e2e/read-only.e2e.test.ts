@@ -92,6 +92,13 @@ describe('a read-only memory in the browser', () => {
     await page.getByTestId('consolidation-read-only').waitFor()
     expect(await page.getByRole('button', { name: 'Run consolidation' }).count()).toBe(0)
 
+    // the memory menu offers no pairing of another device: that would hand on the owner's access
+    await page.getByText('Memory ▾').click()
+    await page.getByTestId('pair-blocked').waitFor()
+    expect(await page.getByTestId('pair-blocked').textContent()).toContain('member of its organization')
+    expect(await page.getByRole('button', { name: 'Open on another device' }).count()).toBe(0)
+    await page.getByText('Memory ▾').click()
+
     // the capture screen by its address: the reason and where to read, no form to fill
     await page.goto(`/#/m/${encodeURIComponent(id)}/capture`)
     await page.getByTestId('read-only-reason').waitFor()
