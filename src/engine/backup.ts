@@ -3,7 +3,7 @@
 import { validateObservationInput } from '../core/contract'
 import { parseSingleValued } from '../core/supersede'
 import { isMemoryError, MemoryError } from '../core/errors'
-import { isSlug, slugProblem } from '../core/identifiers'
+import { isSlug, labelProblem, slugProblem, visibilityProblem } from '../core/identifiers'
 import type { Alias, AppendixFile, Observation, RetrievalConfig, Visibility } from '../core/types'
 import { BM25_ONLY, Memory, type CreateMemoryOptions } from './memory-handle'
 import { validateFileInput } from './files'
@@ -122,8 +122,11 @@ export async function parseBackup(raw: unknown): Promise<ParsedBackup> {
   if (!isObj(raw)) refuse('expected a JSON object')
   if (raw.format !== BACKUP_FORMAT) refuse(`format is ${JSON.stringify(raw.format ?? null)}, expected "${BACKUP_FORMAT}"`, { format: raw.format ?? null })
   const info = raw.info
-  if (!isObj(info) || !isStr(info.name) || !info.name.trim()) refuse('info.name is missing')
-  if (info.visibility !== 'private' && info.visibility !== 'organization') refuse('info.visibility is "private" or "organization"')
+  if (!isObj(info)) refuse('info is missing')
+  const nameProblem = labelProblem(info.name)
+  if (nameProblem !== null) refuse(`info.name ${nameProblem}`)
+  const visibility = visibilityProblem(info.visibility, info.orgId)
+  if (visibility !== null) refuse(`info: ${visibility}`)
   const r = info.retrieval
   if (!isObj(r) || !isStr(r.embedder) || !isStr(r.modelChecksum) || typeof r.dimensions !== 'number' || typeof r.snippetLength !== 'number' || !isObj(r.weights) || typeof r.weights.vector !== 'number' || typeof r.weights.text !== 'number') {
     refuse('info.retrieval needs embedder, modelChecksum, dimensions, weights and snippetLength')
@@ -189,7 +192,7 @@ export async function parseBackup(raw: unknown): Promise<ParsedBackup> {
       throw err
     }
   }
-  return { info: { name: info.name, visibility: info.visibility, orgId: isStr(info.orgId) ? info.orgId : null, retrieval }, observations, aliases, rejectedProposals, files, singleValued }
+  return { info: { name: info.name as string, visibility: info.visibility as Visibility, orgId: info.visibility === 'organization' ? (info.orgId as string) : null, retrieval }, observations, aliases, rejectedProposals, files, singleValued }
 }
 
 function toBase64(bytes: Uint8Array): string {

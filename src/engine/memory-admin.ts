@@ -5,7 +5,7 @@ import type { MemoryInfo } from '../core/types'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { stored } from '../store/storage-error'
 import { saveInfo } from '../store/commit'
-import { ORG_ID } from '../core/identifiers'
+import { isLabel, MEMORY_NAME_RULE, visibilityProblem } from '../core/identifiers'
 
 /** What renaming needs of an open memory (a `Memory`). */
 export interface NamedMemory {
@@ -14,7 +14,7 @@ export interface NamedMemory {
 }
 
 export async function renameMemory(memory: NamedMemory, name: unknown, deps: IndexedDBFactory = {}): Promise<MemoryInfo> {
-  if (typeof name !== 'string' || !name.trim() || name.trim().length > 200) throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')
+  if (!isLabel(name)) throw new MemoryError('invalid_request', MEMORY_NAME_RULE)
   const info = memory.info
   const registry = new RegistryDB(deps)
   try {
@@ -46,10 +46,8 @@ export { VISIBILITY_PENDING_KEY } from '../store/commit'
  * this device's (the owner's), to be written into the sync document; false when adopting one.
  */
 export function checkVisibilityChange(visibility: unknown, orgId: unknown): asserts visibility is MemoryInfo['visibility'] {
-  if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
-  if (visibility === 'organization' && (typeof orgId !== 'string' || !ORG_ID.test(orgId))) {
-    throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)')
-  }
+  const problem = visibilityProblem(visibility, orgId)
+  if (problem !== null) throw new MemoryError('invalid_request', problem)
 }
 
 export async function storeVisibility(engine: { info: MemoryInfo; db: MemoryDB }, visibility: unknown, orgId: unknown, owed: boolean): Promise<MemoryInfo> {

@@ -4,6 +4,7 @@ import { MemoryError } from '../core/errors'
 import type { GraphView } from '../core/graph'
 import type { Alias, AppendixFile, ConnectionInfo, ConnectionRecord, EntityDetail, MemoryInfo, MergeProposal, Observation, Tier, Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier } from '../core/access'
+import { isLabel } from '../core/identifiers'
 import { MemoryDB, RegistryDB } from '../store/db'
 import type { IndexedDBFactory } from '../store/indexeddb-factory'
 import { addConnection, clearVisibilityOwed, saveConnections, stampConnection, VISIBILITY_PENDING_KEY } from '../store/commit'
@@ -77,7 +78,7 @@ export class Memory {
    * replica accept the token too; `localOnly` keeps it on this device (the app's own).
    */
   async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<Connection> {
-    if (typeof opts?.agent !== 'string' || !opts.agent.trim() || opts.agent.length > 200) throw new MemoryError('invalid_request', 'connect needs an agent name')
+    if (!isLabel(opts?.agent)) throw new MemoryError('invalid_request', 'connect needs an agent name')
     const tier = opts.tier ?? DEFAULT_TIER
     if (!isTier(tier)) throw new MemoryError('invalid_request', 'tier is "read", "read_write" or "full"', { tier })
     const token = randomToken()
