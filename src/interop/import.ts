@@ -7,16 +7,9 @@ import { BACKUP_FORMAT, parseBackup } from '../engine/backup'
 import type { Memory } from '../engine/memory-handle'
 import { randomId, sha256Hex } from '../engine/tokens'
 import { convertMcpMemory, type McpMemoryReport } from './mcp-memory-jsonl'
-import { describeBackupMerge, describeMcpImport } from './report-text'
+import { describeBackupMerge, describeMcpImport, type BackupMergeReport } from './report-text'
 
 export type ImportFormat = 'mcp-memory' | 'cairn-backup'
-
-export interface BackupMergeReport {
-  observations: { read: number; imported: number; alreadyPresent: number }
-  aliases: { read: number; imported: number }
-  files: { read: number; imported: number; alreadyPresent: string[] }
-  rejectedProposals: number
-}
 
 /** A Cairn backup is one JSON object with its format; anything else is read as MCP memory JSON lines. */
 export function detectFormat(text: string): ImportFormat {
