@@ -9,6 +9,7 @@ import { BM25_ONLY, Memory, type CreateMemoryOptions } from './memory-handle'
 import { validateFileInput } from './files'
 import { MemoryDB, RegistryDB } from '../store/db'
 import { sha256Hex } from './tokens'
+import { ownerOf } from './owner-door'
 
 export const BACKUP_FORMAT = 'cairn-memory@1'
 
@@ -33,17 +34,18 @@ export type ImportOptions = Omit<CreateMemoryOptions, 'name' | 'retrieval' | 'id
 }
 
 export async function exportMemory(memory: Memory): Promise<MemoryBackup> {
+  const owner = ownerOf(memory)
   const info = memory.info
-  await memory.notesHeld()
-  const graph = memory.committed
-  const files = await Promise.all(memory.listFiles().map(async (f) => ({ ...f, data: toBase64((await memory.readFile(f.path)).data) })))
+  await owner.notesHeld()
+  const graph = owner.committed
+  const files = await Promise.all(owner.listFiles().map(async (f) => ({ ...f, data: toBase64((await owner.readFile(f.path)).data) })))
   return {
     format: BACKUP_FORMAT,
     exportedAt: new Date().toISOString(),
     info: { name: info.name, visibility: info.visibility, orgId: info.orgId, retrieval: structuredClone(info.retrieval) },
     observations: structuredClone([...graph.allObservations()]),
-    aliases: await memory.storedAliases(),
-    rejectedProposals: memory.listProposals().filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: [p.pair[0], p.pair[1]] })),
+    aliases: await owner.storedAliases(),
+    rejectedProposals: owner.listProposals().filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: [p.pair[0], p.pair[1]] })),
     files,
     ...(memory.singleValued().length ? { singleValued: memory.singleValued() } : {}),
   }
@@ -77,12 +79,13 @@ export async function importMemory(backup: unknown, options: ImportOptions): Pro
     retrieval: { embedder: r.embedder, weights: r.weights, snippetLength: r.snippetLength },
     ...(r.embedder !== BM25_ONLY && embedder ? { embedder } : {}),
   })
+  const owner = ownerOf(memory)
   try {
     const now = new Date().toISOString()
-    await memory.importSnapshot({ observations: b.observations, aliases: b.aliases, rejected: b.rejectedProposals.map((p) => ({ id: p.id, pair: p.pair, at: now })) })
+    await owner.importSnapshot({ observations: b.observations, aliases: b.aliases, rejected: b.rejectedProposals.map((p) => ({ id: p.id, pair: p.pair, at: now })) })
     if (b.singleValued.length) await memory.setSingleValued(b.singleValued)
     for (const f of b.files) {
-      await memory.storeFileAs({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
+      await owner.storeFileAs({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
     }
   } catch (err) {
     // a storage failure part-way must not leave half a memory listed beside the others

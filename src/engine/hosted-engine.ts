@@ -13,6 +13,7 @@ import { buildMarkdownVault } from '../interop/markdown-vault'
 import { zipStore } from '../interop/zip'
 import { joinOrganizationMemory, listOrganizationMemories, type OrganizationListing } from './organizations'
 import type { Embedder } from '../search/embedder'
+import { ownerOf } from './owner-door'
 
 /** The worker's host: `host.ts` answers the memory list itself and loads this module for the rest. */
 export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
@@ -71,7 +72,7 @@ export class HostedMemory {
   /** Calls `listener` (a Comlink proxy) after every change readers can see; resolves to the unsubscribe. */
   async watchChanges(listener: () => void): Promise<(() => void) & Comlink.ProxyMarked> {
     // a page that went away must not hold up the engine: the call is not awaited
-    return Comlink.proxy(this.memory.onChange(() => void Promise.resolve(listener()).catch(() => undefined)))
+    return Comlink.proxy(ownerOf(this.memory).onChange(() => void Promise.resolve(listener()).catch(() => undefined)))
   }
   /** The whole memory as a versioned JSON object, for backup or moving it to another device. */
   async exportBackup(): Promise<MemoryBackup> {
