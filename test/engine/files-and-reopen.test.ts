@@ -8,6 +8,8 @@ import { MemoryDB } from '../../src/store/db'
 import { ada, engine, fixture, society, type Fixture } from './fixture'
 import { engineOf, ownerOf } from '../../src/internals'
 import { GRAPH_SNAPSHOT_KEY, NAME_BLOCKS_KEY } from '../../src/engine/memory-engine'
+import { INDEX_SNAPSHOT_FORMAT } from '../../src/search/entity-index'
+import { NOTE_INDEX_FORMAT } from '../../src/search/note-index'
 
 describe('appendix files', () => {
   it('stores, lists and reads files with their hash; refuses bad paths, duplicates and oversize', async () => {
@@ -58,6 +60,27 @@ describe('reopen', () => {
     const again = await f.reopen()
     const c = await again.connect({ agent: 'x' })
     expect((await c.recall({ query: 'mathematician' })).entities[0]!.name).toBe('Ada Lovelace')
+  })
+
+  it('saved indexes of an earlier format are rebuilt on open, and saved again in the current one', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'Ada', content: 'Ada wrote the first program.', entities: [ada] })
+    await f.memory.close()
+    const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+    const formats = async () => Promise.all(['entityIndex', 'noteIndex'].map(async (key) => ((await db.meta.get(key))!.value as { snapshot: { format: string } }).snapshot.format))
+    const current = await formats()
+    expect(current).toEqual([INDEX_SNAPSHOT_FORMAT, NOTE_INDEX_FORMAT])
+    for (const [key, format] of [['entityIndex', 'cairn-entity-index@3'], ['noteIndex', 'cairn-note-index@3']] as const) {
+      const row = (await db.meta.get(key))!.value as { snapshot: Record<string, unknown> }
+      await db.meta.put({ key, value: { ...row, snapshot: { ...row.snapshot, format } } })
+    }
+    const again = await f.reopen()
+    const c = await again.connect({ agent: 'x' })
+    expect((await c.recall({ query: 'mathematician' })).entities[0]!.name).toBe('Ada Lovelace')
+    expect((await c.recall({ query: 'first program' })).observations.map((o) => o.title)).toContain('Ada')
+    await again.close()
+    expect(await formats()).toEqual(current)
+    db.close()
   })
 
   it('a saved index older than the graph (another tab saved it, or a write came after it) is brought up to date on open', async () => {
