@@ -39,6 +39,9 @@ export const LIMITS = {
 /** A memory's name, an agent's name on a connection, a proposal id: short labels. */
 export const LABEL_CHARS = 200
 
+/** A connection token or an organization credential, as presented: longer is none Cairn made. */
+export const CREDENTIAL_CHARS = 200
+
 /**
  * A recall's or a note list's text fields (query, category, entity, words) and its cursor.
  * Wider than any stored field: a long question is fine to ask, it is only matched, never stored.
