@@ -3,7 +3,6 @@
 // backup import and every exporter ask here, so a name one of them accepts is one all of them
 // accept. The sizes are in `limits.ts`.
 import { LABEL_CHARS, LIMITS } from './limits'
-import type { Visibility } from './types'
 
 export const SLUG_MAX_CHARS = LIMITS.slugChars
 
@@ -66,8 +65,6 @@ export const ORG_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
  * other clients chose.
  */
 export const ROOM_NAME = ORG_ID
-
-export const VISIBILITIES: readonly Visibility[] = ['private', 'organization']
 
 /** Why a visibility and its organization are not a pair a memory may hold, or null when they are. */
 export function visibilityProblem(visibility: unknown, orgId: unknown): string | null {

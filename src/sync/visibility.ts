@@ -19,8 +19,6 @@ export interface SharedVisibility {
   name: string
 }
 
-export const PRIVATE: Omit<SharedVisibility, 'name'> = { visibility: 'private', orgId: null }
-
 export function checkVisibility(key: string, value: unknown): Checked<SharedVisibility> {
   const no = (reason: string): Checked<SharedVisibility> => ({ ok: false, reason })
   if (key !== VISIBILITY_KEY) return no(`the visibility map holds only "${VISIBILITY_KEY}"`)
