@@ -9,3 +9,5 @@ import type { MemoryEngine } from './engine/memory-engine'
 export function engineOf(memory: Memory): MemoryEngine {
   return engineBehind(memory)
 }
+
+export { ownerOf, type MemoryOwner } from './engine/owner-door'

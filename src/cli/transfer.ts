@@ -11,6 +11,7 @@ import { writeMarkdownVault } from '../interop/vault-folder'
 import { defaultDataDir } from '../mcp/command'
 import { openNodeMemory } from '../node-store/node-memory'
 import { createDefaultEmbedder } from '../search/default-embedder'
+import { ownerOf } from '../engine/owner-door'
 
 export const IMPORT_USAGE = `usage: cairn import FILE [--dir PATH] [--format mcp-memory|backup] [--name NAME] [--bm25] [--report FILE]
 
@@ -79,7 +80,7 @@ export async function runImport(argv: string[]): Promise<void> {
       )
     } else if (created) {
       const info = opened.memory.info
-      report = { format, dir, memory: info.id, created: true, observations: opened.memory.committed.observationCount }
+      report = { format, dir, memory: info.id, created: true, observations: ownerOf(opened.memory).committed.observationCount }
       process.stdout.write(`imported ${file} (Cairn backup) into ${dir} as memory "${info.name}" (${info.id})\n`)
     } else {
       const r = await mergeBackup(opened.memory, backup)

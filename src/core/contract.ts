@@ -2,37 +2,9 @@
 // with every problem named, so nothing is half-written.
 import { MemoryError } from './errors'
 import { exportPathProblem, slugProblem } from './identifiers'
+import { LIMITS } from './limits'
 import { normalizeName, normalizeType, relationshipKey } from './normalize'
 import type { AuthoredEntity, AuthoredRelationship, ObservationInput, ObservationPatch, ValidityFields } from './types'
-
-export const LIMITS = {
-  titleChars: 200,
-  contentSoftChars: 2_000,
-  contentHardChars: 20_000,
-  categoryChars: 64,
-  tags: 32,
-  tagChars: 64,
-  sourceChars: 500,
-  entities: 50,
-  nameChars: 200,
-  typeChars: 64,
-  descriptionChars: 2_000,
-  queries: 5,
-  queryChars: 300,
-  relationships: 100,
-  relationshipDescriptionChars: 1_000,
-  maxWeight: 1_000,
-  files: 50,
-  pathChars: 512,
-  filenameChars: 255,
-  mediaTypeChars: 255,
-  /** Notes one note may name as replaced. */
-  supersedes: 20,
-  /** Relationship types a memory may declare single-valued. */
-  singleValuedTypes: 100,
-  /** A slug a note names: a 60-character base and a suffix, with room to spare. */
-  slugChars: 200,
-} as const
 
 /** How a text field is stored: its limit holds for the stored form, after normalization. */
 export interface TextRule {

@@ -1,12 +1,10 @@
-// The identifier rules, each defined once: what a slug, a memory id and an organization id may
-// be. The write path, the tools' schemas, the peer check, backup import and every exporter ask
-// here, so a name one of them accepts is one all of them accept.
+// The identifier rules, each defined once: what a slug, a memory id, a memory's name, its
+// visibility and an organization id may be. The write path, the tools' schemas, the peer check,
+// backup import and every exporter ask here, so a name one of them accepts is one all of them
+// accept. The sizes are in `limits.ts`.
+import { LABEL_CHARS, LIMITS } from './limits'
 
-/**
- * The longest slug any reader takes: a base of up to 60 letters from the title (up to 120
- * UTF-16 units when they lie outside the Basic Multilingual Plane) plus a short random suffix.
- */
-export const SLUG_MAX_CHARS = 200
+export const SLUG_MAX_CHARS = LIMITS.slugChars
 
 /**
  * What `slugBase` makes, and a suffix: runs of Unicode letters and digits joined by single
@@ -38,6 +36,24 @@ export function isMemoryId(value: unknown): value is string {
 }
 
 /**
+ * Why `value` is not a label (a memory's name, an agent's name), or null when it is: text of
+ * 1 to 200 characters once trimmed. Each holder stores it trimmed.
+ */
+export function labelProblem(value: unknown): string | null {
+  if (typeof value !== 'string') return 'must be a string'
+  const t = value.trim()
+  if (t.length === 0) return 'must not be empty'
+  if (t.length > LABEL_CHARS) return `is ${t.length} characters; the limit is ${LABEL_CHARS}`
+  return null
+}
+
+export function isLabel(value: unknown): value is string {
+  return labelProblem(value) === null
+}
+
+export const MEMORY_NAME_RULE = `a memory needs a name (1 to ${LABEL_CHARS} characters)`
+
+/**
  * An organization's id: what the sync server's registry makes (`org-` and letters or digits),
  * or an id a person chose. ASCII letters, digits, `_` and `-`, up to 128.
  */
@@ -49,6 +65,15 @@ export const ORG_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
  * other clients chose.
  */
 export const ROOM_NAME = ORG_ID
+
+/** Why a visibility and its organization are not a pair a memory may hold, or null when they are. */
+export function visibilityProblem(visibility: unknown, orgId: unknown): string | null {
+  if (visibility !== 'private' && visibility !== 'organization') return 'visibility is "private" or "organization"'
+  if (visibility === 'organization' && (typeof orgId !== 'string' || !ORG_ID.test(orgId))) {
+    return 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)'
+  }
+  return null
+}
 
 /** Control characters, and the bidirectional marks that make a name display as another (U+202E). */
 export const UNSAFE_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/

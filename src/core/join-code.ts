@@ -3,7 +3,8 @@
 // devices rank alike). A pairing code also holds the token of a connection made for that one
 // device (the owner can revoke it like any other), so the device joins with nothing typed.
 import { MemoryError } from './errors'
-import { isMemoryId } from './identifiers'
+import { isLabel, isMemoryId } from './identifiers'
+import { LABEL_CHARS } from './limits'
 import type { MemoryInfo, RetrievalConfig } from './types'
 
 export const JOIN_CODE_PREFIX = 'cairn-join:'
@@ -57,8 +58,8 @@ export function decodeJoinCode(text: string): JoinCode {
   const r = o.retrieval as Record<string, unknown> | undefined
   const w = r?.weights as Record<string, unknown> | undefined
   if (!isMemoryId(o.id)) bad('its memory id is malformed')
-  if (typeof o.name !== 'string' || !o.name.trim() || o.name.length > 200) bad('its memory name is malformed')
-  if (typeof r?.embedder !== 'string' || !r.embedder || r.embedder.length > 200) bad('its retrieval model is malformed')
+  if (!isLabel(o.name)) bad('its memory name is malformed')
+  if (typeof r?.embedder !== 'string' || !r.embedder || r.embedder.length > LABEL_CHARS) bad('its retrieval model is malformed')
   if (typeof w?.vector !== 'number' || typeof w.text !== 'number' || !(w.vector >= 0 && w.vector <= 1)) bad('its retrieval weights are malformed')
   if (typeof r?.snippetLength !== 'number' || !Number.isInteger(r.snippetLength)) bad('its snippet length is malformed')
   if (o.serverUrl !== undefined && (typeof o.serverUrl !== 'string' || !/^wss?:\/\/\S{1,500}$/.test(o.serverUrl))) bad('its server address is malformed')

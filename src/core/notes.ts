@@ -1,6 +1,7 @@
 // Browsing what a memory holds, for people: every observation page by page (newest first or by
 // when it was observed), and the names and relationship types a note can link to.
 import { MemoryError } from './errors'
+import { RECALL_TEXT_CHARS } from './limits'
 import type { Graph } from './graph'
 import { normalizeName } from './normalize'
 import { snippetOf } from './recall'
@@ -74,7 +75,7 @@ function bad(message: string): never {
 function optionalString(raw: Record<string, unknown>, key: string): string | undefined {
   const v = Object.hasOwn(raw, key) ? raw[key] : undefined
   if (v === undefined || v === null || v === '') return undefined
-  if (typeof v !== 'string' || v.length > 2_000) bad(`${key} must be a string of at most 2,000 characters`)
+  if (typeof v !== 'string' || v.length > RECALL_TEXT_CHARS) bad(`${key} must be a string of at most ${RECALL_TEXT_CHARS} characters`)
   return v.trim() || undefined
 }
 

@@ -1,6 +1,7 @@
 // Recall assembly: from ranked entities (semantic) or filtered observations (structural) to
 // one bounded payload of entities, the edges among them and a snippet per source observation.
 import { MemoryError } from './errors'
+import { CURSOR_CHARS, RECALL_TEXT_CHARS } from './limits'
 import { own, parseDate, type Issue } from './contract'
 import type { Graph } from './graph'
 import { normalizeName } from './normalize'
@@ -42,7 +43,7 @@ export function parseRecallRequest(raw: unknown): RecallFilter {
     const v = own(req, k)
     if (v === undefined || v === null) return undefined
     if (typeof v !== 'string') return void issues.push({ path: k, message: 'must be a string' })
-    if (v.length > 2_000) return void issues.push({ path: k, message: 'is longer than 2,000 characters' })
+    if (v.length > RECALL_TEXT_CHARS) return void issues.push({ path: k, message: `is longer than ${RECALL_TEXT_CHARS} characters` })
     return v.trim() || undefined
   }
   const query = str('query')
@@ -72,7 +73,7 @@ export function parseRecallRequest(raw: unknown): RecallFilter {
   const rawCursor = own(req, 'cursor')
   let cursor: RecallFilter['cursor']
   if (rawCursor !== undefined && rawCursor !== null) {
-    cursor = typeof rawCursor === 'string' && rawCursor.length <= 2_000 ? decodeCursor(rawCursor) : undefined
+    cursor = typeof rawCursor === 'string' && rawCursor.length <= CURSOR_CHARS ? decodeCursor(rawCursor) : undefined
     if (!cursor) issues.push({ path: 'cursor', message: 'is not a cursor this memory returned (pass nextCursor from a structural recall)' })
     else if (query) issues.push({ path: 'cursor', message: 'pages structural recall only (no query)' })
   }

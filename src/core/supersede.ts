@@ -2,7 +2,8 @@
 // current edges of such a type (Dana works_at Acme, Dana works_at Beta), consolidation proposes
 // that the note of the later one supersede the note of the earlier. Never applied by itself.
 import { MemoryError } from './errors'
-import { storedText, TEXT, LIMITS, type Issue } from './contract'
+import { storedText, TEXT, type Issue } from './contract'
+import { LIMITS } from './limits'
 import type { MergeProposal, ObservationInput, Relationship } from './types'
 
 /**

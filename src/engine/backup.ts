@@ -3,12 +3,13 @@
 import { validateObservationInput } from '../core/contract'
 import { parseSingleValued } from '../core/supersede'
 import { isMemoryError, MemoryError } from '../core/errors'
-import { isSlug, slugProblem } from '../core/identifiers'
+import { isSlug, labelProblem, slugProblem, visibilityProblem } from '../core/identifiers'
 import type { Alias, AppendixFile, Observation, RetrievalConfig, Visibility } from '../core/types'
 import { BM25_ONLY, Memory, type CreateMemoryOptions } from './memory-handle'
 import { validateFileInput } from './files'
 import { MemoryDB, RegistryDB } from '../store/db'
 import { sha256Hex } from './tokens'
+import { ownerOf } from './owner-door'
 
 export const BACKUP_FORMAT = 'cairn-memory@1'
 
@@ -33,17 +34,18 @@ export type ImportOptions = Omit<CreateMemoryOptions, 'name' | 'retrieval' | 'id
 }
 
 export async function exportMemory(memory: Memory): Promise<MemoryBackup> {
+  const owner = ownerOf(memory)
   const info = memory.info
-  await memory.notesHeld()
-  const graph = memory.committed
-  const files = await Promise.all(memory.listFiles().map(async (f) => ({ ...f, data: toBase64((await memory.readFile(f.path)).data) })))
+  await owner.notesHeld()
+  const graph = owner.committed
+  const files = await Promise.all(owner.listFiles().map(async (f) => ({ ...f, data: toBase64((await owner.readFile(f.path)).data) })))
   return {
     format: BACKUP_FORMAT,
     exportedAt: new Date().toISOString(),
     info: { name: info.name, visibility: info.visibility, orgId: info.orgId, retrieval: structuredClone(info.retrieval) },
     observations: structuredClone([...graph.allObservations()]),
-    aliases: await memory.storedAliases(),
-    rejectedProposals: memory.listProposals().filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: [p.pair[0], p.pair[1]] })),
+    aliases: await owner.storedAliases(),
+    rejectedProposals: owner.listProposals().filter((p) => p.status === 'rejected').map((p) => ({ id: p.id, pair: [p.pair[0], p.pair[1]] })),
     files,
     ...(memory.singleValued().length ? { singleValued: memory.singleValued() } : {}),
   }
@@ -77,12 +79,13 @@ export async function importMemory(backup: unknown, options: ImportOptions): Pro
     retrieval: { embedder: r.embedder, weights: r.weights, snippetLength: r.snippetLength },
     ...(r.embedder !== BM25_ONLY && embedder ? { embedder } : {}),
   })
+  const owner = ownerOf(memory)
   try {
     const now = new Date().toISOString()
-    await memory.importSnapshot({ observations: b.observations, aliases: b.aliases, rejected: b.rejectedProposals.map((p) => ({ id: p.id, pair: p.pair, at: now })) })
+    await owner.importSnapshot({ observations: b.observations, aliases: b.aliases, rejected: b.rejectedProposals.map((p) => ({ id: p.id, pair: p.pair, at: now })) })
     if (b.singleValued.length) await memory.setSingleValued(b.singleValued)
     for (const f of b.files) {
-      await memory.storeFileAs({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
+      await owner.storeFileAs({ path: f.path, filename: f.filename, type: f.type, description: f.description, data: f.bytes }, f.createdBy)
     }
   } catch (err) {
     // a storage failure part-way must not leave half a memory listed beside the others
@@ -122,8 +125,11 @@ export async function parseBackup(raw: unknown): Promise<ParsedBackup> {
   if (!isObj(raw)) refuse('expected a JSON object')
   if (raw.format !== BACKUP_FORMAT) refuse(`format is ${JSON.stringify(raw.format ?? null)}, expected "${BACKUP_FORMAT}"`, { format: raw.format ?? null })
   const info = raw.info
-  if (!isObj(info) || !isStr(info.name) || !info.name.trim()) refuse('info.name is missing')
-  if (info.visibility !== 'private' && info.visibility !== 'organization') refuse('info.visibility is "private" or "organization"')
+  if (!isObj(info)) refuse('info is missing')
+  const nameProblem = labelProblem(info.name)
+  if (nameProblem !== null) refuse(`info.name ${nameProblem}`)
+  const visibility = visibilityProblem(info.visibility, info.orgId)
+  if (visibility !== null) refuse(`info: ${visibility}`)
   const r = info.retrieval
   if (!isObj(r) || !isStr(r.embedder) || !isStr(r.modelChecksum) || typeof r.dimensions !== 'number' || typeof r.snippetLength !== 'number' || !isObj(r.weights) || typeof r.weights.vector !== 'number' || typeof r.weights.text !== 'number') {
     refuse('info.retrieval needs embedder, modelChecksum, dimensions, weights and snippetLength')
@@ -189,7 +195,7 @@ export async function parseBackup(raw: unknown): Promise<ParsedBackup> {
       throw err
     }
   }
-  return { info: { name: info.name, visibility: info.visibility, orgId: isStr(info.orgId) ? info.orgId : null, retrieval }, observations, aliases, rejectedProposals, files, singleValued }
+  return { info: { name: info.name as string, visibility: info.visibility as Visibility, orgId: info.visibility === 'organization' ? (info.orgId as string) : null, retrieval }, observations, aliases, rejectedProposals, files, singleValued }
 }
 
 function toBase64(bytes: Uint8Array): string {

@@ -1,9 +1,7 @@
 // Appendix files: what a file to store must be, checked before anything is stored.
 import { own, validateFileFields } from '../core/contract'
 import { MemoryError } from '../core/errors'
-
-/** Larger sources belong outside the memory; this keeps a synced document small enough to merge. */
-export const MAX_FILE_BYTES = 5 * 1024 * 1024
+import { MAX_FILE_BYTES } from '../core/limits'
 
 export interface FileInput {
   path: string

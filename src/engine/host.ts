@@ -4,31 +4,11 @@
 // or when a memory is opened, created, imported, joined or deleted before that. A cold start then
 // shows the list without fetching and compiling all of it first.
 import * as Comlink from 'comlink'
-import type { MemoryInfo } from '../core/types'
-import type { Embedder } from '../search/embedder'
-import type { CreateMemoryOptions } from './memory-handle'
-import type { HostedMemory } from './hosted-engine'
-import type { OrganizationListing } from './organizations'
+import type { EmbedderLoader, EngineHost } from './hosted-engine'
 import { readMemoryList } from './registry-read'
 import { installErrorTransfer } from './wire'
 
-export type { HostedMemory } from './hosted-engine'
-
-export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
-
-export interface EngineHost {
-  createMemory(opts: Omit<CreateMemoryOptions, 'embedder' | 'indexedDB' | 'IDBKeyRange'> & { embedderId?: string }): Promise<HostedMemory & Comlink.ProxyMarked>
-  openMemory(id: string): Promise<HostedMemory & Comlink.ProxyMarked>
-  listMemories(): Promise<MemoryInfo[]>
-  /** Rebuilds a backup (parsed JSON) as a new memory with the backup's retrieval config. */
-  importBackup(backup: unknown): Promise<HostedMemory & Comlink.ProxyMarked>
-  /** Removes this device's copy of a memory: its database and its place in the list. */
-  deleteMemory(id: string): Promise<void>
-  /** The memories an organization member may read on a sync server. */
-  listOrganization(serverUrl: string, credential: string): Promise<OrganizationListing>
-  /** This device's copy of an organization memory, synced with the member credential; the token of its `read` connection. */
-  joinOrganization(serverUrl: string, credential: string, memoryId: string): Promise<{ memoryId: string; readToken: string }>
-}
+export type { EmbedderLoader, EngineHost, HostedMemory } from './hosted-engine'
 
 /** Long enough for the page to have shown the list, and to have settled, before the worker fetches and compiles the rest. */
 const WARM_UP_DELAY_MS = 3_000

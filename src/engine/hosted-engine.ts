@@ -2,7 +2,7 @@
 // joining memories. Loaded by `createEngineHost` (host.ts) on first use, so the list does not wait for it.
 import * as Comlink from 'comlink'
 import type { Connection } from './connection'
-import { Memory, listMemories, type OpenMemoryOptions } from './memory-handle'
+import { Memory, listMemories, type CreateMemoryOptions, type OpenMemoryOptions } from './memory-handle'
 import type { MemoryInfo, Tier, Visibility } from '../core/types'
 import type { SyncView } from '../sync/memory-sync'
 import { exportMemory, importMemory, type MemoryBackup } from './backup'
@@ -11,8 +11,26 @@ import { importInto, type ImportOutcome } from '../interop/import'
 import { exportGraphJson, type GraphExport } from '../interop/json-export'
 import { buildMarkdownVault } from '../interop/markdown-vault'
 import { zipStore } from '../interop/zip'
-import { joinOrganizationMemory, listOrganizationMemories } from './organizations'
-import type { EmbedderLoader, EngineHost } from './host'
+import { joinOrganizationMemory, listOrganizationMemories, type OrganizationListing } from './organizations'
+import type { Embedder } from '../search/embedder'
+import { ownerOf } from './owner-door'
+
+/** The worker's host: `host.ts` answers the memory list itself and loads this module for the rest. */
+export type EmbedderLoader = (id: string) => Promise<Embedder | undefined>
+
+export interface EngineHost {
+  createMemory(opts: Omit<CreateMemoryOptions, 'embedder' | 'indexedDB' | 'IDBKeyRange'> & { embedderId?: string }): Promise<HostedMemory & Comlink.ProxyMarked>
+  openMemory(id: string): Promise<HostedMemory & Comlink.ProxyMarked>
+  listMemories(): Promise<MemoryInfo[]>
+  /** Rebuilds a backup (parsed JSON) as a new memory with the backup's retrieval config. */
+  importBackup(backup: unknown): Promise<HostedMemory & Comlink.ProxyMarked>
+  /** Removes this device's copy of a memory: its database and its place in the list. */
+  deleteMemory(id: string): Promise<void>
+  /** The memories an organization member may read on a sync server. */
+  listOrganization(serverUrl: string, credential: string): Promise<OrganizationListing>
+  /** This device's copy of an organization memory, synced with the member credential; the token of its `read` connection. */
+  joinOrganization(serverUrl: string, credential: string, memoryId: string): Promise<{ memoryId: string; readToken: string }>
+}
 
 /** A memory as the page sees it: every method async, connections returned as proxies. */
 export class HostedMemory {
@@ -54,7 +72,7 @@ export class HostedMemory {
   /** Calls `listener` (a Comlink proxy) after every change readers can see; resolves to the unsubscribe. */
   async watchChanges(listener: () => void): Promise<(() => void) & Comlink.ProxyMarked> {
     // a page that went away must not hold up the engine: the call is not awaited
-    return Comlink.proxy(this.memory.onChange(() => void Promise.resolve(listener()).catch(() => undefined)))
+    return Comlink.proxy(ownerOf(this.memory).onChange(() => void Promise.resolve(listener()).catch(() => undefined)))
   }
   /** The whole memory as a versioned JSON object, for backup or moving it to another device. */
   async exportBackup(): Promise<MemoryBackup> {

@@ -1,20 +1,16 @@
-// Renaming a memory, changing its visibility, and deleting this device's copy of one: the
-// registry row, the info the memory keeps in its own database, and on delete the whole database.
+// Renaming a memory and deleting this device's copy of one: the registry row, the info the
+// memory keeps in its own database, and on delete the whole database.
 import { MemoryError } from '../core/errors'
 import type { MemoryInfo } from '../core/types'
 import { MemoryDB, RegistryDB, type IndexedDBFactory } from '../store/db'
 import { stored } from '../store/storage-error'
-import { saveInfo } from '../store/commit'
-import { ORG_ID } from '../core/identifiers'
+import { isLabel, MEMORY_NAME_RULE } from '../core/identifiers'
+import type { Memory } from './memory-handle'
+import { ownerOf } from './owner-door'
 
-/** What renaming needs of an open memory (a `Memory`). */
-export interface NamedMemory {
-  readonly info: MemoryInfo
-  rename(name: string): Promise<void>
-}
-
-export async function renameMemory(memory: NamedMemory, name: unknown, deps: IndexedDBFactory = {}): Promise<MemoryInfo> {
-  if (typeof name !== 'string' || !name.trim() || name.trim().length > 200) throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')
+/** Renames an open memory (a `Memory`): in this device's list and in its own database. */
+export async function renameMemory(memory: Memory, name: unknown, deps: IndexedDBFactory = {}): Promise<MemoryInfo> {
+  if (!isLabel(name)) throw new MemoryError('invalid_request', MEMORY_NAME_RULE)
   const info = memory.info
   const registry = new RegistryDB(deps)
   try {
@@ -22,7 +18,7 @@ export async function renameMemory(memory: NamedMemory, name: unknown, deps: Ind
   } finally {
     registry.close()
   }
-  await memory.rename(name.trim())
+  await ownerOf(memory).rename(name.trim())
   return memory.info
 }
 
@@ -37,32 +33,4 @@ export async function deleteMemory(id: string, open: { close(): Promise<void> } 
   } finally {
     registry.close()
   }
-}
-
-export { VISIBILITY_PENDING_KEY } from '../store/commit'
-
-/**
- * Stores a memory's visibility in its registry row and its own database. `owed`: the change is
- * this device's (the owner's), to be written into the sync document; false when adopting one.
- */
-export function checkVisibilityChange(visibility: unknown, orgId: unknown): asserts visibility is MemoryInfo['visibility'] {
-  if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
-  if (visibility === 'organization' && (typeof orgId !== 'string' || !ORG_ID.test(orgId))) {
-    throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)')
-  }
-}
-
-export async function storeVisibility(engine: { info: MemoryInfo; db: MemoryDB }, visibility: unknown, orgId: unknown, owed: boolean): Promise<MemoryInfo> {
-  checkVisibilityChange(visibility, orgId)
-  const next: Pick<MemoryInfo, 'visibility' | 'orgId'> = { visibility, orgId: visibility === 'organization' ? (orgId as string) : null }
-  const registry = new RegistryDB(engine.db.deps)
-  try {
-    await stored(() => registry.memories.update(engine.info.id, next))
-  } finally {
-    registry.close()
-  }
-  const info = { ...engine.info, ...next }
-  await saveInfo(engine.db, info, owed)
-  Object.assign(engine.info, next)
-  return structuredClone(engine.info)
 }

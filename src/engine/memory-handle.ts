@@ -1,22 +1,21 @@
-// The public `Memory`: its connections, its sync, and owner-level access for the package's own
-// hosts. Creating and opening one is open-memory.ts; everything it reads or changes, its engine.
+// The public `Memory`: its connections, its sync, its visibility. Creating and opening one is
+// open-memory.ts; everything it reads or changes, its engine; the package's own hosts reach
+// owner-level reads and imports through owner-door.ts.
 import { MemoryError } from '../core/errors'
-import type { GraphView } from '../core/graph'
-import type { Alias, AppendixFile, ConnectionInfo, ConnectionRecord, EntityDetail, MemoryInfo, MergeProposal, Observation, Tier, Visibility } from '../core/types'
+import type { ConnectionInfo, ConnectionRecord, MemoryInfo, Tier, Visibility } from '../core/types'
 import { DEFAULT_TIER, isTier, requireLiveConnection } from '../core/access'
+import { isLabel } from '../core/identifiers'
 import { MemoryDB, RegistryDB } from '../store/db'
 import type { IndexedDBFactory } from '../store/indexeddb-factory'
 import { addConnection, clearVisibilityOwed, saveConnections, stampConnection, VISIBILITY_PENDING_KEY } from '../store/commit'
 import { stored } from '../store/storage-error'
 import type { MemoryEngine } from './memory-engine'
 import { Connection } from './connection'
-import { registerEngine } from './engine-door'
+import { engineBehind, registerEngine } from './engine-door'
 import { MemorySync, type SyncOptions } from '../sync/memory-sync'
-import type { RemoteChange } from '../sync/port'
 import { revocationChannel, type RevocationChannel } from './revocations'
 import { shareConnectionsThrough, type ConnectionSharing } from './connection-sharing'
-import { shareVisibilityThrough, type VisibilitySharing } from './visibility-sharing'
-import { checkVisibilityChange, storeVisibility } from './memory-admin'
+import { checkVisibilityChange, shareVisibilityThrough, storeVisibility, type VisibilitySharing } from './visibility-sharing'
 import { createEngine, openEngine } from './open-memory'
 import type { CreateMemoryOptions, OpenMemoryOptions } from './memory-options'
 import { constantTimeEqual, randomId, randomToken, sha256Hex } from './tokens'
@@ -88,7 +87,7 @@ export class Memory {
    * replica accept the token too; `localOnly` keeps it on this device (the app's own).
    */
   async connect(opts: { agent: string; tier?: Tier; localOnly?: boolean }): Promise<Connection> {
-    if (typeof opts?.agent !== 'string' || !opts.agent.trim() || opts.agent.length > 200) throw new MemoryError('invalid_request', 'connect needs an agent name')
+    if (!isLabel(opts?.agent)) throw new MemoryError('invalid_request', 'connect needs an agent name')
     const tier = opts.tier ?? DEFAULT_TIER
     if (!isTier(tier)) throw new MemoryError('invalid_request', 'tier is "read", "read_write" or "full"', { tier })
     const token = randomToken()
@@ -238,78 +237,6 @@ export class Memory {
     return storeVisibility(this.engine, visibility, orgId, sharing === undefined)
   }
 
-  // ---- for the package's own exports, imports and hosts ------------------------------
-  // Owner-level access without a connection's tier; left out of the published declarations.
-
-  /**
-   * @internal Calls `listener` after every change readers can see (a write here, or one from
-   * another tab or device), once it is indexed; returns the unsubscribe. For screens that follow
-   * the memory.
-   */
-  onChange(listener: () => void): () => void {
-    return this.engine.onChanged(listener)
-  }
-
-  /** @internal Resolves once every note is held: an open may leave the texts in storage a while, and `committed` reads them. */
-  notesHeld(): Promise<void> {
-    return this.engine.notesHeld()
-  }
-
-  /** @internal The committed graph, read-only; wait for `notesHeld` before reading its notes. */
-  get committed(): GraphView {
-    return this.engine.committedGraph
-  }
-
-  /** @internal An entity with its edges, notes and merged names, whatever name or merged variant it is asked by. */
-  inspect(name: string): EntityDetail {
-    return this.engine.inspect(name)
-  }
-
-  /** @internal */
-  listFiles(): AppendixFile[] {
-    return this.engine.listFiles()
-  }
-
-  /** @internal */
-  readFile(path: string): Promise<{ file: AppendixFile; data: Uint8Array }> {
-    return this.engine.readFile(path)
-  }
-
-  /** @internal */
-  listProposals(): MergeProposal[] {
-    return this.engine.listProposals()
-  }
-
-  /** @internal The alias rows as stored (with when each merge was recorded). */
-  storedAliases(): Promise<Alias[]> {
-    return this.engine.storedAliases()
-  }
-
-  /** @internal Observations written elsewhere, kept with their slugs, in one transaction; each must satisfy the write contract. */
-  importObservations(observations: Observation[], aliases: Alias[]): Promise<number> {
-    return this.engine.importObservations(observations, aliases)
-  }
-
-  /** @internal A memory's content from a backup: observations, aliases and pairs already rejected, in one transaction. */
-  importSnapshot(snapshot: Parameters<MemoryEngine['importSnapshot']>[0]): Promise<number> {
-    return this.engine.importSnapshot(snapshot)
-  }
-
-  /** @internal An appendix file recorded as `createdBy` made it (a restored backup keeps its authors). */
-  storeFileAs(input: unknown, createdBy: string): Promise<AppendixFile> {
-    return this.engine.storeFile(input, createdBy)
-  }
-
-  /** @internal Merges content from another copy of this memory (a backup), as a sync peer's change is merged. */
-  async mergeChange(change: RemoteChange): Promise<void> {
-    await this.engine.applyRemote(change)
-  }
-
-  /** @internal Saves a new name in the memory's database (the device's registry is the caller's). */
-  rename(name: string): Promise<void> {
-    return this.engine.rename(name)
-  }
-
   async close(): Promise<void> {
     this.revocations.close()
     this.sharing?.stop()
@@ -334,7 +261,7 @@ export async function migrateMemory(id: string, opts: CreateMemoryOptions): Prom
   const [observations, aliases] = await Promise.all([old.observations.toArray(), old.aliases.toArray()])
   old.close()
   const next = await Memory.create(opts)
-  await next.importObservations(observations, aliases)
+  await engineBehind(next).importObservations(observations, aliases)
   return next
 }
 

@@ -15,7 +15,8 @@ import { DERIVATION_KEY, importUnderway, rollBackImport, writeDerivedInPieces } 
 import type { IndexedDBFactory } from '../store/indexeddb-factory'
 import { unpackIndex, unpackOpenState, type SavedIndex } from '../store/open-state'
 import { storageError, stored } from '../store/storage-error'
-import { isMemoryId, ORG_ID } from '../core/identifiers'
+import { isLabel, isMemoryId, MEMORY_NAME_RULE, visibilityProblem } from '../core/identifiers'
+import { SNIPPET_LENGTH } from '../core/limits'
 import { entityDoc, noteDoc } from './committer'
 import { MemoryEngine } from './memory-engine'
 import { readNotesInto } from './note-loading'
@@ -25,8 +26,6 @@ import type { CreateMemoryOptions, OpenMemoryOptions } from './memory-options'
 
 export type { CreateMemoryOptions, OpenMemoryOptions } from './memory-options'
 
-const DEFAULT_SNIPPET = 280
-
 function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: Embedder | undefined): RetrievalConfig {
   if (partial?.embedder && partial.embedder !== BM25_ONLY && (!given || given.id !== partial.embedder)) {
     throw new MemoryError('invalid_request', `retrieval.embedder "${partial.embedder}" needs that embedder passed as options.embedder`)
@@ -35,9 +34,9 @@ function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: E
   const embedder = partial?.embedder === BM25_ONLY ? undefined : given
   // 0.4 tuned on the WordNet dev split (npm run eval)
   const vector = embedder ? (partial?.weights?.vector ?? 0.4) : 0
-  const snippetLength = partial?.snippetLength ?? DEFAULT_SNIPPET
-  if (!Number.isInteger(snippetLength) || snippetLength < 40 || snippetLength > 2_000) {
-    throw new MemoryError('invalid_request', 'retrieval.snippetLength must be a whole number from 40 to 2000')
+  const snippetLength = partial?.snippetLength ?? SNIPPET_LENGTH.default
+  if (!Number.isInteger(snippetLength) || snippetLength < SNIPPET_LENGTH.min || snippetLength > SNIPPET_LENGTH.max) {
+    throw new MemoryError('invalid_request', `retrieval.snippetLength must be a whole number from ${SNIPPET_LENGTH.min} to ${SNIPPET_LENGTH.max}`)
   }
   if (!(vector >= 0 && vector <= 1)) throw new MemoryError('invalid_request', 'retrieval.weights.vector must be from 0 to 1')
   return {
@@ -51,14 +50,10 @@ function retrievalConfig(partial: Partial<RetrievalConfig> | undefined, given: E
 
 /** A new memory's engine, with its registry row and database made; fails with `conflict` if the id is taken. */
 export async function createEngine(opts: CreateMemoryOptions): Promise<MemoryEngine> {
-  if (typeof opts?.name !== 'string' || !opts.name.trim() || opts.name.length > 200) {
-    throw new MemoryError('invalid_request', 'a memory needs a name (1 to 200 characters)')
-  }
+  if (!isLabel(opts?.name)) throw new MemoryError('invalid_request', MEMORY_NAME_RULE)
   const visibility = opts.visibility ?? 'private'
-  if (visibility !== 'private' && visibility !== 'organization') throw new MemoryError('invalid_request', 'visibility is "private" or "organization"')
-  if (visibility === 'organization' && (typeof opts.orgId !== 'string' || !ORG_ID.test(opts.orgId))) {
-    throw new MemoryError('invalid_request', 'an organization-visible memory needs an orgId (letters, digits, "-" or "_", up to 128)')
-  }
+  const problem = visibilityProblem(visibility, opts.orgId)
+  if (problem !== null) throw new MemoryError('invalid_request', problem)
   if (opts.id !== undefined && !isMemoryId(opts.id)) {
     throw new MemoryError('invalid_request', 'a memory id is 1 to 64 lowercase letters, digits and dashes', { id: String(opts.id).slice(0, 80) })
   }

@@ -2,10 +2,16 @@
 // it holds a visibility (the owner wrote it): every device adopts it into its own info. A
 // device writes it only for the owner's own act: making the memory organization-visible or
 // private (`setVisibility`), or creating it organization-visible; a device that joined a
-// memory never writes it, so a member or a read_write device is never refused for it.
+// memory never writes it, so a member or a read_write device is never refused for it. Storing
+// a visibility on this device (registry row and the memory's own info) is here too.
 import type * as Y from 'yjs'
+import { MemoryError } from '../core/errors'
+import { visibilityProblem } from '../core/identifiers'
 import { Serial } from '../core/serial'
 import type { MemoryInfo, Visibility } from '../core/types'
+import { saveInfo } from '../store/commit'
+import { RegistryDB, type MemoryDB } from '../store/db'
+import { stored } from '../store/storage-error'
 import { readVisibility, visibilityMap, writeVisibility } from '../sync/visibility'
 
 const SHARING_ORIGIN = Symbol('cairn-visibility')
@@ -60,4 +66,29 @@ export function shareVisibilityThrough(doc: Y.Doc, host: VisibilityHost): Visibi
     settled: () => steps.drained(),
     stop: () => map.unobserve(observer),
   }
+}
+
+/** Refuses a visibility a memory may not hold (see `visibilityProblem`). */
+export function checkVisibilityChange(visibility: unknown, orgId: unknown): asserts visibility is MemoryInfo['visibility'] {
+  const problem = visibilityProblem(visibility, orgId)
+  if (problem !== null) throw new MemoryError('invalid_request', problem)
+}
+
+/**
+ * Stores a memory's visibility in its registry row and its own database. `owed`: the change is
+ * this device's (the owner's), to be written into the sync document; false when adopting one.
+ */
+export async function storeVisibility(engine: { info: MemoryInfo; db: MemoryDB }, visibility: unknown, orgId: unknown, owed: boolean): Promise<MemoryInfo> {
+  checkVisibilityChange(visibility, orgId)
+  const next: Pick<MemoryInfo, 'visibility' | 'orgId'> = { visibility, orgId: visibility === 'organization' ? (orgId as string) : null }
+  const registry = new RegistryDB(engine.db.deps)
+  try {
+    await stored(() => registry.memories.update(engine.info.id, next))
+  } finally {
+    registry.close()
+  }
+  const info = { ...engine.info, ...next }
+  await saveInfo(engine.db, info, owed)
+  Object.assign(engine.info, next)
+  return structuredClone(engine.info)
 }

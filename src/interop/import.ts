@@ -7,16 +7,10 @@ import { BACKUP_FORMAT, parseBackup } from '../engine/backup'
 import type { Memory } from '../engine/memory-handle'
 import { randomId, sha256Hex } from '../engine/tokens'
 import { convertMcpMemory, type McpMemoryReport } from './mcp-memory-jsonl'
-import { describeBackupMerge, describeMcpImport } from './report-text'
+import { describeBackupMerge, describeMcpImport, type BackupMergeReport } from './report-text'
+import { ownerOf } from '../engine/owner-door'
 
 export type ImportFormat = 'mcp-memory' | 'cairn-backup'
-
-export interface BackupMergeReport {
-  observations: { read: number; imported: number; alreadyPresent: number }
-  aliases: { read: number; imported: number }
-  files: { read: number; imported: number; alreadyPresent: string[] }
-  rejectedProposals: number
-}
 
 /** A Cairn backup is one JSON object with its format; anything else is read as MCP memory JSON lines. */
 export function detectFormat(text: string): ImportFormat {
@@ -34,8 +28,8 @@ export function detectFormat(text: string): ImportFormat {
 
 /** Adds the entities and relations of an MCP memory server file as observations, in one transaction. */
 export async function importMcpMemory(memory: Memory, text: string, opts: { source?: string; createdBy?: string } = {}): Promise<McpMemoryReport> {
-  await memory.notesHeld()
-  const graph = memory.committed
+  await ownerOf(memory).notesHeld()
+  const graph = ownerOf(memory).committed
   const { observations, report } = convertMcpMemory(text, {
     now: new Date().toISOString(),
     createdBy: opts.createdBy ?? 'import',
@@ -47,17 +41,18 @@ export async function importMcpMemory(memory: Memory, text: string, opts: { sour
   if (report.lines > 0 && report.entities.read === 0 && report.relations.read === 0) {
     throw new MemoryError('invalid_request', 'this file holds no MCP memory entities or relations (expected JSON lines with "type": "entity" or "relation")', { invalidLines: report.invalidLines.slice(0, 5) })
   }
-  if (observations.length) await memory.importObservations(observations, [])
+  if (observations.length) await ownerOf(memory).importObservations(observations, [])
   return report
 }
 
 /** Merges a backup into an existing memory: observations and files it lacks, aliases, rejected merges. */
 export async function mergeBackup(memory: Memory, raw: unknown): Promise<BackupMergeReport> {
+  const owner = ownerOf(memory)
   const b = await parseBackup(raw)
-  await memory.notesHeld()
-  const graph = memory.committed
+  await owner.notesHeld()
+  const graph = owner.committed
   const fresh = b.observations.filter((o) => !graph.getObservation(o.slug))
-  const known = new Set(memory.listFiles().map((f) => f.path))
+  const known = new Set(owner.listFiles().map((f) => f.path))
   const files = await Promise.all(
     b.files.filter((f) => !known.has(f.path)).map(async ({ bytes, ...file }) => ({ file: { ...file, sha256: file.sha256 || (await sha256Hex(bytes)), createdAt: file.createdAt || new Date().toISOString() }, bytes })),
   )
@@ -70,7 +65,7 @@ export async function mergeBackup(memory: Memory, raw: unknown): Promise<BackupM
     newAliases++
   }
   const now = new Date().toISOString()
-  await memory.mergeChange({
+  await owner.mergeChange({
     put: fresh,
     deleted: [],
     ...(newAliases ? { aliases } : {}),

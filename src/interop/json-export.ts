@@ -3,6 +3,7 @@
 import type { Entity, Relationship } from '../core/types'
 import { exportMemory, type MemoryBackup } from '../engine/backup'
 import type { Memory } from '../engine/memory-handle'
+import { ownerOf } from '../engine/owner-door'
 
 export interface GraphExport extends MemoryBackup {
   graph: { entities: Entity[]; relationships: Array<Relationship & { sourceName: string; targetName: string }> }
@@ -10,8 +11,8 @@ export interface GraphExport extends MemoryBackup {
 
 export async function exportGraphJson(memory: Memory): Promise<GraphExport> {
   const backup = await exportMemory(memory)
-  await memory.notesHeld()
-  const graph = memory.committed
+  await ownerOf(memory).notesHeld()
+  const graph = ownerOf(memory).committed
   const name = (key: string): string => graph.entities.get(key)?.name ?? key
   return {
     ...backup,

@@ -7,6 +7,7 @@ import { normalizeName } from '../core/normalize'
 import { slugBase } from '../core/slug'
 import type { Observation } from '../core/types'
 import type { Memory } from '../engine/memory-handle'
+import { ownerOf } from '../engine/owner-door'
 
 export interface VaultReport {
   notes: number
@@ -40,9 +41,10 @@ function during(from: string | undefined, to: string | undefined): string {
 const label = (text: string): string => text.replace(/[|[\]]/g, ' ').replace(/\s+/g, ' ').trim()
 
 export async function buildMarkdownVault(memory: Memory, now: Date = new Date()): Promise<{ files: VaultFile[]; report: VaultReport }> {
+  const owner = ownerOf(memory)
   const out: VaultFile[] = []
-  await memory.notesHeld()
-  const graph = memory.committed
+  await owner.notesHeld()
+  const graph = owner.committed
   const entities = [...graph.entities.values()].sort((a, b) => a.name.localeCompare(b.name))
   // one file per entity; names that differ only where a file system cannot tell get a number
   const fileOf = new Map<string, string>()
@@ -93,7 +95,7 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
     out.push({ path: `notes/${noteFile.get(o.slug)!}.md`, data: body })
   }
   for (const e of entities) {
-    const detail = memory.inspect(e.key)
+    const detail = owner.inspect(e.key)
     // each note's place in world time, for notes that have one
     const history = new Map(detail.history.map((h) => [h.slug, h]))
     const timeOf = (slug: string): string => {
@@ -115,8 +117,8 @@ export async function buildMarkdownVault(memory: Memory, now: Date = new Date())
     ].join('')
     out.push({ path: `entities/${fileOf.get(e.key)}.md`, data: body })
   }
-  const files = memory.listFiles()
-  for (const f of files) out.push({ path: `files/${f.path}`, data: (await memory.readFile(f.path)).data })
+  const files = owner.listFiles()
+  for (const f of files) out.push({ path: `files/${f.path}`, data: (await owner.readFile(f.path)).data })
   const info = memory.info
   out.push({
     path: 'index.md',

@@ -2,7 +2,8 @@
 // observation strings, and relations) as Cairn observations: one observation per entity holding
 // its strings, the entity described by them, its outgoing relations stated there. What has no
 // place in Cairn's contract is left out and reported, never invented.
-import { checkEndpoints, LIMITS, validateObservationInput } from '../core/contract'
+import { checkEndpoints, validateObservationInput } from '../core/contract'
+import { LIMITS } from '../core/limits'
 import { isMemoryError } from '../core/errors'
 import { normalizeName } from '../core/normalize'
 import { makeSlug } from '../core/slug'

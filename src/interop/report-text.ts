@@ -1,5 +1,5 @@
 // What an import brought in and what it left out, in the words both the CLI and the app show.
-import type { BackupMergeReport } from './import'
+import { LIMITS } from '../core/limits'
 import type { McpMemoryReport } from './mcp-memory-jsonl'
 
 /** Up to five items, then how many more; `more` says where the full list is. */
@@ -7,11 +7,19 @@ function sample(items: string[], more: string): string {
   return items.slice(0, 5).join('; ') + (items.length > 5 ? `; and ${items.length - 5} more${more ? ` (${more})` : ''}` : '')
 }
 
+/** What merging a backup into a memory brought in. */
+export interface BackupMergeReport {
+  observations: { read: number; imported: number; alreadyPresent: number }
+  aliases: { read: number; imported: number }
+  files: { read: number; imported: number; alreadyPresent: string[] }
+  rejectedProposals: number
+}
+
 /** One line per kind of thing read: what was imported, then what was not and why. */
 export function describeMcpImport(r: McpMemoryReport, more = ''): string[] {
   return [
     `entities: ${r.entities.imported} of ${r.entities.read}${r.entities.mergedByName.length ? `; ${r.entities.mergedByName.length} repeated names merged` : ''}`,
-    `observation strings: ${r.observationStrings.imported} of ${r.observationStrings.read}, as ${r.notes} notes${r.observationStrings.cut ? `; ${r.observationStrings.cut} cut at 20,000 characters` : ''}`,
+    `observation strings: ${r.observationStrings.imported} of ${r.observationStrings.read}, as ${r.notes} notes${r.observationStrings.cut ? `; ${r.observationStrings.cut} cut at ${LIMITS.contentHardChars.toLocaleString('en-US')} characters` : ''}`,
     `relations: ${r.relations.imported} of ${r.relations.read}`,
     ...(r.entities.withoutObservations.length
       ? [`not imported: ${r.entities.withoutObservations.length} entities without observations (Cairn needs text to describe an entity): ${sample(r.entities.withoutObservations, more)}`]

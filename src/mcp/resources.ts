@@ -4,6 +4,7 @@ import { McpError, ErrorCode, type Resource } from '@modelcontextprotocol/sdk/ty
 import { isMemoryError } from '../core/errors'
 import type { Connection } from '../engine/connection'
 import type { Memory } from '../engine/memory-handle'
+import { ownerOf } from '../engine/owner-door'
 
 export const OBSERVATION_URI = 'cairn://observation/'
 export const ENTITY_URI = 'cairn://entity/'
@@ -16,8 +17,8 @@ export const RESOURCE_TEMPLATES = [
 
 /** One page of resources: observations newest first, then entities by name; the cursor is an offset. */
 export async function listResources(memory: Memory, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
-  await memory.notesHeld()
-  const graph = memory.committed
+  await ownerOf(memory).notesHeld()
+  const graph = ownerOf(memory).committed
   const offset = cursor === undefined ? 0 : Number(cursor)
   if (!Number.isInteger(offset) || offset < 0) throw new McpError(ErrorCode.InvalidParams, `cursor "${cursor}" is not one this server gave`)
   const observations = [...graph.allObservations()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))

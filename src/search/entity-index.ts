@@ -7,7 +7,7 @@ import { count, create, insertMultiple, removeMultiple } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
 import { topKFused, topKOf, type Scored } from './top-k'
-import { quantizeRows, VectorRows } from './vector-rows'
+import { VectorRows } from './vector-rows'
 import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { textDigest } from './text-digest'
@@ -66,13 +66,8 @@ export interface EntityIndex {
   snapshot(): Promise<IndexSnapshot>
 }
 
+/** The one format read: a snapshot of any other is unreadable, and the open rebuilds the index from the entities. */
 export const INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@4'
-/** The format that kept each entity's document: restored as it is, the documents read only for their digests. */
-export const DOC_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@3'
-/** The format whose BM25 index was Orama's radix index saved as JSON: restored, its BM25 part rebuilt from the documents. */
-export const JSON_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@2'
-/** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
-export const FLOAT_INDEX_SNAPSHOT_FORMAT = 'cairn-entity-index@1'
 /** Tokenizer, stop words and fields of the BM25 index; a saved index of another analysis is rebuilt. */
 export const TEXT_ANALYSIS = 'orama3-english-stop-whole-word-unsorted@2'
 
@@ -97,25 +92,6 @@ export interface IndexSnapshot {
   vectors: Int8Array
   /** One per row: a value is the int8 times its row's scale. */
   scales: Float32Array
-}
-
-/** A snapshot that kept each entity's document (`docs`, in slot order) where it now keeps a digest. */
-export interface DocIndexSnapshot extends Omit<IndexSnapshot, 'format' | 'keys' | 'digests'> {
-  format: typeof DOC_INDEX_SNAPSHOT_FORMAT
-  docs: EntityDoc[]
-}
-
-/** A snapshot with Orama's radix index as JSON: everything but its BM25 part is restored as it is. */
-export interface JsonIndexSnapshot extends Omit<DocIndexSnapshot, 'format' | 'text'> {
-  format: typeof JSON_INDEX_SNAPSHOT_FORMAT
-  text: string
-}
-
-/** A snapshot saved before vectors were int8: float rows, no scales. */
-export interface FloatIndexSnapshot extends Omit<DocIndexSnapshot, 'format' | 'text' | 'vectors' | 'scales'> {
-  format: typeof FLOAT_INDEX_SNAPSHOT_FORMAT
-  text: string
-  vectors: Float32Array
 }
 
 /** Tuned on the WordNet dev split (npm run eval): vector weight 0.3-0.4 is best there. */
@@ -145,15 +121,12 @@ export async function createEntityIndex(opts: EntityIndexOptions = {}): Promise<
   return new OramaEntityIndex(opts.embedder, normalizeWeights(opts.weights), opts.stemming ?? true)
 }
 
-/** Rebuilds an index from `snapshot` without embedding anything. */
-export type SavedEntityIndex = IndexSnapshot | DocIndexSnapshot | JsonIndexSnapshot | FloatIndexSnapshot
-
 /**
  * Rebuilds an index from `snapshot` without embedding anything. `documents` gives the entities'
  * documents by key, for when the saved BM25 part must be rebuilt (another analysis, unreadable
  * postings) from a snapshot that keeps only digests; without it such a restore fails.
  */
-export async function restoreEntityIndex(saved: SavedEntityIndex, opts: EntityIndexOptions & { documents?: (key: string) => EntityDoc | undefined } = {}): Promise<EntityIndex> {
+export async function restoreEntityIndex(saved: IndexSnapshot, opts: EntityIndexOptions & { documents?: (key: string) => EntityDoc | undefined } = {}): Promise<EntityIndex> {
   const snapshot = checkSnapshot(saved)
   const embedder = opts.embedder
   if (snapshot.embedder !== null && embedder && (embedder.id !== snapshot.embedder || embedder.dimensions !== snapshot.dimensions)) {
@@ -297,13 +270,11 @@ class OramaEntityIndex implements EntityIndex {
   }
 
   /** Fills an empty index from a checked snapshot; Orama's saved state when it is of this analysis. */
-  load(snapshot: IndexSnapshot | DocIndexSnapshot | JsonIndexSnapshot, documents?: (key: string) => EntityDoc | undefined): void {
-    // an older snapshot kept the documents: each gives its digest, and a rebuild below its text
-    const docs = 'docs' in snapshot ? snapshot.docs.map((d) => copyDoc(checkDoc(d))) : undefined
-    const keys = docs ? docs.map((d) => d.key) : (snapshot as IndexSnapshot).keys
+  load(snapshot: IndexSnapshot, documents?: (key: string) => EntityDoc | undefined): void {
+    const keys = snapshot.keys
     if (this.keyAt.length) throw new Error('load needs an empty entity index')
     this.keyAt = keys.slice()
-    this.digestAt = docs ? docs.map((d) => textDigest(textOf(d))) : Array.from((snapshot as IndexSnapshot).digests)
+    this.digestAt = Array.from(snapshot.digests)
     // a key listed twice is a corrupt snapshot: found when the map is first built
     const listedTwice = (key: string) => corrupt(`key "${key}" appears twice`)
     this.slotOf = new KeySlots(keys, 0, listedTwice)
@@ -316,10 +287,10 @@ class OramaEntityIndex implements EntityIndex {
         // fall through to a rebuild
       }
     }
-    // Orama's radix index of an older format, another analysis or unreadable postings are rebuilt
-    // from the documents: no embedding needed. A document given now may differ from the one
-    // indexed; its entry keeps the saved digest, so the next upsert of it indexes it again.
-    const rows = docs ?? (documents ? keys.map((key) => documents(key) ?? { key, name: '', type: '', description: '', queries: [] }) : undefined)
+    // postings of another analysis, or unreadable ones, are rebuilt from the documents: no
+    // embedding needed. A document given now may differ from the one indexed; its entry keeps
+    // the saved digest, so the next upsert of it indexes it again.
+    const rows = documents ? keys.map((key) => documents(key) ?? { key, name: '', type: '', description: '', queries: [] }) : undefined
     if (!rows) throw corrupt('the postings do not match the documents')
     this.db = createTextDb(this.stemming)
     insertMultiple(this.db, rows.map(textRow))
@@ -399,23 +370,13 @@ function normalizeWeights(weights: { text: number; vector: number } | undefined)
   return { text: text / sum, vector: vector / sum }
 }
 
-/** A readable snapshot in the current format: a float one is quantized as an upsert would. */
-function checkSnapshot(saved: SavedEntityIndex): IndexSnapshot | DocIndexSnapshot | JsonIndexSnapshot {
-  let s: IndexSnapshot | DocIndexSnapshot | JsonIndexSnapshot
-  if (saved?.format === FLOAT_INDEX_SNAPSHOT_FORMAT) {
-    if (!(saved.vectors instanceof Float32Array) || !(saved.dimensions >= 0)) throw corrupt('missing vectors')
-    const { data, scales } = quantizeRows(saved.vectors, saved.dimensions)
-    s = { ...saved, format: JSON_INDEX_SNAPSHOT_FORMAT, vectors: data, scales }
-  } else if (saved?.format === INDEX_SNAPSHOT_FORMAT || saved?.format === DOC_INDEX_SNAPSHOT_FORMAT || saved?.format === JSON_INDEX_SNAPSHOT_FORMAT) {
-    s = saved
-  } else {
-    throw corrupt(`unknown format ${String((saved as { format?: unknown } | null)?.format)}`)
-  }
-  const kept = s.format === INDEX_SNAPSHOT_FORMAT ? s.keys : s.docs
-  if (s.format === INDEX_SNAPSHOT_FORMAT && (!Array.isArray(s.keys) || !s.keys.every((key) => typeof key === 'string' && key) || !(s.digests instanceof Float64Array) || s.digests.length !== s.keys.length)) throw corrupt('missing documents or their digests')
-  if (!Array.isArray(kept) || !(s.rowCounts instanceof Uint16Array) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array)) throw corrupt('missing documents or vectors')
+/** A snapshot of this format whose parts fit together, or `storage_failed`. */
+function checkSnapshot(s: IndexSnapshot): IndexSnapshot {
+  if (s?.format !== INDEX_SNAPSHOT_FORMAT) throw corrupt(`unknown format ${String((s as { format?: unknown } | null)?.format)}`)
+  if (!Array.isArray(s.keys) || !s.keys.every((key) => typeof key === 'string' && key) || !(s.digests instanceof Float64Array) || s.digests.length !== s.keys.length) throw corrupt('missing documents or their digests')
+  if (!(s.rowCounts instanceof Uint16Array) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array)) throw corrupt('missing documents or vectors')
   const rows = s.rowCounts.reduce((a, b) => a + b, 0)
-  if (s.rowCounts.length !== kept.length || s.scales.length !== rows || s.vectors.length !== rows * s.dimensions) throw corrupt('vector counts do not match the documents')
+  if (s.rowCounts.length !== s.keys.length || s.scales.length !== rows || s.vectors.length !== rows * s.dimensions) throw corrupt('vector counts do not match the documents')
   return s
 }
 

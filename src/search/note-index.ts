@@ -10,7 +10,7 @@ import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { KeySlots, mapSome } from '../core/key-slots'
 import { compareRanked, rankSlots, topKOf, type Scored } from './top-k'
-import { quantizeInto, quantizeRows, VectorRows } from './vector-rows'
+import { quantizeInto, VectorRows } from './vector-rows'
 import type { QueryTerm } from '../core/evidence'
 import { bm25Ranked, isSavedPostings, MAX_MASKED_TERMS, type Bm25Hit, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
 import { textDigest } from './text-digest'
@@ -60,13 +60,8 @@ export interface NoteIndex {
   snapshot(): Promise<NoteIndexSnapshot>
 }
 
+/** The one format read: a snapshot of any other is unreadable, and the open rebuilds the index from the notes. */
 export const NOTE_INDEX_FORMAT = 'cairn-note-index@4'
-/** The format that kept each note's text: restored as it is, its texts read only for their digests. */
-export const TEXT_NOTE_INDEX_FORMAT = 'cairn-note-index@3'
-/** The format whose BM25 index was Orama's radix index saved as JSON: restored, its BM25 part rebuilt from the notes. */
-export const JSON_NOTE_INDEX_FORMAT = 'cairn-note-index@2'
-/** The format before vectors were stored as int8: converted on restore, nothing re-embedded. */
-export const FLOAT_NOTE_INDEX_FORMAT = 'cairn-note-index@1'
 /** Tokenizer, stop words and fields of the notes' BM25 index; another analysis is rebuilt. */
 export const NOTE_TEXT_ANALYSIS = 'orama3-english-stop-whole-word-notes-unsorted@2'
 
@@ -96,26 +91,6 @@ export interface NoteIndexSnapshot {
    */
   noteWords: Int32Array | Uint16Array
   noteWordCounts: Uint16Array
-}
-
-/** A snapshot that kept each note's text (`docs`, in slot order) where it now keeps a digest. */
-export interface TextNoteIndexSnapshot extends Omit<NoteIndexSnapshot, 'format' | 'slugs' | 'digests'> {
-  format: typeof TEXT_NOTE_INDEX_FORMAT
-  docs: NoteDoc[]
-}
-
-/** A snapshot with Orama's radix index as JSON: everything but its BM25 part is restored as it is. */
-export interface JsonNoteIndexSnapshot extends Omit<TextNoteIndexSnapshot, 'format' | 'text'> {
-  format: typeof JSON_NOTE_INDEX_FORMAT
-  text: string
-}
-
-/** A snapshot saved before vectors were int8: float vectors, no scales. */
-export interface FloatNoteIndexSnapshot extends Omit<TextNoteIndexSnapshot, 'format' | 'text' | 'vectors' | 'scales' | 'wordVectors' | 'wordScales'> {
-  format: typeof FLOAT_NOTE_INDEX_FORMAT
-  text: string
-  vectors: Float32Array
-  wordVectors: Float32Array
 }
 
 /**
@@ -172,7 +147,7 @@ export async function createNoteIndex(opts: { embedder?: Embedder } = {}): Promi
  * analysis, unreadable postings) from a snapshot that keeps only digests; without it such a
  * restore fails.
  */
-export async function restoreNoteIndex(saved: SavedNoteIndex, opts: { embedder?: Embedder; texts?: (slug: string) => string | undefined } = {}): Promise<NoteIndex> {
+export async function restoreNoteIndex(saved: NoteIndexSnapshot, opts: { embedder?: Embedder; texts?: (slug: string) => string | undefined } = {}): Promise<NoteIndex> {
   const snapshot = checkSnapshot(saved)
   const embedder = opts.embedder
   if ((snapshot.embedder ?? null) !== (embedder?.id ?? null) || (embedder && embedder.dimensions !== snapshot.dimensions)) {
@@ -189,8 +164,6 @@ function contentWords(text: string): string[] {
   for (const w of wordTokens(text)) if (!STOP.has(w) && /[\p{L}\p{N}]/u.test(w)) out.add(w)
   return [...out]
 }
-
-type SavedNoteIndex = NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot | FloatNoteIndexSnapshot
 
 class HybridNoteIndex implements NoteIndex {
   readonly mode: 'bm25' | 'hybrid'
@@ -453,13 +426,11 @@ class HybridNoteIndex implements NoteIndex {
     }
   }
 
-  load(snapshot: NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot, given?: (slug: string) => string | undefined): void {
+  load(snapshot: NoteIndexSnapshot, given?: (slug: string) => string | undefined): void {
     if (this.slugAt.length) throw new Error('load needs an empty note index')
-    // an older snapshot kept the texts: each gives its digest, and a rebuild below its words
-    const texts = 'docs' in snapshot ? snapshot.docs.map((d) => checkDoc(d).text) : undefined
-    const slugs = 'docs' in snapshot ? snapshot.docs.map((d) => d.slug) : snapshot.slugs
+    const slugs = snapshot.slugs
     this.slugAt = slugs.slice()
-    this.digestAt = texts ? texts.map((t) => textDigest(t)) : Array.from((snapshot as NoteIndexSnapshot).digests)
+    this.digestAt = Array.from(snapshot.digests)
     if (this.embedder) {
       this.loadWords(snapshot)
       // the snapshot's rows are read in place: restoring makes no array per note
@@ -481,10 +452,10 @@ class HybridNoteIndex implements NoteIndex {
         // fall through to a rebuild
       }
     }
-    // Orama's radix index of an older format (or unreadable postings) is rebuilt from the notes'
-    // texts: those saved, or those given. A text given now may differ from the one indexed; its
-    // entry keeps the saved digest, so the next upsert of it indexes it again.
-    const rows = texts ?? (given ? slugs.map((slug) => given(slug) ?? '') : undefined)
+    // postings of another analysis, or unreadable ones, are rebuilt from the notes' texts, as
+    // given. A text given now may differ from the one indexed; its entry keeps the saved
+    // digest, so the next upsert of it indexes it again.
+    const rows = given ? slugs.map((slug) => given(slug) ?? '') : undefined
     if (!rows) throw corrupt('the postings do not match the notes')
     this.db = createTextDb()
     insertMultiple(this.db, this.slugAt.map((slug, slot) => ({ id: slug, text: bm25Text(rows[slot]!) })))
@@ -592,7 +563,7 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   /** Takes the word table of a checked snapshot into an empty index as it is. */
-  private loadWords(snapshot: NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot): void {
+  private loadWords(snapshot: NoteIndexSnapshot): void {
     const n = snapshot.words.length
     this.reserveWords(n)
     this.wordData.set(snapshot.wordVectors)
@@ -678,21 +649,11 @@ function checkDoc(doc: NoteDoc): NoteDoc {
   return doc
 }
 
-/** A readable snapshot in the current format: a float one is quantized as an upsert would. */
-function checkSnapshot(saved: SavedNoteIndex): NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot {
-  let s: NoteIndexSnapshot | TextNoteIndexSnapshot | JsonNoteIndexSnapshot
-  if (saved?.format === FLOAT_NOTE_INDEX_FORMAT) {
-    if (!(saved.vectors instanceof Float32Array) || !(saved.wordVectors instanceof Float32Array) || !(saved.dimensions >= 0)) throw corrupt('missing notes or vectors')
-    const notes = quantizeRows(saved.vectors, saved.dimensions)
-    const words = quantizeRows(saved.wordVectors, saved.dimensions)
-    s = { ...saved, format: JSON_NOTE_INDEX_FORMAT, vectors: notes.data, scales: notes.scales, wordVectors: words.data, wordScales: words.scales }
-  } else if (saved?.format === NOTE_INDEX_FORMAT || saved?.format === TEXT_NOTE_INDEX_FORMAT || saved?.format === JSON_NOTE_INDEX_FORMAT) {
-    s = saved
-  } else {
-    throw corrupt(`unknown format ${String((saved as { format?: unknown } | null)?.format)}`)
-  }
-  const kept = s.format === NOTE_INDEX_FORMAT ? s.slugs : s.docs
-  if (s.format === NOTE_INDEX_FORMAT && (!Array.isArray(s.slugs) || !s.slugs.every((slug) => typeof slug === 'string' && slug) || !(s.digests instanceof Float64Array) || s.digests.length !== s.slugs.length)) throw corrupt('missing notes or their digests')
+/** A snapshot of this format whose parts fit together, or `storage_failed`. */
+function checkSnapshot(s: NoteIndexSnapshot): NoteIndexSnapshot {
+  if (s?.format !== NOTE_INDEX_FORMAT) throw corrupt(`unknown format ${String((s as { format?: unknown } | null)?.format)}`)
+  const kept = s.slugs
+  if ((!Array.isArray(s.slugs) || !s.slugs.every((slug) => typeof slug === 'string' && slug) || !(s.digests instanceof Float64Array) || s.digests.length !== s.slugs.length)) throw corrupt('missing notes or their digests')
   if (!Array.isArray(kept) || !(s.vectors instanceof Int8Array) || !(s.scales instanceof Float32Array) || !Array.isArray(s.words) || !(s.wordVectors instanceof Int8Array) || !(s.wordScales instanceof Float32Array)) throw corrupt('missing notes or vectors')
   const notes = s.embedder ? kept.length : 0
   const words = s.embedder ? s.words.length : 0

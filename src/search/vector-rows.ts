@@ -208,12 +208,3 @@ export class VectorRows {
     this.owner = owner
   }
 }
-
-/** Quantizes float rows (a snapshot of the float format) the way `set` would. */
-export function quantizeRows(vectors: Float32Array, dimensions: number): { data: Int8Array; scales: Float32Array } {
-  const rows = dimensions > 0 ? vectors.length / dimensions : 0
-  const data = new Int8Array(vectors.length)
-  const scales = new Float32Array(rows)
-  for (let r = 0; r < rows; r++) scales[r] = quantizeInto(vectors.subarray(r * dimensions, (r + 1) * dimensions), data, r * dimensions)
-  return { data, scales }
-}

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { MemoryError } from '../core/errors'
-import { ROOM_NAME } from '../core/identifiers'
+import { isLabel, ROOM_NAME } from '../core/identifiers'
+import { CREDENTIAL_CHARS, LABEL_CHARS } from '../core/limits'
 import type { MemberKind } from '../core/types'
 import { fileStamp, withFileLock, writeJsonAtomic } from './json-file'
 import { hashToken, sameHash } from './token-registry'
@@ -84,7 +85,7 @@ export interface OrgAdmin {
 
 const checkName = (what: string, name: unknown): string => {
   const n = typeof name === 'string' ? name.trim() : ''
-  if (!n || n.length > 200) throw new MemoryError('invalid_request', `${what} must be a name of 1-200 characters`)
+  if (!isLabel(n)) throw new MemoryError('invalid_request', `${what} must be a name of 1-${LABEL_CHARS} characters`)
   return n
 }
 
@@ -239,7 +240,7 @@ export class OrgRegistry implements OrgAdmin {
 
   /** The member a credential belongs to, removed or not, or null; every member is compared, in constant time each. */
   verify(credential: string): MemberOf | null {
-    if (typeof credential !== 'string' || credential.length === 0 || credential.length > 200) return null
+    if (typeof credential !== 'string' || credential.length === 0 || credential.length > CREDENTIAL_CHARS) return null
     const hash = hashToken(credential)
     let found: MemberOf | null = null
     for (const org of this.orgs) {

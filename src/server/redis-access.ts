@@ -4,6 +4,7 @@
 // that connection's sockets at once; a server that was disconnected re-reads the revoked set.
 import { isTier } from '../core/access'
 import { MemoryError } from '../core/errors'
+import { CREDENTIAL_CHARS } from '../core/limits'
 import type { ConnectionRecord, Tier } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
 import type { AccessSource } from './access-source'
@@ -87,7 +88,7 @@ export class RedisAccess implements AccessSource {
 
   async authorize(token: string | null, room: string): Promise<AuthResult> {
     if (!token) return { ok: false, code: CLOSE.unauthorized, reason: 'a connection token is required (?token=...)' }
-    if (token.length > 200) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
+    if (token.length > CREDENTIAL_CHARS) return { ok: false, code: CLOSE.unauthorized, reason: 'unknown connection token' }
     let connection: ConnectionRecord | null
     try {
       // Looked up by the token's sha256: finding it says nothing about any other token.

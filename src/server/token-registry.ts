@@ -9,6 +9,8 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { isTier } from '../core/access'
 import { MemoryError } from '../core/errors'
+import { isLabel } from '../core/identifiers'
+import { CREDENTIAL_CHARS, LABEL_CHARS } from '../core/limits'
 import type { ConnectionRecord, Tier } from '../core/types'
 import { ROOM_NAME } from './file-room-store'
 import { fileStamp, withFileLock, writeJsonAtomic } from './json-file'
@@ -130,7 +132,7 @@ export class TokenRegistry {
 
   /** The connection a token belongs to (revoked ones included, so callers can say why), or null. */
   verify(token: string): ConnectionRecord | null {
-    if (typeof token !== 'string' || token.length === 0 || token.length > 200) return null
+    if (typeof token !== 'string' || token.length === 0 || token.length > CREDENTIAL_CHARS) return null
     const hash = hashToken(token)
     let found: ConnectionRecord | null = null
     // No early exit: every entry is compared, so timing does not depend on which one matched.
@@ -162,7 +164,7 @@ export function newConnection(input: { memoryId: string; tier?: Tier; agent: str
     throw new MemoryError('invalid_request', 'memory id must be 1-128 letters, digits, "-" or "_", starting with a letter or digit')
   }
   const agent = typeof input.agent === 'string' ? input.agent.trim() : ''
-  if (!agent || agent.length > 200) throw new MemoryError('invalid_request', 'agent must be a name of 1-200 characters')
+  if (!isLabel(agent)) throw new MemoryError('invalid_request', `agent must be a name of 1-${LABEL_CHARS} characters`)
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
   const connection: ConnectionRecord = {
     id: `conn_${randomBytes(6).toString('hex')}`,

@@ -20,13 +20,6 @@ export const ROOTS = {
 export type RootName = (typeof ROOTS)[keyof typeof ROOTS]
 export const ROOT_NAMES: readonly RootName[] = Object.values(ROOTS)
 
-/**
- * Largest appendix file that syncs, in bytes (5 MiB, the same as the engine's storeFile limit).
- * Every device holds every file of the memory in its document, so bigger sources belong
- * outside the memory, referenced by path.
- */
-export const MAX_SYNCED_FILE_BYTES = 5 * 1024 * 1024
-
 /** A consolidation proposal that was rejected, remembered so the pair is not proposed again. */
 export interface RejectedPair {
   pair: [string, string]

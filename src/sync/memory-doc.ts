@@ -5,8 +5,9 @@ import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
 import { sameJson } from '../core/same-json'
 import type { Alias, AppendixFile, Observation } from '../core/types'
-import { MAX_SYNCED_FILE_BYTES, memoryMaps, type MemoryMaps, type RejectedPair, type RootName, type SingleValuedSetting } from './layout'
+import { memoryMaps, type MemoryMaps, type RejectedPair, type RootName, type SingleValuedSetting } from './layout'
 import { checkAlias, checkFile, checkFileBytes, checkKey, checkObservation, checkRejected, checkSetting, type Checked } from './validate'
+import { MAX_FILE_BYTES } from '../core/limits'
 
 export function createMemoryDoc(): Y.Doc {
   // gc stays on: the document keeps current values, not an edit history.
@@ -36,8 +37,8 @@ function accept<T>(map: RootName, key: string, result: Checked<T>): T {
 
 function checkFileWrite({ file, bytes }: FileWrite): FileWrite {
   const meta = accept('files', file.path, checkFile(file.path, file))
-  if (bytes.byteLength > MAX_SYNCED_FILE_BYTES) {
-    throw new MemoryError('too_large', `file "${file.path}" is ${bytes.byteLength} bytes; files that sync are limited to ${MAX_SYNCED_FILE_BYTES} bytes (5 MiB). Keep larger sources outside the memory.`, { path: file.path, size: bytes.byteLength, limit: MAX_SYNCED_FILE_BYTES })
+  if (bytes.byteLength > MAX_FILE_BYTES) {
+    throw new MemoryError('too_large', `file "${file.path}" is ${bytes.byteLength} bytes; files that sync are limited to ${MAX_FILE_BYTES} bytes (5 MiB). Keep larger sources outside the memory.`, { path: file.path, size: bytes.byteLength, limit: MAX_FILE_BYTES })
   }
   if (bytes.byteLength !== meta.size) {
     throw new MemoryError('invalid_write', `file "${file.path}" says size ${meta.size} but has ${bytes.byteLength} bytes`, { path: file.path })

@@ -4,6 +4,8 @@
 // same tiers, and a revoke written anywhere reaches everyone that holds the memory.
 import * as Y from 'yjs'
 import { isTier } from '../core/access'
+import { isLabel } from '../core/identifiers'
+import { LABEL_CHARS } from '../core/limits'
 import type { ConnectionRecord } from '../core/types'
 import { ROOTS } from './layout'
 import type { Checked } from './validate'
@@ -24,7 +26,7 @@ export function checkSharedConnection(key: string, value: unknown): Checked<Shar
   const own = (k: string): unknown => (Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined)
   const id = own('id'), agent = own('agent'), tier = own('tier'), tokenHash = own('tokenHash'), createdAt = own('createdAt'), revokedAt = own('revokedAt')
   if (typeof id !== 'string' || !SHARED_CONNECTION_ID.test(id) || id !== key) return no('a connection id is "conn-" and up to 64 letters or digits, and is its key')
-  if (typeof agent !== 'string' || !agent.trim() || agent.length > 200 || agent !== agent.trim()) return no('a connection agent is a name of 1 to 200 characters')
+  if (!isLabel(agent) || agent !== agent.trim()) return no(`a connection agent is a name of 1 to ${LABEL_CHARS} characters`)
   if (!isTier(tier)) return no('a connection tier is read, read_write or full')
   if (typeof tokenHash !== 'string' || !/^[0-9a-f]{64}$/.test(tokenHash)) return no('a connection token hash is 64 lowercase hex digits')
   if (typeof createdAt !== 'string' || !DATE.test(createdAt)) return no('a connection createdAt is an ISO time')

@@ -6,8 +6,9 @@
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
 import * as Y from 'yjs'
-import { MAX_SYNCED_FILE_BYTES } from './layout'
+
 import { CONTENT_BINARY, decodeUpdate, dependenciesOf, SKIP_INFO, writeStruct, type DecodedDeleteSet, type Struct } from './yjs-internals'
+import { MAX_FILE_BYTES } from '../core/limits'
 
 /**
  * The largest update a sync server takes in one message, unless it is one entry or one file's
@@ -17,7 +18,7 @@ import { CONTENT_BINARY, decodeUpdate, dependenciesOf, SKIP_INFO, writeStruct, t
 export const MAX_UPDATE_BYTES = 32 * 1024
 
 /** One file's bytes travel in an update of their own: the file limit and room for its key. */
-export const MAX_FILE_UPDATE_BYTES = MAX_SYNCED_FILE_BYTES + 64 * 1024
+export const MAX_FILE_UPDATE_BYTES = MAX_FILE_BYTES + 64 * 1024
 
 /** One struct that is not a file's bytes (the largest valid observation with multi-byte text) may be this large. */
 export const MAX_STRUCT_UPDATE_BYTES = 1024 * 1024

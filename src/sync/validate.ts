@@ -2,16 +2,15 @@
 // every value is treated as untrusted: exact shape, own fields only, bounded sizes. A check
 // returns a fresh object built from the known fields, or the reason it was refused; it never throws.
 import * as Y from 'yjs'
-import { intervalProblem, isStoredDate, LIMITS, storedTextProblem, TEXT, type TextRule } from '../core/contract'
+import { intervalProblem, isStoredDate, storedTextProblem, TEXT, type TextRule } from '../core/contract'
+import { LIMITS, MAX_FILE_BYTES, MAX_KEY_CHARS } from '../core/limits'
 import { isSlug, slugProblem } from '../core/identifiers'
 import { normalizeName } from '../core/normalize'
 import type { Alias, AppendixFile, AuthoredEntity, AuthoredRelationship, Observation, ValidityFields } from '../core/types'
-import { MAX_SYNCED_FILE_BYTES, SINGLE_VALUED_KEY, type RejectedPair, type SingleValuedSetting } from './layout'
+import { SINGLE_VALUED_KEY, type RejectedPair, type SingleValuedSetting } from './layout'
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string }
 
-/** Map keys (slugs, variant keys, pair ids, paths) are bounded like the names they hold. */
-export const MAX_KEY_CHARS = 600
 const DATE_CHARS = 40
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
@@ -234,7 +233,7 @@ export function checkFile(key: string, value: unknown): Checked<AppendixFile> {
       path: p,
       filename: stored(field(o, 'filename'), 'filename', TEXT.filename),
       type: stored(field(o, 'type'), 'type', TEXT.mediaType),
-      size: num(field(o, 'size'), 'size', 0, MAX_SYNCED_FILE_BYTES),
+      size: num(field(o, 'size'), 'size', 0, MAX_FILE_BYTES),
       description: stored(field(o, 'description'), 'description', TEXT.description),
       createdBy: str(field(o, 'createdBy'), 'createdBy', MAX_KEY_CHARS),
       createdAt: date(field(o, 'createdAt'), 'createdAt'),
@@ -254,8 +253,8 @@ export function checkSetting(key: string, value: unknown): Checked<SingleValuedS
 
 export function checkFileBytes(_key: string, value: unknown): Checked<Uint8Array> {
   if (!(value instanceof Uint8Array)) return { ok: false, reason: 'file bytes must be binary' }
-  if (value.byteLength > MAX_SYNCED_FILE_BYTES) {
-    return { ok: false, reason: `file is ${value.byteLength} bytes; the synced limit is ${MAX_SYNCED_FILE_BYTES}` }
+  if (value.byteLength > MAX_FILE_BYTES) {
+    return { ok: false, reason: `file is ${value.byteLength} bytes; the synced limit is ${MAX_FILE_BYTES}` }
   }
   return { ok: true, value }
 }

@@ -4,7 +4,8 @@
 // means private. Only a `full` connection (the owner) may write it; the sync server reads it
 // to decide whether an organization member may open the room, and every device adopts it.
 import * as Y from 'yjs'
-import { ORG_ID } from '../core/identifiers'
+import { isLabel, visibilityProblem } from '../core/identifiers'
+import { LABEL_CHARS } from '../core/limits'
 import type { Visibility } from '../core/types'
 import { ROOTS } from './layout'
 import type { Checked } from './validate'
@@ -18,10 +19,6 @@ export interface SharedVisibility {
   name: string
 }
 
-export { ORG_ID }
-
-export const PRIVATE: Omit<SharedVisibility, 'name'> = { visibility: 'private', orgId: null }
-
 export function checkVisibility(key: string, value: unknown): Checked<SharedVisibility> {
   const no = (reason: string): Checked<SharedVisibility> => ({ ok: false, reason })
   if (key !== VISIBILITY_KEY) return no(`the visibility map holds only "${VISIBILITY_KEY}"`)
@@ -29,14 +26,15 @@ export function checkVisibility(key: string, value: unknown): Checked<SharedVisi
   const o = value as Record<string, unknown>
   for (const k of Object.keys(o)) if (k !== 'visibility' && k !== 'orgId' && k !== 'name') return no(`a visibility has an unknown field "${k.slice(0, 40)}"`)
   const { visibility, orgId, name } = o
-  if (typeof name !== 'string' || !name.trim() || name.length > 200) return no('a visibility names the memory (1 to 200 characters)')
+  if (!isLabel(name)) return no(`a visibility names the memory (1 to ${LABEL_CHARS} characters)`)
+  const problem = visibilityProblem(visibility, orgId)
+  if (problem !== null) return no(problem)
   if (visibility === 'private') {
+    // the stored form: a write leaves null, so anything else came from no device
     if (orgId !== null) return no('a private memory has no orgId')
     return { ok: true, value: { visibility, orgId: null, name } }
   }
-  if (visibility !== 'organization') return no('visibility is "private" or "organization"')
-  if (typeof orgId !== 'string' || !ORG_ID.test(orgId)) return no('an organization-visible memory names its organization (orgId: letters, digits, "-" or "_", up to 128)')
-  return { ok: true, value: { visibility, orgId, name } }
+  return { ok: true, value: { visibility: 'organization', orgId: orgId as string, name } }
 }
 
 export function visibilityMap(doc: Y.Doc): Y.Map<unknown> {

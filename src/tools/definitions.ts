@@ -1,7 +1,7 @@
 // The agent-facing tools: one per connection operation, each a name, a description written for
 // a model, a zod schema, and a runner. JSON Schema is derived from the zod schema, never written.
 import { z } from 'zod'
-import { LIMITS } from '../core/contract'
+import { LIMITS } from '../core/limits'
 import { OPERATION_TIER, type Operation } from '../core/access'
 import type { Connection } from '../engine/connection'
 import type { Tier } from '../core/types'

@@ -1,7 +1,7 @@
 // Runs one tool call through a connection (so its tier is checked) and always answers with a
 // JSON-safe envelope: an agent gets a structured error it can act on, never a thrown exception.
 import type { z } from 'zod'
-import { LIMITS } from '../core/contract'
+import { LIMITS } from '../core/limits'
 import { isMemoryError, type ErrorCode } from '../core/errors'
 import type { Connection } from '../engine/connection'
 import { findTool, TOOLS } from './definitions'

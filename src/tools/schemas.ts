@@ -3,12 +3,12 @@
 // update schemas run as a refinement, so the two can never disagree. String limits are
 // advertised (maxLength) but enforced by the contract, on the stored, normalized value.
 import { z } from 'zod'
-import { LIMITS, validateFileFields, validateObservationInput, validatePatch } from '../core/contract'
+import { validateFileFields, validateObservationInput, validatePatch } from '../core/contract'
+import { CURSOR_CHARS, LABEL_CHARS, LIMITS, MAX_FILE_BYTES, RECALL_TEXT_CHARS } from '../core/limits'
 import { MemoryError } from '../core/errors'
 import { isSlug, SLUG_MAX_CHARS } from '../core/identifiers'
 import { isMemoryError } from '../core/errors'
 import { MAX_LIMITS, DEFAULT_LIMITS } from '../core/recall'
-import { MAX_FILE_BYTES } from '../engine/files'
 
 const isoDate = z
   .string()
@@ -140,13 +140,13 @@ export const updateArgs = z.strictObject({
 export const slugArgs = z.strictObject({ slug })
 
 export const recallArgs = z.strictObject({
-  query: z.string().max(LIMITS.queryChars).optional().describe('What you want to know, in words. With a query, entities are ranked by their descriptions (and, more weakly, by their notes) and come back with their neighbors, and their notes come back ordered by how well each answers the question; without one, recall lists observations by the filters, newest first, a page at a time.'),
-  cursor: z.string().max(2_000).optional().describe('Without a query: the nextCursor of the previous page, to read the next one.'),
+  query: z.string().max(RECALL_TEXT_CHARS).optional().describe('What you want to know, in words. With a query, entities are ranked by their descriptions (and, more weakly, by their notes) and come back with their neighbors, and their notes come back ordered by how well each answers the question; without one, recall lists observations by the filters, newest first, a page at a time.'),
+  cursor: z.string().max(CURSOR_CHARS).optional().describe('Without a query: the nextCursor of the previous page, to read the next one.'),
   category: fields.category.describe('Only observations in this category.'),
   tags: fields.tags.describe('Only observations carrying all of these tags.'),
   from: isoDate.optional().describe('Only observations observed at or after this date.'),
   to: isoDate.optional().describe('Only observations observed at or before this date.'),
-  entity: z.string().max(LIMITS.nameChars).optional().describe('Only observations that name this entity.'),
+  entity: z.string().max(RECALL_TEXT_CHARS).optional().describe('Only observations that name this entity.'),
   asOf: isoDate.optional().describe('Answer as of this date: only notes and relationships whose facts held then (their validity interval, else from when they were observed on).'),
   history: z.enum(['current', 'all']).optional().describe('current (default): superseded or expired notes and relationships are left out, and counted in superseded. all: they come back, marked with validTo, supersededBy and current: false.'),
   limits: z
@@ -188,7 +188,7 @@ export const storeFileArgs = z
     }),
   )
 
-const proposalId = z.string().min(1).max(200).describe('Proposal id as consolidate or list_proposals returned it.')
+const proposalId = z.string().min(1).max(LABEL_CHARS).describe('Proposal id as consolidate or list_proposals returned it.')
 
 export const acceptProposalArgs = z.strictObject({
   id: proposalId,

@@ -15,7 +15,7 @@ import type { Embedder } from '../../src/search/embedder'
 import { dispatchTool } from '../../src/tools/dispatch'
 import { observationFor } from './engine'
 import { percentile } from './stats'
-import { engineOf } from '../../src/internals'
+import { engineOf, ownerOf } from '../../src/internals'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -124,7 +124,7 @@ export async function benchDurable(sizes: number[], embedder?: Embedder): Promis
       const restartMs = Math.round(performance.now() - t0)
       const restartCpuMs = cpuMs(process.cpuUsage(c0))
       // the texts come in after the open: all of them, to see none was lost
-      await again.memory.notesHeld()
+      await ownerOf(again.memory).notesHeld()
       if (engineOf(again.memory).committedGraph.allObservations().next().done || !recall.entities.length) throw new Error('the reopened store lost its observations')
       await again.close()
       rows.push({

@@ -1,7 +1,7 @@
 // A memory tells its readers of every change they can see, made here or arriving from another
 // tab or device, once a recall made then already finds it: the app's screens follow it.
 import { describe, expect, it } from 'vitest'
-import { engineOf } from '../../src/internals'
+import { engineOf, ownerOf } from '../../src/internals'
 import { observation } from '../sync/fixture'
 import { ada, fixture } from './fixture'
 
@@ -9,7 +9,7 @@ describe('change notices', () => {
   it('a local write, an update, a delete and a remote change each notify once, after they are indexed', async () => {
     const { memory, conn } = await fixture()
     const found: Array<Promise<string[]>> = []
-    const stop = memory.onChange(() => {
+    const stop = ownerOf(memory).onChange(() => {
       // read at the notice itself: the change is already searchable
       found.push(conn.recall({ query: 'radiologist' }).then((r) => r.entities.map((e) => e.name)))
     })

@@ -6,8 +6,10 @@ import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { relationshipKey } from '../../src/core/normalize'
 import { MemoryDB } from '../../src/store/db'
 import { ada, engine, fixture, society, type Fixture } from './fixture'
-import { engineOf } from '../../src/internals'
+import { engineOf, ownerOf } from '../../src/internals'
 import { GRAPH_SNAPSHOT_KEY, NAME_BLOCKS_KEY } from '../../src/engine/memory-engine'
+import { INDEX_SNAPSHOT_FORMAT } from '../../src/search/entity-index'
+import { NOTE_INDEX_FORMAT } from '../../src/search/note-index'
 
 describe('appendix files', () => {
   it('stores, lists and reads files with their hash; refuses bad paths, duplicates and oversize', async () => {
@@ -58,6 +60,27 @@ describe('reopen', () => {
     const again = await f.reopen()
     const c = await again.connect({ agent: 'x' })
     expect((await c.recall({ query: 'mathematician' })).entities[0]!.name).toBe('Ada Lovelace')
+  })
+
+  it('saved indexes of an earlier format are rebuilt on open, and saved again in the current one', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'Ada', content: 'Ada wrote the first program.', entities: [ada] })
+    await f.memory.close()
+    const db = new MemoryDB(f.memory.info.id, { indexedDB: f.factory, IDBKeyRange })
+    const formats = async () => Promise.all(['entityIndex', 'noteIndex'].map(async (key) => ((await db.meta.get(key))!.value as { snapshot: { format: string } }).snapshot.format))
+    const current = await formats()
+    expect(current).toEqual([INDEX_SNAPSHOT_FORMAT, NOTE_INDEX_FORMAT])
+    for (const [key, format] of [['entityIndex', 'cairn-entity-index@3'], ['noteIndex', 'cairn-note-index@3']] as const) {
+      const row = (await db.meta.get(key))!.value as { snapshot: Record<string, unknown> }
+      await db.meta.put({ key, value: { ...row, snapshot: { ...row.snapshot, format } } })
+    }
+    const again = await f.reopen()
+    const c = await again.connect({ agent: 'x' })
+    expect((await c.recall({ query: 'mathematician' })).entities[0]!.name).toBe('Ada Lovelace')
+    expect((await c.recall({ query: 'first program' })).observations.map((o) => o.title)).toContain('Ada')
+    await again.close()
+    expect(await formats()).toEqual(current)
+    db.close()
   })
 
   it('a saved index older than the graph (another tab saved it, or a write came after it) is brought up to date on open', async () => {
@@ -229,7 +252,7 @@ describe('the notes\' texts after an open', () => {
     const c = await reopened.connect({ agent: 'x', tier: 'full' })
     expect(await c.getObservation(expected[5]!.slug)).toEqual(expected[5])
     expect((await c.inspect(ada.name)).observations).toHaveLength(20)
-    await reopened.notesHeld()
+    await ownerOf(reopened).notesHeld()
     expect(opened.committedGraph.notesInStorage).toBe(0)
     expect([...opened.committedGraph.allObservations()].sort((a, b) => a.slug.localeCompare(b.slug))).toEqual(expected)
     expect(await c.recall({ query: word(7) })).toEqual(early)
@@ -259,7 +282,7 @@ describe('the notes\' texts after an open', () => {
     // the other 26 were ranked by time alone, and the 4 shown read at once
     expect(opened.committedGraph.notesInStorage).toBe(26)
     expect(reads.map((slugs) => slugs.length)).toEqual([4])
-    await reopened.notesHeld()
+    await ownerOf(reopened).notesHeld()
     expect(await opened.recall(asked)).toEqual(early)
     await reopened.close()
   })
@@ -321,7 +344,7 @@ describe('the notes\' texts after an open', () => {
     expect(graph.relationships.has(relationshipKey('ada lovelace', 'wrote_to', 'menabrea'))).toBe(false)
     expect(graph.notesInStorage).toBeGreaterThan(0)
     // the rest comes in afterwards, and the graph is the one a derivation gives
-    await reopened.notesHeld()
+    await ownerOf(reopened).notesHeld()
     expect(graphFingerprint(graph)).toBe(graphFingerprint(derived()))
     // saved again while only partly filed, then opened, and changed again
     await reopened.saveIndex()
@@ -331,7 +354,7 @@ describe('the notes\' texts after an open', () => {
     await c3.write({ title: 'again', content: 'again', entities: [{ name: 'Menabrea', type: 'person', description: 'Italian engineer' }] })
     const g3 = engineOf(third).committedGraph
     expect(g3.relationships.has(relationshipKey('ada lovelace', 'wrote_to', 'menabrea'))).toBe(true)
-    await third.notesHeld()
+    await ownerOf(third).notesHeld()
     expect(graphFingerprint(g3)).toBe(graphFingerprint(Graph.derive(g3.allObservations(), g3.aliasMap())))
     await third.close()
   })
@@ -364,12 +387,12 @@ describe('the notes\' texts after an open', () => {
       await db.meta.put({ key: 'derivedGraphTexts:0', value: { ...row, saveId: 'another save' } })
     })
     const other = await f.reopen()
-    await other.notesHeld()
+    await ownerOf(other).notesHeld()
     expect([...engineOf(other).committedGraph.allObservations()]).toHaveLength(expected.length)
     engineOf(other).close()
     await texts(f, (db) => db.meta.delete('derivedGraphTexts:0'))
     const gone = await f.reopen()
-    await gone.notesHeld()
+    await ownerOf(gone).notesHeld()
     expect([...engineOf(gone).committedGraph.allObservations()].map((o) => o.content).sort()).toEqual(expected.map((o) => o.content).sort())
     await gone.close()
   })
@@ -380,7 +403,7 @@ describe('the notes\' texts after an open', () => {
     await texts(f, (db) => Promise.all([db.meta.delete('derivedGraphTexts:0'), db.observations.delete(lost.slug)]))
     const reopened = await f.reopen()
     const c = await reopened.connect({ agent: 'x', tier: 'full' })
-    await expect(reopened.notesHeld()).rejects.toMatchObject({ code: 'storage_failed' })
+    await expect(ownerOf(reopened).notesHeld()).rejects.toMatchObject({ code: 'storage_failed' })
     await expect(c.write({ title: 'w', content: 'c', entities: [ada] })).rejects.toMatchObject({ code: 'storage_failed' })
     await expect(c.getObservation(lost.slug)).rejects.toMatchObject({ code: 'storage_failed' })
     // the other notes still read

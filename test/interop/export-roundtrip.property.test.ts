@@ -15,6 +15,7 @@ import { writeMarkdownVault } from '../../src/interop/vault-folder'
 import { zipStore } from '../../src/interop/zip'
 import { buildMarkdownVault } from '../../src/interop/markdown-vault'
 import { fixture } from '../engine/fixture'
+import { ownerOf } from '../../src/internals'
 
 const piece = fc.constantFrom('会議のメモ', 'Σημειώσεις', 'Ünïcödé', 'مرحبا', '𠀀𝐀', '../', '..', '/', '\\', '.', ' ', 'C:', 'nul', '\u202e', '\t', 'Notes', '#', '|', '[[x]]', '\u0000')
 const title = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.array(piece, { minLength: 1, maxLength: 8 }).map((p) => p.join('')))
@@ -45,10 +46,10 @@ describe('exports of any memory the write path builds', () => {
               if (!isMemoryError(err) || err.code !== 'invalid_write') throw err
             })
           }
-          const mine = [...f.memory.committed.allObservations()].sort(byslug)
+          const mine = [...ownerOf(f.memory).committed.allObservations()].sort(byslug)
 
           const copy = await importMemory(JSON.parse(JSON.stringify(await exportMemory(f.memory))), { indexedDB: new IDBFactory(), IDBKeyRange })
-          expect([...copy.committed.allObservations()].sort(byslug)).toEqual(mine)
+          expect([...ownerOf(copy).committed.allObservations()].sort(byslug)).toEqual(mine)
           await copy.close()
 
           const vault = join(dir, 'vault')

@@ -1,7 +1,7 @@
 // Mapping the official MCP memory server's file onto Cairn's contract: nothing invented, and
 // everything left out is named in the report.
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/core/contract'
+import { LIMITS } from '../../src/core/limits'
 import { importMcpMemory } from '../../src/interop/import'
 import { convertMcpMemory } from '../../src/interop/mcp-memory-jsonl'
 import { fixture } from '../engine/fixture'

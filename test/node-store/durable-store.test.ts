@@ -16,7 +16,7 @@ import { mcpMemoryFile } from '../bench/package'
 import { openNodeMemory } from '../../src/node-store/node-memory'
 import { dispatchTool } from '../../src/tools/dispatch'
 import { ada, engine, society } from '../engine/fixture'
-import { engineOf } from '../../src/internals'
+import { engineOf, ownerOf } from '../../src/internals'
 
 let dirs: string[] = []
 const scratch = (): string => {
@@ -242,7 +242,7 @@ for (let i = 0; ; i++) {
 
     const second = await openNodeMemory(dir)
     // the texts of a large memory come in after its open
-    await second.memory.notesHeld()
+    await ownerOf(second.memory).notesHeld()
     const g2 = engineOf(second.memory).committedGraph
     expect([...g2.entities.keys()].sort()).toEqual(before.entities)
     expect([...g2.relationships.keys()].sort()).toEqual(before.relationships)

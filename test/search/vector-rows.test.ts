@@ -2,7 +2,7 @@
 // with float dot products over the stored values, and rows survive removal, moves and a reload.
 import { describe, expect, it } from 'vitest'
 import { simdAvailable } from '../../src/search/int8-dots'
-import { quantizeInto, quantizeRows, VectorRows } from '../../src/search/vector-rows'
+import { quantizeInto, VectorRows } from '../../src/search/vector-rows'
 
 const D = 24
 function randomVector(seed: number): Float32Array {
@@ -107,15 +107,6 @@ describe('vector rows', () => {
     expect(() => rows.set(0, [randomVector(2), new Float32Array(D + 1)])).toThrow(RangeError)
     expect(rows.rows).toBe(1)
     expect(rows.vectorsOf(0)[0]!.every((x, i) => Math.abs(x - randomVector(1)[i]!) < 0.01)).toBe(true)
-  })
-
-  it('quantizes float rows as set would', () => {
-    const floats = new Float32Array(3 * D)
-    for (let r = 0; r < 3; r++) floats.set(randomVector(r + 7), r * D)
-    const { data, scales } = quantizeRows(floats, D)
-    const rows = new VectorRows(D)
-    rows.set(0, [0, 1, 2].map((r) => floats.subarray(r * D, (r + 1) * D)))
-    expect(rows.export(1)).toEqual({ rowCounts: Uint16Array.of(3), data, scales })
   })
 
   it('scans on SIMD here, with the same scores as the JavaScript loop, dimensions not a multiple of 16 included', () => {

@@ -8,7 +8,7 @@ import { WebSocket } from 'ws'
 import { graphFingerprint } from '../helpers/graph-fingerprint'
 import { createMemory, type Connection, type Memory } from '../../src/index'
 import { startHarness, type Harness } from './harness'
-import { engineOf } from '../../src/internals'
+import { engineOf, ownerOf } from '../../src/internals'
 
 let h: Harness | undefined
 const opened: Memory[] = []
@@ -143,7 +143,7 @@ describe('validity in time across two devices syncing through the server', () =>
     expect(proposals.map((p) => p.pair)).toEqual([[older.slug, newer.slug]])
     // a rejection made on B reaches A
     await d.connB.rejectProposal(proposals[0]!.id)
-    await until(async () => (await d.converged()) && d.a.listProposals().some((p) => p.id === proposals[0]!.id && p.status === 'rejected'))
+    await until(async () => (await d.converged()) && ownerOf(d.a).listProposals().some((p) => p.id === proposals[0]!.id && p.status === 'rejected'))
     expect(await d.connA.consolidate()).toEqual([])
     // the settings are the owner's: B's change is refused by the server and A keeps its own
     await d.b.setSingleValued(['lives_in'])

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { MemoryError } from '../../src/core/errors'
 import type { Observation } from '../../src/core/types'
-import { MAX_FILE_BYTES } from '../../src/engine/files'
-import { MAX_SYNCED_FILE_BYTES, ROOTS, memoryMaps } from '../../src/sync/layout'
+import { ROOTS, memoryMaps } from '../../src/sync/layout'
 import { applyMemoryWrites, createMemoryDoc, readFileBytes, readMemoryDoc } from '../../src/sync/memory-doc'
 import { deleteFile, deleteObservation, putAlias, putFile, putObservation, putRejected, readObservation } from '../helpers/doc-writes'
 import { observeMemoryDoc, type MemoryDocChange } from '../../src/sync/observe'
 import { alias, fileMeta, observation } from './fixture'
+import { MAX_FILE_BYTES } from '../../src/core/limits'
 
 function recorder(doc: Y.Doc): MemoryDocChange[] {
   const seen: MemoryDocChange[] = []
@@ -68,13 +68,12 @@ describe('memory document writes and reads', () => {
   })
 
   it('keeps file bytes with their metadata and enforces the size limit', () => {
-    expect(MAX_SYNCED_FILE_BYTES).toBe(MAX_FILE_BYTES)
     const doc = createMemoryDoc()
     const bytes = new TextEncoder().encode('hello appendix')
     putFile(doc, fileMeta('docs/a.txt', bytes.byteLength), bytes)
     expect(new TextDecoder().decode(readFileBytes(doc, 'docs/a.txt')!)).toBe('hello appendix')
     expect(readMemoryDoc(doc).files.get('docs/a.txt')?.size).toBe(bytes.byteLength)
-    const big = new Uint8Array(MAX_SYNCED_FILE_BYTES + 1)
+    const big = new Uint8Array(MAX_FILE_BYTES + 1)
     expect(() => putFile(doc, fileMeta('docs/big.bin', big.byteLength), big)).toThrow(MemoryError)
     expect(() => putFile(doc, fileMeta('docs/b.txt', 3), bytes)).toThrow(/size/)
     deleteFile(doc, 'docs/a.txt')
@@ -153,7 +152,7 @@ describe('observeMemoryDoc', () => {
       obsMap.set('extra-1', { ...observation('extra-1'), admin: true })
       obsMap.set('nested-1', observation('nested-1', { entities: [{ name: 'N', type: 't', description: 'd', queries: [{ deep: 1 }] }] as never }))
       peer.getMap(ROOTS.aliases).set('v', { variant: 'v', canonical: 5, createdAt: 'x' })
-      peer.getMap(ROOTS.fileBytes).set('big.bin', new Uint8Array(MAX_SYNCED_FILE_BYTES + 1))
+      peer.getMap(ROOTS.fileBytes).set('big.bin', new Uint8Array(MAX_FILE_BYTES + 1))
       peer.getMap(ROOTS.files).set('x.txt', 'not an object')
     })
     const local = createMemoryDoc()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/core/contract'
+import { LIMITS } from '../../src/core/limits'
 import { OPERATION_TIER } from '../../src/core/access'
 import { TOOLS, toolInputSchema, toolListing } from '../../src/tools/definitions'
 

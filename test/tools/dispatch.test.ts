@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/core/contract'
+import { LIMITS } from '../../src/core/limits'
 import { dispatchTool, type ToolOutcome } from '../../src/tools/dispatch'
 import { ada, engine, fixture, society, type Fixture } from '../engine/fixture'
 

@@ -16,7 +16,7 @@ import { restoreEntityIndex, type IndexSnapshot } from '../../../src/search/enti
 import { restoreNoteIndex, type NoteIndexSnapshot } from '../../../src/search/note-index'
 import type { Embedder } from '../../../src/search/embedder'
 import { createStaticEmbedder } from '../../../src/search/static-embedder'
-import { engineOf } from '../../../src/internals'
+import { engineOf, ownerOf } from '../../../src/internals'
 import { assembleSemantic, parseRecallRequest } from '../../../src/core/recall'
 import { QueryEvidence, type QueryTerm } from '../../../src/core/evidence'
 import type { EntityIndex } from '../../../src/search/entity-index'
@@ -253,7 +253,7 @@ async function timeAfterOpen(id: string, token: string, model: Embedder | undefi
   const idle = await Memory.open(id, options)
   const opened = performance.now()
   const engine = engineOf(idle)
-  await idle.notesHeld()
+  await ownerOf(idle).notesHeld()
   const textsInMs = performance.now() - opened
   const idleFiledMs = await msUntilFiled(engine, opened)
   await idle.close()
@@ -330,7 +330,7 @@ const api = {
         hits += result.entities.length
       }
       // the parts read the graph directly: with every text in (a recall reads the notes it needs itself)
-      await memory.notesHeld()
+      await ownerOf(memory).notesHeld()
       const recallParts = await timeRecallParts(memory, rest)
       // the same recalls again, once what the open left for later is filed (see fileInBackground)
       const recallAgainMs: number[] = []
