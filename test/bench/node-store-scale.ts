@@ -3,7 +3,7 @@
 // file of ENTITIES entities (default 10000) into a fresh folder, in a process of its own (import
 // time, peak RSS), then a second process restarts the folder: open + first recall, recall p50 over
 // varied queries, write p50/p95 over new notes, RSS after. With --base, the same bench runs first
-// on REF's source (a scratch worktree; default where this branch left main), then on this tree,
+// on REF's source (a scratch worktree; default the commit before HEAD), then on this tree,
 // one fill at a time, and prints both side by side. Writes bench/results/node-store-scale.json.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'cairn-bench-scale-'))
   try {
     if (args.includes('--base')) {
-      const ref = valueOf('--base') && !valueOf('--base')!.startsWith('--') ? valueOf('--base')! : execFileSync('git', ['-C', REPO, 'merge-base', 'main', 'HEAD'], { encoding: 'utf8' }).trim()
+      const ref = valueOf('--base') && !valueOf('--base')!.startsWith('--') ? valueOf('--base')! : 'HEAD~1'
       const base = join(work, 'base')
       execFileSync('git', ['-C', REPO, 'worktree', 'add', '--detach', base, ref], { stdio: 'ignore' })
       symlinkSync(join(REPO, 'node_modules'), join(base, 'node_modules'))
