@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readVisibility, visibleTo } from '../sync/visibility'
 import type { Authorize } from './auth-result'
 import type { SyncLog } from './log'
-import { LISTING_HEADERS, publishForMember } from './member-publish'
+import { LISTING_HEADERS, publishForMember, requestingMember } from './member-publish'
 import type { OrgMemories } from './org-memories'
 import type { OrgRegistry } from './org-registry'
 import type { Rooms } from './rooms'
@@ -31,15 +31,9 @@ export function memberListing(orgs: OrgRegistry | undefined, orgMemories: OrgMem
       })
       return
     }
-    const credential = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
-    let found = credential ? orgs.verify(credential) : null
-    if (credential && !found) {
-      orgs.reloadIfChanged()
-      found = orgs.verify(credential)
-    }
-    if (!found) return reply(401, { code: 'unauthorized', message: 'send a member credential as the Bearer token' })
-    if (found.member.removedAt !== null) return reply(403, { code: 'member_removed', message: 'this member was removed from the organization' })
-    const { org, member } = found
+    const asked = requestingMember(req, orgs)
+    if (!asked.ok) return reply(asked.status, asked.body)
+    const { org, member } = asked.found
     orgs.reloadIfChanged()
     const memories = orgMemories.of(org.id).filter(({ id }) => {
       // only what the organization accepted: naming it in a visibility is open to any owner

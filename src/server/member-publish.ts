@@ -13,6 +13,22 @@ const MAX_BODY_BYTES = 4096
 
 export const LISTING_HEADERS = { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization, content-type', 'access-control-allow-methods': 'GET, POST, OPTIONS', 'cache-control': 'no-store' }
 
+type Member = NonNullable<ReturnType<OrgRegistry['verify']>>
+
+/** The live member a request's Bearer credential names, or the refusal to send. */
+export function requestingMember(req: IncomingMessage, orgs: OrgRegistry): { ok: true; found: Member } | { ok: false; status: number; body: { code: string; message: string } } {
+  const credential = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
+  let found = credential ? orgs.verify(credential) : null
+  if (credential && !found) {
+    // a member added a moment ago by another process: read the registry again once
+    orgs.reloadIfChanged()
+    found = orgs.verify(credential)
+  }
+  if (!found) return { ok: false, status: 401, body: { code: 'unauthorized', message: 'send a member credential as the Bearer token' } }
+  if (found.member.removedAt !== null) return { ok: false, status: 403, body: { code: 'member_removed', message: 'this member was removed from the organization' } }
+  return { ok: true, found }
+}
+
 async function readBody(req: IncomingMessage): Promise<string | null> {
   const chunks: Buffer[] = []
   let size = 0
@@ -33,17 +49,11 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
  */
 export async function publishForMember(req: IncomingMessage, res: ServerResponse, orgs: OrgRegistry, authorize: Authorize, rooms: Rooms): Promise<void> {
   const reply = (status: number, body: unknown) => void res.writeHead(status, LISTING_HEADERS).end(JSON.stringify(body))
-  const credential = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
   const text = await readBody(req)
   if (text === null) return reply(413, { code: 'invalid_request', message: `the body is larger than ${MAX_BODY_BYTES} bytes` })
-  let found = credential ? orgs.verify(credential) : null
-  if (credential && !found) {
-    orgs.reloadIfChanged()
-    found = orgs.verify(credential)
-  }
-  if (!found) return reply(401, { code: 'unauthorized', message: 'send a member credential as the Bearer token' })
-  if (found.member.removedAt !== null) return reply(403, { code: 'member_removed', message: 'this member was removed from the organization' })
-  const { org, member } = found
+  const asked = requestingMember(req, orgs)
+  if (!asked.ok) return reply(asked.status, asked.body)
+  const { org, member } = asked.found
   if (member.mayPublish !== true) return reply(403, { code: 'forbidden', message: 'this member may not publish into the listing; an administrator of the server accepts memories (`cairn org accept`) or adds a member with --publish' })
   let body: { memoryId?: unknown; token?: unknown }
   try {
