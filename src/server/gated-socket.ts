@@ -9,12 +9,12 @@
 // a budget of bytes and refusals per minute shared by every socket of the same connection.
 import { EventEmitter } from 'node:events'
 import * as decoding from 'lib0/decoding'
-import * as encoding from 'lib0/encoding'
 import type { WebSocket } from 'ws'
 import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import type { ConnectionRecord } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
+import { syncMessage } from '../sync/first-sync'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
 import { fitsOneMessage } from '../sync/update-split'
@@ -62,12 +62,6 @@ export interface GateContext {
 /** Client ids one socket may start: a device session uses one, its other tabs a few more. */
 const CLAIMS_PER_SOCKET = 16
 
-function encodeUpdateMessage(update: Uint8Array): Uint8Array {
-  const encoder = encoding.createEncoder()
-  encoding.writeVarUint(encoder, MESSAGE_SYNC)
-  syncProtocol.writeUpdate(encoder, update)
-  return encoding.toUint8Array(encoder)
-}
 
 /** How long one piece of a sync answer may wait to leave for a peer before the peer is dropped. */
 const REPLY_STALL_MS = 60_000
@@ -146,11 +140,16 @@ export class GatedSocket extends EventEmitter {
     if (this.ws.readyState !== this.ws.OPEN) return false
     const queued = this.ws.bufferedAmount
     if (queued <= this.replyBytes + this.ctx.budget.maxQueuedBytes) return true
+    this.dropSlowReader({ queuedBytes: queued })
+    return false
+  }
+
+  /** Drops a peer that stopped reading at once: a close would wait for it to read. */
+  private dropSlowReader(detail: Record<string, number>): void {
     const { connection, room, log } = this.ctx
-    log('warn', 'slow_reader', { room, connection: connection.id, agent: connection.agent, queuedBytes: queued })
+    log('warn', 'slow_reader', { room, connection: connection.id, agent: connection.agent, ...detail })
     if (typeof this.ws.terminate === 'function') this.ws.terminate()
     else this.ws.close(CLOSE.slowReader, 'this socket stopped reading')
-    return false
   }
 
   close(code?: number, reason?: string): void {
@@ -258,11 +257,7 @@ export class GatedSocket extends EventEmitter {
     if (i >= messages.length || !this.mayQueue()) return
     const message = messages[i]!
     this.replyBytes = Math.max(this.replyBytes, message.byteLength)
-    const stalled = setTimeout(() => {
-      const { connection, room, log } = this.ctx
-      log('warn', 'slow_reader', { room, connection: connection.id, agent: connection.agent, stalledReplyPiece: i })
-      this.ws.terminate()
-    }, REPLY_STALL_MS)
+    const stalled = setTimeout(() => this.dropSlowReader({ stalledReplyPiece: i }), REPLY_STALL_MS)
     stalled.unref()
     this.ws.send(message, { binary: true }, (err) => {
       clearTimeout(stalled)
@@ -306,7 +301,7 @@ export class GatedSocket extends EventEmitter {
       this.delivered = this.delivered.then(() => stored).then(nextTurn).then(() => {
         if (this.storeFailed) return
         // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.
-        flight.arrive(() => this.forward(encodeUpdateMessage(integrated)))
+        flight.arrive(() => this.forward(syncMessage(syncProtocol.messageYjsUpdate, integrated)))
       }, (err: unknown) => {
         log('error', 'update_not_stored', { room: roomName, connection: connection.id, error: (err as Error).message })
         // later updates of this socket may build on this one: none of them reaches the room

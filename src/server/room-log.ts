@@ -3,8 +3,6 @@
 // log is checked there, and a damaged one says whose history the room now lacks), the framing
 // of a sync reply, and which buffers a message can move.
 import { crc32 } from 'node:zlib'
-import * as encoding from 'lib0/encoding'
-import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 
 const HEADER_BYTES = 8
@@ -106,15 +104,6 @@ export function missingHistory(updates: Uint8Array[]): MissingHistory[] {
   }
 }
 
-
-/** A sync step 2 message carrying `update` (y-protocols' framing: message type 0, step 1, the bytes). */
-export function syncStep2Message(update: Uint8Array): Uint8Array {
-  const encoder = encoding.createEncoder()
-  encoding.writeVarUint(encoder, 0)
-  encoding.writeVarUint(encoder, syncProtocol.messageYjsSyncStep2)
-  encoding.writeVarUint8Array(encoder, update)
-  return encoding.toUint8Array(encoder)
-}
 
 /**
  * The buffers of `arrays` that can move to the thread instead of being copied: each array's

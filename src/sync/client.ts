@@ -3,12 +3,11 @@
 // online (synced), offline, or denied (the token was refused or revoked). Refusals of local
 // changes are surfaced too: the device's document then holds changes others will not see.
 import * as decoding from 'lib0/decoding'
-import * as encoding from 'lib0/encoding'
 import { WebsocketProvider } from 'y-websocket'
 import * as syncProtocol from 'y-protocols/sync'
 import type * as Y from 'yjs'
 import { isFinalClose } from './close-codes'
-import { MESSAGE_SYNC_PROGRESS, readProgress, type FirstSyncProgress } from './first-sync'
+import { MESSAGE_SYNC_PROGRESS, readProgress, syncMessage, type FirstSyncProgress } from './first-sync'
 import { MESSAGE_REFUSAL, readRefusal, type Refusal } from './refusal'
 import { MAX_UPDATE_BYTES, splitUpdate } from './update-split'
 
@@ -182,14 +181,6 @@ export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
 }
 
 const MESSAGE_SYNC = 0
-
-function syncMessage(step: number, update: Uint8Array): Uint8Array<ArrayBuffer> {
-  const encoder = encoding.createEncoder()
-  encoding.writeVarUint(encoder, MESSAGE_SYNC)
-  encoding.writeVarUint(encoder, step)
-  encoding.writeVarUint8Array(encoder, update)
-  return encoding.toUint8Array(encoder) as Uint8Array<ArrayBuffer>
-}
 
 /** What the provider needs of a WebSocket class: what `WebSocketPolyfill` promises to take. */
 // a mixin's base takes any arguments: the provider passes the url and protocols through

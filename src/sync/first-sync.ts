@@ -24,12 +24,13 @@ export interface FirstSyncProgress {
   of: number
 }
 
-function syncMessage(step: number, update: Uint8Array): Uint8Array {
+/** A y-protocols sync message (type 0) of `step` (sync step 2 or update) carrying `update`. */
+export function syncMessage(step: number, update: Uint8Array): Uint8Array<ArrayBuffer> {
   const encoder = encoding.createEncoder()
   encoding.writeVarUint(encoder, 0)
   encoding.writeVarUint(encoder, step)
   encoding.writeVarUint8Array(encoder, update)
-  return encoding.toUint8Array(encoder)
+  return encoding.toUint8Array(encoder) as Uint8Array<ArrayBuffer>
 }
 
 export function encodeProgress(progress: FirstSyncProgress): Uint8Array {
