@@ -1,13 +1,9 @@
 // Screens follow changes made elsewhere: with two browser profiles syncing through a real server
 // (and a second tab of one profile), an open Notes, Recall or entity screen shows another
 // device's note without navigating, and what the person is typing stays as typed.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
-import { startHarness, type Harness } from './harness'
+import { serverAndBrowser } from './server-and-browser'
 import { capture, connectToServer, createMemory, recall, joinMemory } from './ui'
 
 const noteTitles = (page: Page) => page.getByTestId('note').locator('strong').allTextContents()
@@ -22,31 +18,18 @@ async function shownWithin(read: () => Promise<string[]>, wanted: string, since:
 }
 
 describe('screens follow other devices and tabs', () => {
-  let harness: Harness
-  let server: SyncServer
-  let dataDir: string
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'cairn-e2e-live-'))
-    server = await startSyncServer({ host: '127.0.0.1', port: 0, dataDir, log: () => undefined })
-    harness = await startHarness()
-  })
-  afterAll(async () => {
-    await harness?.close()
-    await server?.close()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+  const env = serverAndBrowser('live')
 
   it('Notes, Recall and an entity page on one device show the other device’s notes, keeping what is typed', async () => {
-    const pageA = await harness.openApp('/')
+    const pageA = await env.harness.openApp('/')
     const id = await createMemory(pageA, 'Ward notes')
     await capture(pageA, 'Met Amara', 'Met Amara.', [{ name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' }])
-    const { token } = server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' })
-    await connectToServer(pageA, server.url, token)
+    const { token } = env.server.tokens.add({ memoryId: id, tier: 'full', agent: 'person' })
+    await connectToServer(pageA, env.server.url, token)
 
-    const deviceB = await harness.newIsolatedContext()
+    const deviceB = await env.harness.newIsolatedContext()
     const pageB = await deviceB.openApp('/')
-    await joinMemory(pageB, { id, shownAs: 'Ward notes', serverUrl: server.url, token })
+    await joinMemory(pageB, { id, shownAs: 'Ward notes', serverUrl: env.server.url, token })
     await expect.poll(() => recall(pageB, 'cardiologist'), { timeout: 15_000, interval: 300 }).toContain('Amara Okafor')
     const timings: Record<string, number> = {}
 
@@ -61,7 +44,7 @@ describe('screens follow other devices and tabs', () => {
     timings.notes = await shownWithin(() => noteTitles(pageB), 'Night shift', since)
     expect(await category.inputValue()).toBe('half typ')
     expect(await category.evaluate((el) => el === document.activeElement)).toBe(true)
-    await harness.screenshot(pageB, 'live-notes')
+    await env.harness.screenshot(pageB, 'live-notes')
 
     // Recall: the question asked is asked again; a new one being typed stays in the box
     await recall(pageB, 'scans')
@@ -71,7 +54,7 @@ describe('screens follow other devices and tabs', () => {
     await capture(pageA, 'Scans reviewed', 'Lena reviewed the scans with Tomas.', [{ name: 'Lena Fischer', type: 'person', description: 'Radiographer who takes the scans' }])
     timings.recall = await shownWithin(() => recalled(pageB), 'Lena Fischer', since)
     expect(await query.inputValue()).toBe('who is on call next')
-    await harness.screenshot(pageB, 'live-recall')
+    await env.harness.screenshot(pageB, 'live-recall')
 
     // an entity page gains the note that names it
     await pageB.goto(`/#/m/${encodeURIComponent(id)}/entity/${encodeURIComponent('Amara Okafor')}`)
@@ -79,17 +62,17 @@ describe('screens follow other devices and tabs', () => {
     since = Date.now()
     await capture(pageA, 'Amara on call', 'Amara is on call on Friday.', [{ name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' }])
     timings.entity = await shownWithin(() => backing(pageB), 'Amara on call', since)
-    await harness.screenshot(pageB, 'live-entity')
+    await env.harness.screenshot(pageB, 'live-entity')
 
     // and a second tab of device A follows the first without any server
-    const tabA2 = await harness.openApp(`/#/m/${encodeURIComponent(id)}/notes`)
+    const tabA2 = await env.harness.openApp(`/#/m/${encodeURIComponent(id)}/notes`)
     await expect.poll(() => noteTitles(tabA2), { timeout: 15_000 }).toContain('Amara on call')
     since = Date.now()
     await capture(pageA, 'Rota', 'Amara and Tomas swap on Friday.', [{ name: 'Friday rota', type: 'event', description: 'Swap of shifts at the clinic' }])
     timings.tab = await shownWithin(() => noteTitles(tabA2), 'Rota', since)
     // from the save on one device to the screen of another (the capture's own steps included)
     console.log(`live screens, ms from the capture's start to shown: ${JSON.stringify(timings)}`)
-    expect(harness.pageErrors).toEqual([])
+    expect(env.harness.pageErrors).toEqual([])
     await deviceB.close()
   })
 })

@@ -3,18 +3,10 @@
 // their member credentials, see its memories, and read one read-only. Removing one member cuts
 // that member off while the other reads on; the owner then makes the memory private from the
 // app, which cuts the remaining member off and takes it out of the organization's listing.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
-import { startHarness, type Harness } from './harness'
+import { recallUntil, serverAndBrowser } from './server-and-browser'
 import { capture, connectToServer, openMemoryMenu, openMemorySettings, recall } from './ui'
-
-async function recallUntil(page: Page, query: string, name: string): Promise<void> {
-  await expect.poll(() => recall(page, query), { timeout: 15_000, interval: 300 }).toContain(name)
-}
 
 async function joinOrganization(page: Page, serverUrl: string, credential: string): Promise<void> {
   await page.getByLabel('Organization server').fill(serverUrl)
@@ -23,27 +15,14 @@ async function joinOrganization(page: Page, serverUrl: string, credential: strin
 }
 
 describe('organizations in the browser', () => {
-  let harness: Harness
-  let server: SyncServer
-  let dataDir: string
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'cairn-e2e-org-'))
-    server = await startSyncServer({ host: '127.0.0.1', port: 0, dataDir, log: () => undefined })
-    harness = await startHarness()
-  })
-  afterAll(async () => {
-    await harness?.close()
-    await server?.close()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+  const env = serverAndBrowser('org')
 
   it('two members list and read an organization memory read-only; a removed member is cut off, the rest once the owner makes it private', async () => {
-    const org = server.orgs.create('Acme clinic')
-    const first = server.orgs.addMember(org.id, { kind: 'device', name: 'laptop' })
-    const second = server.orgs.addMember(org.id, { kind: 'device', name: 'tablet' })
+    const org = env.server.orgs.create('Acme clinic')
+    const first = env.server.orgs.addMember(org.id, { kind: 'device', name: 'laptop' })
+    const second = env.server.orgs.addMember(org.id, { kind: 'device', name: 'tablet' })
 
-    const owner = await harness.openApp('/')
+    const owner = await env.harness.openApp('/')
     await owner.getByLabel('Name', { exact: true }).fill('Clinic handbook')
     await openMemorySettings(owner)
     await owner.getByLabel('Words only (BM25, no model)').check()
@@ -61,19 +40,19 @@ describe('organizations in the browser', () => {
     await owner.getByRole('button', { name: 'Create memory' }).click()
     await owner.getByRole('heading', { name: 'Capture an observation' }).waitFor()
     const privateId = decodeURIComponent(/#\/m\/([^/]+)/.exec(owner.url())![1]!)
-    await connectToServer(owner, server.url, server.tokens.add({ memoryId: privateId, tier: 'full', agent: 'owner' }).token)
+    await connectToServer(owner, env.server.url, env.server.tokens.add({ memoryId: privateId, tier: 'full', agent: 'owner' }).token)
     await owner.goto(`/#/m/${encodeURIComponent(id)}/recall`)
-    await connectToServer(owner, server.url, server.tokens.add({ memoryId: id, tier: 'full', agent: 'owner' }).token)
-    await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
+    await connectToServer(owner, env.server.url, env.server.tokens.add({ memoryId: id, tier: 'full', agent: 'owner' }).token)
+    await expect.poll(() => env.server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
     // the organization accepts it into its listing (an administrator of the server does), once
-    server.orgs.accept(org.id, id)
+    env.server.orgs.accept(org.id, id)
 
     const pages: Page[] = []
     for (const member of [first, second]) {
-      const device = await harness.newIsolatedContext()
+      const device = await env.harness.newIsolatedContext()
       const page = await device.openApp('/')
       pages.push(page)
-      await joinOrganization(page, server.url, member.credential)
+      await joinOrganization(page, env.server.url, member.credential)
       const list = page.getByRole('list', { name: 'Organization memories' })
       await list.waitFor()
       expect(await list.locator('li strong').allTextContents()).toEqual(['Clinic handbook'])
@@ -83,16 +62,16 @@ describe('organizations in the browser', () => {
       await page.getByTestId('read-only').waitFor()
       expect(await page.getByRole('navigation', { name: 'Memory' }).getByRole('link', { name: 'Capture' }).count()).toBe(0)
     }
-    await harness.screenshot(pages[0]!, 'organization-member')
+    await env.harness.screenshot(pages[0]!, 'organization-member')
 
     // the owner's later notes reach both members
     await capture(owner, 'Night shift', 'Tomas covers the night shift.', [{ name: 'Tomas Berg', type: 'person', description: 'Radiologist who reads the scans' }])
     for (const page of pages) await recallUntil(page, 'radiologist', 'Tomas Berg')
 
-    server.orgs.removeMember(org.id, second.member.id)
+    env.server.orgs.removeMember(org.id, second.member.id)
     const [stays, removed] = pages as [Page, Page]
     await removed.goto('/')
-    await joinOrganization(removed, server.url, second.credential)
+    await joinOrganization(removed, env.server.url, second.credential)
     await expect.poll(() => removed.getByRole('alert').first().textContent(), { timeout: 10_000 }).toContain('removed')
     await capture(owner, 'Rota', 'Amara and Tomas swap on Friday.', [{ name: 'Friday rota', type: 'event', description: 'Swap of shifts at the clinic' }])
     await recallUntil(stays, 'swap shifts', 'Friday rota')
@@ -111,13 +90,13 @@ describe('organizations in the browser', () => {
     expect(await owner.getByLabel('Organization id').count()).toBe(0)
     await owner.getByRole('button', { name: 'Change visibility' }).click()
     await expect.poll(() => owner.getByTestId('visibility-result').textContent(), { timeout: 10_000 }).toContain('Private')
-    await harness.screenshot(owner, 'organization-made-private')
-    await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([])
+    await env.harness.screenshot(owner, 'organization-made-private')
+    await expect.poll(() => env.server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([])
     // the member still reading is cut off at once, and the memory leaves the member's listing
     await expect.poll(() => stays.getByTestId('sync-indicator').getAttribute('data-state'), { timeout: 10_000 }).toBe('denied')
     expect(await stays.getByTestId('sync-panel').getByRole('alert').textContent()).toContain('no longer visible to your organization')
     await stays.goto('/')
-    await joinOrganization(stays, server.url, first.credential)
+    await joinOrganization(stays, env.server.url, first.credential)
     await stays.getByText('No memory is shared with this organization yet.').waitFor()
     expect(await stays.getByRole('list', { name: 'Organization memories' }).count()).toBe(0)
 
@@ -127,13 +106,13 @@ describe('organizations in the browser', () => {
     await owner.getByRole('button', { name: 'Change visibility' }).click()
     await expect.poll(() => owner.getByTestId('visibility-panel').getByRole('alert').textContent(), { timeout: 10_000 }).toContain('invalid_request')
     expect(await owner.getByTestId('visibility-current').textContent()).toContain('Private')
-    expect(server.orgs.memories(org.id)).toEqual([])
+    expect(env.server.orgs.memories(org.id)).toEqual([])
 
     // and organization-visible again: the member lists it once more
     await owner.getByLabel('Organization id').fill(org.id)
     await owner.getByRole('button', { name: 'Change visibility' }).click()
     await expect.poll(() => owner.getByTestId('visibility-current').textContent(), { timeout: 10_000 }).toContain(org.id)
-    await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
+    await expect.poll(() => env.server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
     await stays.getByRole('button', { name: 'Show its memories' }).click()
     await stays.getByRole('button', { name: 'Open Clinic handbook read-only' }).waitFor()
   })

@@ -1,38 +1,21 @@
 // A read-only copy shows it: an organization member's device offers no Capture tab, no Edit or
 // Delete on a note, no file storing or consolidation, and says why; the owner's offers all. Reaching the capture
 // screen by its address gives the reason and the ways to read instead of a form that fails.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
-import { startHarness, type Harness } from './harness'
+import { serverAndBrowser } from './server-and-browser'
 import { capture, connectToServer, openMemorySettings, recall } from './ui'
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Memory' })
 
 describe('a read-only memory in the browser', () => {
-  let harness: Harness
-  let server: SyncServer
-  let dataDir: string
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'cairn-e2e-readonly-'))
-    server = await startSyncServer({ host: '127.0.0.1', port: 0, dataDir, log: () => undefined })
-    harness = await startHarness()
-  })
-  afterAll(async () => {
-    await harness?.close()
-    await server?.close()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+  const env = serverAndBrowser('readonly')
 
   it("an organization member's copy offers no capture or edit, and says why; the owner's offers both", async () => {
-    const org = server.orgs.create('Acme clinic')
-    const member = server.orgs.addMember(org.id, { kind: 'device', name: 'laptop' })
+    const org = env.server.orgs.create('Acme clinic')
+    const member = env.server.orgs.addMember(org.id, { kind: 'device', name: 'laptop' })
 
-    const owner = await harness.openApp('/')
+    const owner = await env.harness.openApp('/')
     await owner.getByLabel('Name', { exact: true }).fill('Clinic handbook')
     await openMemorySettings(owner)
     await owner.getByLabel('Words only (BM25, no model)').check()
@@ -42,10 +25,10 @@ describe('a read-only memory in the browser', () => {
     await owner.getByRole('heading', { name: 'Capture an observation' }).waitFor()
     const id = decodeURIComponent(/#\/m\/([^/]+)/.exec(owner.url())![1]!)
     const slug = await capture(owner, 'On call', 'Amara is on call this week.', [{ name: 'Amara Okafor', type: 'person', description: 'Cardiologist at the city clinic' }])
-    await connectToServer(owner, server.url, server.tokens.add({ memoryId: id, tier: 'full', agent: 'owner' }).token)
-    await expect.poll(() => server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
+    await connectToServer(owner, env.server.url, env.server.tokens.add({ memoryId: id, tier: 'full', agent: 'owner' }).token)
+    await expect.poll(() => env.server.orgs.memories(org.id).map((m) => m.id), { timeout: 10_000 }).toEqual([id])
     // the organization accepts it into its listing (an administrator of the server does)
-    server.orgs.accept(org.id, id)
+    env.server.orgs.accept(org.id, id)
 
     // the owner: Capture in the navigation, Edit and Delete on the note, no read-only mark
     await owner.goto(`/#/m/${encodeURIComponent(id)}/observation/${encodeURIComponent(slug)}`)
@@ -58,9 +41,9 @@ describe('a read-only memory in the browser', () => {
     await owner.getByRole('link', { name: 'Consolidate' }).click()
     await owner.getByRole('button', { name: 'Run consolidation' }).waitFor()
 
-    const device = await harness.newIsolatedContext()
+    const device = await env.harness.newIsolatedContext()
     const page = await device.openApp('/')
-    await page.getByLabel('Organization server').fill(server.url)
+    await page.getByLabel('Organization server').fill(env.server.url)
     await page.getByLabel('Member credential').fill(member.credential)
     await page.getByRole('button', { name: 'Show its memories' }).click()
     await page.getByRole('button', { name: 'Open Clinic handbook read-only' }).click()
@@ -72,7 +55,7 @@ describe('a read-only memory in the browser', () => {
     expect(await mark.textContent()).toContain('member of its organization')
     expect(await nav(page).getByRole('link', { name: 'Notes' }).count()).toBe(1)
     expect(await nav(page).getByRole('link', { name: 'Capture' }).count()).toBe(0)
-    await harness.screenshot(page, 'read-only-member-recall')
+    await env.harness.screenshot(page, 'read-only-member-recall')
 
     // a note offers no Edit or Delete, and says why
     await page.getByRole('link', { name: 'Notes' }).click()
@@ -82,7 +65,7 @@ describe('a read-only memory in the browser', () => {
     expect(await why.textContent()).toContain('only its owner changes it')
     expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0)
     expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0)
-    await harness.screenshot(page, 'read-only-member-note')
+    await env.harness.screenshot(page, 'read-only-member-note')
 
     // files and consolidation: what they would write is not offered, and the reason is given
     await page.getByRole('link', { name: 'Files' }).click()
@@ -105,7 +88,7 @@ describe('a read-only memory in the browser', () => {
     expect(await page.getByTestId('read-only-reason').textContent()).toContain('member of its organization')
     expect(await page.getByLabel('Note', { exact: true }).count()).toBe(0)
     expect(await page.getByRole('link', { name: 'Recall from this memory' }).count()).toBe(1)
-    await harness.screenshot(page, 'read-only-member-capture')
-    expect(harness.pageErrors).toEqual([])
+    await env.harness.screenshot(page, 'read-only-member-capture')
+    expect(env.harness.pageErrors).toEqual([])
   })
 })
