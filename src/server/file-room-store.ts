@@ -3,9 +3,11 @@
 // left by a crash is cut off on load, a corrupt record is skipped without losing the good ones
 // after it (the damaged log is kept beside it as `<room>.ylog.damaged-<time>`, and the log
 // names the clients whose history the room now waits for), and compaction rewrites the log as
-// one merged update through a temporary file and an atomic rename.
+// one merged update through a temporary file and an atomic rename. Compaction merges beside the
+// room's appends, not in their way: only the swap (the few records appended meanwhile, copied
+// after the merged one, and the rename) waits in the room's queue.
 import { mkdirSync } from 'node:fs'
-import { copyFile, link, open, readFile, rename, truncate, unlink } from 'node:fs/promises'
+import { copyFile, link, open, readFile, rename, stat, truncate, unlink } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
@@ -55,6 +57,10 @@ interface RoomState {
   records: number
   /** Why the last batch could not be written; flushes until the next batch report it. */
   failed: Error | null
+  /** The compaction merging beside the appends, if one is. */
+  compacting: Promise<void> | null
+  /** Bumped by anything that rewrites or deletes the log, so a compaction begun before it is dropped. */
+  generation: number
 }
 
 async function writeDurably(path: string, data: Uint8Array, flags: 'a' | 'w'): Promise<void> {
@@ -91,7 +97,7 @@ export class FileRoomStore implements RoomStore {
   private state(room: string): RoomState {
     let s = this.rooms.get(room)
     if (!s) {
-      s = { chain: Promise.resolve(), queued: [], drainScheduled: false, records: 0, failed: null }
+      s = { chain: Promise.resolve(), queued: [], drainScheduled: false, records: 0, failed: null, compacting: null, generation: 0 }
       this.rooms.set(room, s)
     }
     return s
@@ -136,12 +142,14 @@ export class FileRoomStore implements RoomStore {
       await writeDurably(tmp, Buffer.concat(records.map(encodeRecord)), 'w')
       await rename(tmp, path)
       await this.syncDir()
+      this.state(room).generation++
     } else if (goodLength < length) {
       // mostly a write a crash tore (never acknowledged), but it may be a damaged last record:
       // its bytes are kept too
       const kept = await this.keepTail(path, goodLength, length)
       this.log('warn', 'room_log_tail_cut', { room, bytes: length - goodLength, kept })
       await truncate(path, goodLength)
+      this.state(room).generation++
     }
     return records
   }
@@ -199,7 +207,7 @@ export class FileRoomStore implements RoomStore {
       s.failed = null
       await writeDurably(this.pathOf(room), Buffer.concat(batch.map(encodeRecord)), 'a')
       s.records += batch.length
-      if (s.records >= this.compactAfter) await this.compactNow(room)
+      if (s.records >= this.compactAfter && !s.compacting) this.compactBeside(room)
     }).catch((err: unknown) => {
       s.failed = err as Error
       this.log('error', 'room_write_failed', { room, error: (err as Error).message })
@@ -212,6 +220,7 @@ export class FileRoomStore implements RoomStore {
     return this.flush(room)
   }
 
+  /** Compacts the whole log in the room's queue: appends wait for it (an explicit `compact`). */
   private async compactNow(room: string): Promise<void> {
     const records = await this.readLog(room)
     if (records.length <= 1) return
@@ -220,7 +229,56 @@ export class FileRoomStore implements RoomStore {
     await writeDurably(tmp, await this.work.mergeRecord(records), 'w')
     await rename(tmp, path)
     await this.syncDir()
-    this.state(room).records = 1
+    const s = this.state(room)
+    s.records = 1
+    s.generation++
+  }
+
+  /**
+   * Compacts the log as it stands while appends go on. The records up to the log's present end
+   * are read and merged, and the merged record written to a temporary file, outside the room's
+   * queue; in the queue, only the records appended meanwhile are copied after it before the
+   * rename. A log rewritten or deleted in between (a repair, `remove`) drops the compaction.
+   */
+  private compactBeside(room: string): void {
+    const s = this.state(room)
+    const done = this.compactingBeside(room, s).catch((err: unknown) => {
+      this.log('warn', 'room_compaction_failed', { room, error: (err as Error).message })
+    }).finally(() => {
+      s.compacting = null
+    })
+    s.compacting = done
+  }
+
+  private async compactingBeside(room: string, s: RoomState): Promise<void> {
+    const path = this.pathOf(room)
+    // where the log ends now, read in the queue: bytes before it are never written again
+    const { end, generation } = await this.run(room, async () => ({ end: (await stat(path)).size, generation: s.generation }))
+    const head = Buffer.alloc(end)
+    const file = await open(path, 'r')
+    try {
+      await file.read(head, 0, end, 0)
+    } finally {
+      await file.close()
+    }
+    const { records, skipped, goodLength } = await this.work.decodeLog(head)
+    // a damaged stretch is the load's to repair and report: leave the log as it is
+    if (skipped.length || goodLength < end || records.length <= 1) return
+    const tmp = `${path}.compacting.tmp`
+    try {
+      await writeDurably(tmp, await this.work.mergeRecord(records), 'w')
+      await this.run(room, async () => {
+        if (s.generation !== generation || this.closed) return
+        const tail = await readFrom(path, end)
+        await writeDurably(tmp, tail, 'a')
+        await rename(tmp, path)
+        await this.syncDir()
+        s.records -= records.length - 1
+        s.generation++
+      })
+    } finally {
+      await unlink(tmp).catch(() => undefined)
+    }
   }
 
   /** Makes a rename in the rooms directory durable. */
@@ -254,12 +312,33 @@ export class FileRoomStore implements RoomStore {
       await unlink(this.pathOf(room)).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err
       })
-      this.state(room).records = 0
+      const s = this.state(room)
+      s.records = 0
+      s.generation++
     })
+  }
+
+  /** Resolves when no compaction is merging beside the appends (tests, and close). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.rooms.values()].map((s) => s.compacting))
   }
 
   async close(): Promise<void> {
     await this.flush()
+    await this.settled()
     this.closed = true
+  }
+}
+
+/** The bytes of `path` from `offset` to its end. */
+async function readFrom(path: string, offset: number): Promise<Buffer> {
+  const file = await open(path, 'r')
+  try {
+    const { size } = await file.stat()
+    const bytes = Buffer.alloc(Math.max(0, size - offset))
+    if (bytes.byteLength) await file.read(bytes, 0, bytes.byteLength, offset)
+    return bytes
+  } finally {
+    await file.close()
   }
 }

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { FileRoomStore } from '../../src/server/file-room-store'
+import { decodeRecords, FileRoomStore, type LogWork } from '../../src/server/file-room-store'
+import { encodeRecord } from '../../src/server/room-log'
 import { hashToken, TokenRegistry } from '../../src/server/token-registry'
 import { ROOTS } from '../../src/sync/layout'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
@@ -69,6 +70,70 @@ describe('FileRoomStore', () => {
     const loaded = createMemoryDoc()
     Y.applyUpdate(loaded, (await store.load('room-1'))!)
     expect(loaded.getMap(ROOTS.observations).toJSON()).toEqual(doc.getMap(ROOTS.observations).toJSON())
+    await store.close()
+  })
+
+  it('keeps taking appends while a compaction merges, and loses none of them in the swap', async () => {
+    // the merge is held until the test lets it go: appends made meanwhile must not wait for it
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let merging = false
+    const offload: LogWork = {
+      decodeLog: async (bytes) => decodeRecords(bytes),
+      merge: async (updates) => Y.mergeUpdates(updates),
+      mergeRecord: async (updates) => {
+        merging = true
+        await held
+        return encodeRecord(Y.mergeUpdates(updates))
+      },
+    }
+    const store = new FileRoomStore(dir, { compactAfterRecords: 10, offload })
+    const doc = recordedDoc(store, 'room-1')
+    for (let i = 0; i < 10; i++) putObservation(doc, observation(`before-${i}`))
+    await store.flush('room-1')
+    await expect.poll(() => merging).toBe(true)
+    // while the merge is held: these reach the disk, durably, before it ends
+    const hang = new Promise<string>((resolve) => setTimeout(() => resolve('waited for the merge'), 10_000))
+    for (let i = 0; i < 5; i++) {
+      putObservation(doc, observation(`during-${i}`))
+      expect(await Promise.race([store.flush('room-1').then(() => 'durable'), hang])).toBe('durable')
+    }
+    release()
+    await store.settled()
+    // the merged record, then the five appended while it merged
+    expect(decodeRecords(readFileSync(join(dir, 'rooms', 'room-1.ylog'))).records).toHaveLength(6)
+    expect(readdirSync(join(dir, 'rooms')).filter((f) => f.endsWith('.tmp'))).toEqual([])
+    await store.close()
+    const loaded = createMemoryDoc()
+    Y.applyUpdate(loaded, (await new FileRoomStore(dir).load('room-1'))!)
+    expect([...readMemoryDoc(loaded).observations.keys()].sort()).toEqual([...doc.getMap(ROOTS.observations).keys()].sort())
+    expect(readMemoryDoc(loaded).observations.size).toBe(15)
+  })
+
+  it('drops a compaction whose log was deleted while it merged', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let merging = false
+    const offload: LogWork = {
+      decodeLog: async (bytes) => decodeRecords(bytes),
+      merge: async (updates) => Y.mergeUpdates(updates),
+      mergeRecord: async (updates) => {
+        merging = true
+        await held
+        return encodeRecord(Y.mergeUpdates(updates))
+      },
+    }
+    const store = new FileRoomStore(dir, { compactAfterRecords: 10, offload })
+    const doc = recordedDoc(store, 'room-1')
+    for (let i = 0; i < 10; i++) putObservation(doc, observation(`o-${i}`))
+    await store.flush('room-1')
+    await expect.poll(() => merging).toBe(true)
+    await store.remove('room-1')
+    release()
+    await store.settled()
+    // the memory was deleted: its history does not come back from the merge
+    expect(await store.load('room-1')).toBeNull()
+    expect(readdirSync(join(dir, 'rooms'))).toEqual([])
     await store.close()
   })
 
