@@ -9,7 +9,7 @@ import type { AccessSource } from './access-source'
 import type { AuthResult, Authorize } from './auth-result'
 import type { SocketCuts } from './cuts'
 import type { SyncLog } from './log'
-import type { OrgSource } from './org-store'
+import type { OrgMemoryIndex, OrgSource } from './org-store'
 import type { Rooms } from './rooms'
 import { sharedConnectionOf } from './shared-access'
 import type { TokenRegistry } from './token-registry'
@@ -23,6 +23,7 @@ export interface AuthSources {
   registry: TokenRegistry
   /** Organizations (the data directory's, or Redis's). */
   orgs?: OrgSource
+  orgMemories?: OrgMemoryIndex
   rooms: Rooms
   cuts: SocketCuts
   log: SyncLog
@@ -45,7 +46,8 @@ function fileAuthorize(registry: TokenRegistry): Authorize {
 }
 
 /** A member reads a memory of its organization with the `read` tier; a removed member, or a memory not visible to it, is refused. */
-async function memberAccess(orgs: OrgSource, token: string, room: string, visibility: SharedVisibility | null, log: SyncLog): Promise<AuthResult | null> {
+async function memberAccess(s: AuthSources & { orgs: OrgSource }, token: string, room: string, visibility: SharedVisibility | null): Promise<AuthResult | null> {
+  const { orgs, orgMemories, log } = s
   let found
   try {
     found = await orgs.lookup(token)
@@ -56,8 +58,12 @@ async function memberAccess(orgs: OrgSource, token: string, room: string, visibi
   if (!found) return null
   const { org, member } = found
   if (member.removedAt !== null) return { ok: false, code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
-  // a private memory and one that does not exist get the same answer
-  if (!visibleTo(visibility, org.id)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory is not visible to your organization' }
+  // A private memory and one that does not exist get the same answer. Made visible through
+  // another server a moment ago, the shared index says so first; the room's own document,
+  // checked once it is loaded, still decides (socket-admission.ts).
+  if (!visibleTo(visibility, org.id) && !(await orgMemories?.shows?.(room, org.id).catch(() => false))) {
+    return { ok: false, code: CLOSE.forbidden, reason: 'this memory is not visible to your organization' }
+  }
   orgs.catchUp()
   if (!orgs.accepts(org.id, room)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory was not accepted into your organization\'s listing; an administrator of the server accepts it' }
   const connection: ConnectionRecord = { id: member.id, memoryId: room, agent: member.name, tier: 'read', tokenHash: member.credentialHash, createdAt: member.addedAt, revokedAt: null }
@@ -69,13 +75,13 @@ async function memberAccess(orgs: OrgSource, token: string, room: string, visibi
  * memory itself; otherwise an organization member's credential, for a memory visible to it.
  */
 export function composeAuthorize(s: AuthSources): Authorize {
-  const { custom, access, registry, orgs, rooms, log } = s
+  const { custom, access, registry, orgs, rooms } = s
   const issued: Authorize = custom ?? (access ? (token, room) => access.authorize(token, room) : fileAuthorize(registry))
   return async (token, room) => {
     const first = await issued(token, room)
     if (first.ok || first.code !== CLOSE.unauthorized || !token || custom !== undefined) return first
     const held = await rooms.access(room)
-    return sharedConnectionOf(token, room, held.connections) ?? (orgs ? await memberAccess(orgs, token, room, held.visibility, log) : null) ?? first
+    return sharedConnectionOf(token, room, held.connections) ?? (orgs ? await memberAccess({ ...s, orgs }, token, room, held.visibility) : null) ?? first
   }
 }
 

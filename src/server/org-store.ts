@@ -44,6 +44,12 @@ export interface OrgMemoryIndex {
   note(room: string, visibility: SharedVisibility | null, by?: string): void
   /** The rooms visible to an organization, by name. */
   of(orgId: string): Promise<OrgMemory[]>
+  /**
+   * Whether the index shows the room to the organization now; only an index shared by several
+   * servers has it: a room this server read from storage a moment ago may be behind a change
+   * made through another server, the shared index is not.
+   */
+  shows?(room: string, orgId: string): Promise<boolean>
 }
 
 /** The data directory's registry (orgs.json) behind the seam; its admin calls stay synchronous underneath. */

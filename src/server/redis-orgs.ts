@@ -272,6 +272,11 @@ export class RedisOrgMemoryIndex implements OrgMemoryIndex {
     })
   }
 
+  async shows(room: string, orgId: string): Promise<boolean> {
+    const of = await this.redis.command.sendCommand<Buffer | null>(['HGET', `${this.prefix}org-memory-of`, room], { timeout: LOOKUP_TIMEOUT_MS })
+    return of?.toString() === orgId
+  }
+
   async of(orgId: string): Promise<OrgMemory[]> {
     const flat = await this.redis.command.sendCommand<Buffer[]>(['HGETALL', `${this.prefix}org:${orgId}:memories`], { timeout: LOOKUP_TIMEOUT_MS })
     const out: OrgMemory[] = []

@@ -141,7 +141,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   orgs?.onUnlisted((orgId, room) => cuts.unlisted(orgId, room))
   orgs?.onMemberRemoved((org, member) => cuts.memberRemoved(org.id, member))
 
-  const sources: AuthSources = { custom: options.authorize, access, registry, orgs, rooms, cuts, log }
+  const sources: AuthSources = { custom: options.authorize, access, registry, orgs, orgMemories, rooms, cuts, log }
   const gates = new Set<GatedSocket>()
   const authorize = composeAuthorize(sources)
   const admission = { ...sources, authorize, owners, thread, budget, windows: new Map<string, BudgetWindow>(), gates, persistFirst }
