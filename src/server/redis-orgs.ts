@@ -19,6 +19,8 @@ import type { RedisConnection } from './redis-connection'
 import { hashToken } from './token-registry'
 
 const LOOKUP_TIMEOUT_MS = 3_000
+/** How long a change waits for Redis (down, or restarting) before it fails, by default. */
+const CHANGE_TIMEOUT_MS = 10_000
 /** Compare-and-set attempts before a change gives up (only other changes to the same organization race it). */
 const CHANGE_ATTEMPTS = 50
 
@@ -81,13 +83,16 @@ export class RedisOrgs implements OrgSource {
   private readonly keys: { orgs: string; credential: string; channel: string }
   private closed = false
 
-  private constructor(private readonly redis: RedisConnection, prefix: string, private readonly log: SyncLog) {
+  private constructor(private readonly redis: RedisConnection, prefix: string, private readonly log: SyncLog, private readonly changeTimeoutMs: number) {
     this.keys = { orgs: `${prefix}orgs`, credential: `${prefix}org-credential`, channel: `${prefix}org-changes` }
   }
 
-  /** `watch`: follow every server's changes (a server); an admin command leaves it off. */
-  static async open(redis: RedisConnection, options: { prefix?: string; log?: SyncLog; watch?: boolean } = {}): Promise<RedisOrgs> {
-    const orgs = new RedisOrgs(redis, options.prefix ?? 'cairn:', options.log ?? (() => {}))
+  /**
+   * `watch`: follow every server's changes (a server); an admin command leaves it off.
+   * `changeTimeoutMs`: how long a change waits for an unreachable Redis (default 10 s).
+   */
+  static async open(redis: RedisConnection, options: { prefix?: string; log?: SyncLog; watch?: boolean; changeTimeoutMs?: number } = {}): Promise<RedisOrgs> {
+    const orgs = new RedisOrgs(redis, options.prefix ?? 'cairn:', options.log ?? (() => {}), options.changeTimeoutMs ?? CHANGE_TIMEOUT_MS)
     if (options.watch !== false) await orgs.watch()
     return orgs
   }
@@ -105,7 +110,7 @@ export class RedisOrgs implements OrgSource {
   }
 
   private async reloadAll(): Promise<Organization[]> {
-    const flat = await this.redis.command.sendCommand<Buffer[]>(['HGETALL', this.keys.orgs])
+    const flat = await this.redis.command.sendCommand<Buffer[]>(['HGETALL', this.keys.orgs], { timeout: this.changeTimeoutMs })
     const out: Organization[] = []
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const record = parseRecord(flat[i + 1]!)
@@ -129,18 +134,28 @@ export class RedisOrgs implements OrgSource {
     for (const memoryId of unlisted) for (const l of this.unlistListeners) l(record.org.id, memoryId)
   }
 
-  private async read(orgId: string, timeout?: number): Promise<{ raw: Buffer; record: OrgRecord } | null> {
-    const raw = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.orgs, orgId], timeout === undefined ? undefined : { timeout })
+  private async read(orgId: string, timeout: number): Promise<{ raw: Buffer; record: OrgRecord } | null> {
+    const raw = await this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.orgs, orgId], { timeout })
     if (!raw) return null
     const record = parseRecord(raw)
     if (!record) throw new MemoryError('storage_failed', `the record of organization "${orgId}" in Redis (${this.keys.orgs}) is not readable; restore it from a backup`, { orgId })
     return { raw, record }
   }
 
+  /** Runs a write step, bounded: while Redis is away a change fails after a while instead of waiting for ever. */
+  private async bounded<T>(step: (timeout: number) => Promise<T>, deadline: number): Promise<T> {
+    try {
+      return await step(Math.max(1, deadline - Date.now()))
+    } catch (err) {
+      throw err instanceof MemoryError ? err : unavailable(err)
+    }
+  }
+
   /** Edits one organization by compare-and-set, retrying when another change got there first. */
   private async change<T>(orgId: string, edit: (org: Organization) => { out: T; changed: boolean }, credentialHash = ''): Promise<T> {
+    const deadline = Date.now() + this.changeTimeoutMs
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
-      const found = await this.read(orgId)
+      const found = await this.bounded((timeout) => this.read(orgId, timeout), deadline)
       if (!found) throw new MemoryError('not_found', `no organization "${orgId}"; list them with \`org list\``, { orgId })
       const org = copyOrganization(found.record.org)
       const { out, changed } = edit(org)
@@ -150,7 +165,7 @@ export class RedisOrgs implements OrgSource {
       }
       const record: OrgRecord = { rev: found.record.rev + 1, org }
       const next = JSON.stringify(record)
-      const done = await this.redis.command.sendCommand<number>(['EVAL', CHANGE, '3', this.keys.orgs, this.keys.credential, this.keys.channel, orgId, found.raw, next, credentialHash])
+      const done = await this.bounded((timeout) => this.redis.command.sendCommand<number>(['EVAL', CHANGE, '3', this.keys.orgs, this.keys.credential, this.keys.channel, orgId, found.raw, next, credentialHash], { timeout }), deadline)
       if (done === 1) {
         // this server cuts at once; the published copy of the same revision then changes nothing
         this.apply(record)
@@ -163,7 +178,7 @@ export class RedisOrgs implements OrgSource {
   async create(name: string): Promise<Organization> {
     const org = newOrganization(name)
     const record: OrgRecord = { rev: 1, org }
-    const done = await this.redis.command.sendCommand<number>(['EVAL', CHANGE, '3', this.keys.orgs, this.keys.credential, this.keys.channel, org.id, '', JSON.stringify(record), ''])
+    const done = await this.bounded((timeout) => this.redis.command.sendCommand<number>(['EVAL', CHANGE, '3', this.keys.orgs, this.keys.credential, this.keys.channel, org.id, '', JSON.stringify(record), ''], { timeout }), Date.now() + this.changeTimeoutMs)
     if (done !== 1) throw new MemoryError('conflict', `an organization "${org.id}" exists already; try again`)
     this.apply(record)
     return copyOrganization(org)

@@ -194,6 +194,21 @@ describe('organizations on servers sharing Redis', () => {
     expect((found.listed ?? []).map((l) => l.memoryId).sort()).toEqual(listed.map((l) => l.memoryId).sort())
   })
 
+  it('a change while Redis is down fails with storage_failed after its timeout, and works again once Redis is back', async () => {
+    const own = await startRedis()
+    cleanups.push(() => own.stop())
+    const conn = await connectRedis(own.url)
+    cleanups.push(() => conn.close())
+    const orgs = await RedisOrgs.open(conn, { watch: false, changeTimeoutMs: 500 })
+    const org = await orgs.create('Acme')
+    await own.kill()
+    await expect(orgs.addMember(org.id, { kind: 'agent', name: 'while down' })).rejects.toMatchObject({ code: 'storage_failed' })
+    await own.start()
+    await waitFor('the connection back', () => conn.command.isReady, 10_000)
+    const added = await orgs.addMember(org.id, { kind: 'agent', name: 'after' })
+    expect((await orgs.list())[0]!.members.map((m) => m.id)).toContain(added.member.id)
+  }, 30_000)
+
   it('the CLI creates organizations and adds and removes members in Redis, and running servers follow', async () => {
     const prefix = 'cairn:'
     const s = await server(redis.url, prefix)
@@ -254,9 +269,11 @@ describe('one server process and Redis SIGKILLed mid-run', () => {
     await orgMemory(q, org, 'shared')
     const removed = await q.organizations.addMember(org.id, { kind: 'agent', name: 'removed before the crash' })
     const kept = await q.organizations.addMember(org.id, { kind: 'agent', name: 'kept' })
+    const removedWhileDown = await q.organizations.addMember(org.id, { kind: 'agent', name: 'removed while the process was dead' })
     const onP = client(pUrl, 'shared', removed.credential)
     const keptOnP = client(pUrl, 'shared', kept.credential)
-    await Promise.all([onP.whenSynced(), keptOnP.whenSynced()])
+    const downOnP = client(pUrl, 'shared', removedWhileDown.credential)
+    await Promise.all([onP.whenSynced(), keptOnP.whenSynced(), downOnP.whenSynced()])
 
     // members added one after another while Redis dies and comes back: which were acknowledged?
     const acknowledged: string[] = []
@@ -277,7 +294,11 @@ describe('one server process and Redis SIGKILLed mid-run', () => {
     await kill(p)
     await new Promise((r) => setTimeout(r, 300))
     await own.start()
+    // removed while the process is dead: its socket, reconnecting to the new process, is refused there
+    const downCut = denied(downOnP)
+    await q.organizations.removeMember(org.id, removedWhileDown.member.id)
     p = await serverProcess(own.url, port, dataDir)
+    expect(await downCut).toBe(CLOSE.memberRemoved)
     await waitFor('members acknowledged after Redis is back', () => acknowledged.length >= beforeCrash + 5, 20_000)
     adding = false
     await adder
