@@ -9,6 +9,7 @@ import type { AccessSource } from './access-source'
 import type { AuthResult, Authorize } from './auth-result'
 import type { SocketCuts } from './cuts'
 import type { SyncLog } from './log'
+import type { MemberOf } from './org-registry'
 import type { OrgMemoryIndex, OrgSource } from './org-store'
 import type { Rooms } from './rooms'
 import { sharedConnectionOf } from './shared-access'
@@ -48,7 +49,7 @@ function fileAuthorize(registry: TokenRegistry): Authorize {
 /** A member reads a memory of its organization with the `read` tier; a removed member, or a memory not visible to it, is refused. */
 async function memberAccess(s: AuthSources & { orgs: OrgSource }, token: string, room: string, visibility: SharedVisibility | null): Promise<AuthResult | null> {
   const { orgs, orgMemories, log } = s
-  let found
+  let found: MemberOf | null
   try {
     found = await orgs.lookup(token)
   } catch (err) {

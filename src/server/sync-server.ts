@@ -4,8 +4,8 @@
 // routes), and this one composes them, listens, closes, and offers the admin surface.
 //
 // Seams for a larger deployment: `store` (a RoomStore: where room history lives) and
-// `authorize` (who a token is and what it may do), or `redis`, which fills both from a Redis
-// that several servers share. See docs/sync.md, "Several sync servers on one Redis".
+// `authorize` (who a token is and what it may do), or `redis`, which fills both (and keeps the
+// organizations) in a Redis that several servers share. See docs/sync.md, "Several sync servers on one Redis".
 import { join } from 'node:path'
 import { MemoryError } from '../core/errors'
 import type { ConnectionRecord, Tier } from '../core/types'
@@ -51,9 +51,9 @@ export interface SyncServerOptions {
    */
   maxMessageBytes?: number
   /**
-   * Rooms, tokens and client-id owners in a Redis shared with other servers (a URL, or
-   * options) instead of the data directory; replaces `store` and `authorize`. Manage its
-   * tokens through `access`.
+   * Rooms, tokens, client-id owners and organizations in a Redis shared with other servers (a
+   * URL, or options) instead of the data directory; replaces `store` and `authorize`. Manage
+   * its tokens through `access` and its organizations through `organizations`.
    */
   redis?: string | RedisOptions
   /**
