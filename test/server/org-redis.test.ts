@@ -1,6 +1,7 @@
 // Organizations shared by sync servers through a real Redis (a throwaway redis-server on
 // 127.0.0.1): a cut made through one server (a member removed, a memory unlisted) closes the
-// sockets on every other one and refuses the credential there; a server whose subscription
+// sockets on every other one and refuses the credential there; a member's publishing through
+// one server is consent every other one honors; a server whose subscription
 // dropped while a change was made re-reads the registry when it reconnects; concurrent changes
 // to one organization all land; the CLI's `org ... --redis` acts on running servers; and with
 // one server process and Redis SIGKILLed mid-run, every acknowledged change survives and the
@@ -157,6 +158,31 @@ describe('organizations on servers sharing Redis', () => {
     expect(await closed).toBe(CLOSE.notVisible)
     await until('the index to drop it', async () => (await listingStatus(b, credential)).ids.length === 0)
     expect(await denied(client(b.url, 'plans', credential))).toBe(CLOSE.forbidden)
+  })
+
+  it('a member with the right to publish puts its memory into the listing through B; members list and open it through C, and a stranger\'s is neither', async () => {
+    const prefix = newPrefix()
+    const [a, b, c] = [await server(redis.url, prefix), await server(redis.url, prefix), await server(redis.url, prefix)]
+    const org = await a.organizations.create('Acme')
+    const publisher = await a.organizations.addMember(org.id, { kind: 'device', name: 'owner laptop', mayPublish: true })
+    const reader = await a.organizations.addMember(org.id, { kind: 'agent', name: 'reader' })
+    const publish = async (memoryId: string) => {
+      const token = (await a.access.add({ memoryId, tier: 'full', agent: `owner of ${memoryId}` })).token
+      const owner = client(a.url, memoryId, token)
+      await owner.whenSynced()
+      putObservation(owner.provider.doc, observation(`${memoryId}-note`))
+      writeVisibility(owner.provider.doc, { visibility: 'organization', orgId: org.id, name: memoryId })
+      await until('the index to show it', async () => (await a.organizations.memories(org.id)).some((m) => m.id === memoryId))
+      return token
+    }
+    const token = await publish('playbook')
+    await publish('stranger-notes')
+    const res = await fetch(`${b.url.replace(/^ws/, 'http')}/org/memories`, { method: 'POST', headers: { authorization: `Bearer ${publisher.credential}`, 'content-type': 'application/json' }, body: JSON.stringify({ memoryId: 'playbook', token }) })
+    expect(res.status).toBe(200)
+    expect(await listingStatus(c, reader.credential)).toEqual({ status: 200, ids: ['playbook'] })
+    expect((await c.organizations.list()).find((o) => o.id === org.id)?.listed?.map((l) => [l.memoryId, l.acceptedBy])).toEqual([['playbook', publisher.member.id]])
+    await client(c.url, 'playbook', reader.credential).whenSynced()
+    expect(await denied(client(c.url, 'stranger-notes', reader.credential))).toBe(CLOSE.forbidden)
   })
 
   it('a server that missed a change while its subscription was down re-reads the registry when it reconnects', async () => {
