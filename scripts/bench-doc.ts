@@ -41,6 +41,7 @@ export interface BenchResults {
   updateCheck?: Section<UpdateCheckRow[]>
   revoke?: Section<CutRow[]>
   orgAccess?: Section<CutRow[]>
+  orgCutsRedis?: Section<CutRow[]>
   yjsApply?: Section<YjsApplyRow[]>
   syncLoad?: Section<SyncLoadResult>
   syncCluster?: Section<{ rows: ClusterBenchRow[] }>
@@ -213,6 +214,11 @@ export const GOALS: Goal[] = [
     command: 'npx tsx test/bench/org-access.ts 20',
     judge: (r) => cutGoal(ran(r.orgAccess), skipped(r.orgAccess)),
   },
+  {
+    goal: 'Organization cut across 3 servers on one Redis (on server A, enforced on B and C), p95 < 100 ms',
+    command: 'npx tsx test/bench/org-cuts-redis.ts 20',
+    judge: (r) => cutGoal(ran(r.orgCutsRedis), skipped(r.orgCutsRedis)),
+  },
 ]
 
 function cutGoal(rows: CutRow[] | undefined, orNot: string): Judged {
@@ -314,6 +320,13 @@ const SECTIONS: SectionDoc[] = [
     command: 'npx tsx test/bench/org-access.ts 20',
     key: 'orgAccess',
     body: (r) => ran(r.orgAccess) && cutTable(ran(r.orgAccess)!),
+  },
+  {
+    title: 'Organization cut across servers on Redis',
+    about: 'three sync servers sharing one Redis (in one process with the clients): from the call on server A (a member removed by A or by another process, a memory unlisted, a memory made private by its owner\'s socket on A) to servers B and C both closing the member\'s socket (4411 / 4412) and refusing its credential.',
+    command: 'npx tsx test/bench/org-cuts-redis.ts 20',
+    key: 'orgCutsRedis',
+    body: (r) => ran(r.orgCutsRedis) && cutTable(ran(r.orgCutsRedis)!),
   },
   {
     title: 'Remote updates',

@@ -9,7 +9,8 @@ import type { AccessSource } from './access-source'
 import type { AuthResult, Authorize } from './auth-result'
 import type { SocketCuts } from './cuts'
 import type { SyncLog } from './log'
-import type { OrgRegistry } from './org-registry'
+import type { MemberOf } from './org-registry'
+import type { OrgMemoryIndex, OrgSource } from './org-store'
 import type { Rooms } from './rooms'
 import { sharedConnectionOf } from './shared-access'
 import type { TokenRegistry } from './token-registry'
@@ -21,7 +22,9 @@ export interface AuthSources {
   access?: AccessSource
   /** The token file of the data directory (when neither of the above). */
   registry: TokenRegistry
-  orgs?: OrgRegistry
+  /** Organizations (the data directory's, or Redis's). */
+  orgs?: OrgSource
+  orgMemories?: OrgMemoryIndex
   rooms: Rooms
   cuts: SocketCuts
   log: SyncLog
@@ -44,18 +47,25 @@ function fileAuthorize(registry: TokenRegistry): Authorize {
 }
 
 /** A member reads a memory of its organization with the `read` tier; a removed member, or a memory not visible to it, is refused. */
-function memberAccess(orgs: OrgRegistry, token: string, room: string, visibility: SharedVisibility | null): AuthResult | null {
-  let found = orgs.verify(token)
-  if (!found) {
-    orgs.reloadIfChanged()
-    found = orgs.verify(token)
+async function memberAccess(s: AuthSources & { orgs: OrgSource }, token: string, room: string, visibility: SharedVisibility | null): Promise<AuthResult | null> {
+  const { orgs, orgMemories, log } = s
+  let found: MemberOf | null
+  try {
+    found = await orgs.lookup(token)
+  } catch (err) {
+    log('warn', 'orgs_unavailable', { error: (err as Error).message })
+    return { ok: false, code: CLOSE.unavailable, reason: 'the organizations are unavailable; try again later' }
   }
   if (!found) return null
   const { org, member } = found
   if (member.removedAt !== null) return { ok: false, code: CLOSE.memberRemoved, reason: 'this member was removed from the organization' }
-  // a private memory and one that does not exist get the same answer
-  if (!visibleTo(visibility, org.id)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory is not visible to your organization' }
-  orgs.reloadIfChanged()
+  // A private memory and one that does not exist get the same answer. Made visible through
+  // another server a moment ago, the shared index says so first; the room's own document,
+  // checked once it is loaded, still decides (socket-admission.ts).
+  if (!visibleTo(visibility, org.id) && !(await orgMemories?.shows?.(room, org.id).catch(() => false))) {
+    return { ok: false, code: CLOSE.forbidden, reason: 'this memory is not visible to your organization' }
+  }
+  orgs.catchUp()
   if (!orgs.accepts(org.id, room)) return { ok: false, code: CLOSE.forbidden, reason: 'this memory was not accepted into your organization\'s listing; an administrator of the server accepts it' }
   const connection: ConnectionRecord = { id: member.id, memoryId: room, agent: member.name, tier: 'read', tokenHash: member.credentialHash, createdAt: member.addedAt, revokedAt: null }
   return { ok: true, connection, member: { orgId: org.id } }
@@ -72,7 +82,7 @@ export function composeAuthorize(s: AuthSources): Authorize {
     const first = await issued(token, room)
     if (first.ok || first.code !== CLOSE.unauthorized || !token || custom !== undefined) return first
     const held = await rooms.access(room)
-    return sharedConnectionOf(token, room, held.connections) ?? (orgs ? memberAccess(orgs, token, room, held.visibility) : null) ?? first
+    return sharedConnectionOf(token, room, held.connections) ?? (orgs ? await memberAccess({ ...s, orgs }, token, room, held.visibility) : null) ?? first
   }
 }
 
@@ -85,7 +95,7 @@ export function revokedSince(s: AuthSources, auth: Extract<AuthResult, { ok: tru
   const { connection, member } = auth
   if (member) {
     return () => {
-      orgs?.reloadIfChanged()
+      orgs?.catchUp()
       return cuts.memberCut(room, member.orgId, connection.id) !== null
     }
   }

@@ -9,9 +9,9 @@
 //   node --import tsx src/server/cli.ts org accept --org ORG --memory MEMORY [--data DIR]
 //   node --import tsx src/server/cli.ts org unlist --org ORG --memory MEMORY [--data DIR]
 //   node --import tsx src/server/cli.ts org list [--data DIR]
-//   ... --redis redis://127.0.0.1:6379   rooms and tokens in a Redis shared by several servers
-// Token commands edit <data>/tokens.json (or Redis), org commands <data>/orgs.json; a running
-// server picks the change up at once.
+//   ... --redis redis://127.0.0.1:6379   rooms, tokens and organizations in a Redis shared by several servers
+// Token commands edit <data>/tokens.json (or Redis), org commands <data>/orgs.json (or Redis);
+// a running server picks the change up at once (every server, on Redis).
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -22,6 +22,7 @@ import { claimKeyIn } from './claim'
 import { startSyncServer } from './sync-server'
 import { TOKENS_FILE, TokenRegistry } from './token-registry'
 import { ORGS_FILE, OrgRegistry } from './org-registry'
+import { fileOrgSource, type OrgDirectory } from './org-store'
 
 const USAGE = `usage:
   cli.ts [serve] [--host 127.0.0.1] [--port 1234] [--data .data/sync | --redis redis://host:6379] [--claim-key-file FILE]
@@ -29,12 +30,12 @@ const USAGE = `usage:
   cli.ts token add --memory <id> --agent <name> [--tier read|read_write|full] [--data DIR | --redis URL]
   cli.ts token revoke --id <connection id> [--data DIR | --redis URL]
   cli.ts token list [--memory <id>] [--data DIR | --redis URL]
-  cli.ts org create <name> [--data DIR]
-  cli.ts org add-member --org <org id> (--agent <name> | --device <name>) [--publish] [--data DIR]
-  cli.ts org remove-member --org <org id> --member <member id> [--data DIR]
-  cli.ts org accept --org <org id> --memory <memory id> [--data DIR]
-  cli.ts org unlist --org <org id> --memory <memory id> [--data DIR]
-  cli.ts org list [--data DIR]`
+  cli.ts org create <name> [--data DIR | --redis URL]
+  cli.ts org add-member --org <org id> (--agent <name> | --device <name>) [--publish] [--data DIR | --redis URL]
+  cli.ts org remove-member --org <org id> --member <member id> [--data DIR | --redis URL]
+  cli.ts org accept --org <org id> --memory <memory id> [--data DIR | --redis URL]
+  cli.ts org unlist --org <org id> --memory <memory id> [--data DIR | --redis URL]
+  cli.ts org list [--data DIR | --redis URL]`
 
 /** The token directory the commands edit: the data directory's file, or Redis. */
 async function openTokens(dataDir: string, redisUrl: string | undefined): Promise<TokenAdmin & { close(): Promise<void> }> {
@@ -55,6 +56,24 @@ async function openTokens(dataDir: string, redisUrl: string | undefined): Promis
     add: (input) => access.add(input),
     revoke: (id) => access.revoke(id),
     list: (memoryId) => access.list(memoryId),
+    close: () => redis.close(),
+  }
+}
+
+/** The organizations the commands edit: the data directory's file, or Redis. */
+async function openOrgs(dataDir: string, redisUrl: string | undefined): Promise<OrgDirectory & { close(): Promise<void> }> {
+  if (redisUrl === undefined) return fileOrgSource(new OrgRegistry(join(dataDir, ORGS_FILE)))
+  const { connectRedis } = await import('./redis-connection')
+  const { RedisOrgs } = await import('./redis-orgs')
+  const redis = await connectRedis(redisUrl, { durability: 'trust' })
+  const orgs = await RedisOrgs.open(redis, { watch: false })
+  return {
+    create: (name) => orgs.create(name),
+    addMember: (orgId, input) => orgs.addMember(orgId, input),
+    removeMember: (orgId, memberId) => orgs.removeMember(orgId, memberId),
+    list: () => orgs.list(),
+    accept: (orgId, memoryId, by) => orgs.accept(orgId, memoryId, by),
+    unlist: (orgId, memoryId) => orgs.unlist(orgId, memoryId),
     close: () => redis.close(),
   }
 }
@@ -99,8 +118,12 @@ async function main(argv: string[]): Promise<void> {
   }
 
   if (command === 'org') {
-    if (values.redis !== undefined) throw new Error('organizations are kept in the data directory (orgs.json), not in Redis')
-    orgCommand(new OrgRegistry(join(dataDir, ORGS_FILE)), sub, positionals.slice(2), values)
+    const orgs = await openOrgs(dataDir, values.redis)
+    try {
+      await orgCommand(orgs, sub, positionals.slice(2), values)
+    } finally {
+      await orgs.close()
+    }
     return
   }
 
@@ -150,39 +173,40 @@ async function tokenCommand(registry: TokenAdmin, sub: string | undefined, value
   throw new Error(USAGE)
 }
 
-function orgCommand(orgs: OrgRegistry, sub: string | undefined, rest: string[], values: { org?: string; agent?: string; device?: string; member?: string; memory?: string; publish?: boolean }): void {
+async function orgCommand(orgs: OrgDirectory, sub: string | undefined, rest: string[], values: { org?: string; agent?: string; device?: string; member?: string; memory?: string; publish?: boolean }): Promise<void> {
   if (sub === 'create') {
     if (!rest.length) throw new Error(`org create needs a name\n${USAGE}`)
-    const org = orgs.create(rest.join(' '))
+    const org = await orgs.create(rest.join(' '))
     console.log(`organization ${org.id}: ${org.name}`)
     return
   }
   if (sub === 'add-member') {
     if (!values.org || (values.agent === undefined) === (values.device === undefined)) throw new Error(`org add-member needs --org and one of --agent or --device\n${USAGE}`)
     const kind = values.agent !== undefined ? 'agent' : 'device'
-    const { credential, member, org } = orgs.addMember(values.org, { kind, name: (values.agent ?? values.device)!, mayPublish: values.publish === true })
+    const { credential, member, org } = await orgs.addMember(values.org, { kind, name: (values.agent ?? values.device)!, mayPublish: values.publish === true })
     console.log(`member ${member.id}: ${member.kind} ${member.name} of ${org.id} (${org.name})${member.mayPublish ? ', may publish memories it owns' : ''}`)
     console.log(`credential (shown once, keep it secret): ${credential}`)
     return
   }
   if (sub === 'remove-member') {
     if (!values.org || !values.member) throw new Error(`org remove-member needs --org and --member\n${USAGE}`)
-    const m = orgs.removeMember(values.org, values.member)
+    const m = await orgs.removeMember(values.org, values.member)
     console.log(`removed ${m.id} (${m.kind} ${m.name}) at ${m.removedAt}`)
     return
   }
   if (sub === 'accept' || sub === 'unlist') {
     if (!values.org || !values.memory) throw new Error(`org ${sub} needs --org and --memory\n${USAGE}`)
-    if (sub === 'accept') console.log(`memory ${values.memory} accepted into ${values.org}'s listing at ${orgs.accept(values.org, values.memory).acceptedAt}`)
+    if (sub === 'accept') console.log(`memory ${values.memory} accepted into ${values.org}'s listing at ${(await orgs.accept(values.org, values.memory)).acceptedAt}`)
     else {
-      orgs.unlist(values.org, values.memory)
+      await orgs.unlist(values.org, values.memory)
       console.log(`memory ${values.memory} is no longer in ${values.org}'s listing`)
     }
     return
   }
   if (sub === 'list') {
-    for (const o of orgs.list()) for (const l of o.listed ?? []) console.log(`${o.id} lists memory ${l.memoryId} (accepted ${l.acceptedAt}${l.acceptedBy ? ` by member ${l.acceptedBy}` : ''})`)
-    const rows = orgs.list().flatMap((o): Array<Record<string, string | null>> => o.members.length
+    const all = await orgs.list()
+    for (const o of all) for (const l of o.listed ?? []) console.log(`${o.id} lists memory ${l.memoryId} (accepted ${l.acceptedAt}${l.acceptedBy ? ` by member ${l.acceptedBy}` : ''})`)
+    const rows = all.flatMap((o): Array<Record<string, string | null>> => o.members.length
       ? o.members.map((m) => ({ org: o.id, name: o.name, member: m.id, kind: m.kind, memberName: m.name, addedAt: m.addedAt, removedAt: m.removedAt }))
       : [{ org: o.id, name: o.name, member: '', kind: '', memberName: '', addedAt: '', removedAt: null }])
     console.table(rows)

@@ -8,7 +8,7 @@ import { checkSharedConnection, sharedConnectionsMap } from '../sync/shared-conn
 import { readVisibility, visibleTo, type SharedVisibility } from '../sync/visibility'
 import type { AuthResult } from './auth-result'
 import type { SyncLog } from './log'
-import type { OrgRegistry } from './org-registry'
+import type { OrgSource } from './org-store'
 import type { Rooms } from './rooms'
 
 /** Why a socket is closed: a close code and its reason. */
@@ -44,7 +44,7 @@ export class SocketCuts {
   /** Organization members' sockets by room, so making a memory private closes them at once. */
   private readonly memberSockets = new Map<string, Set<{ ws: WebSocket; orgId: string }>>()
 
-  constructor(private readonly rooms: Rooms, private readonly orgs: OrgRegistry | undefined, private readonly log: SyncLog) {}
+  constructor(private readonly rooms: Rooms, private readonly orgs: OrgSource | undefined, private readonly log: SyncLog) {}
 
   /**
    * Keeps `ws` under its connection's key until it closes. A connection (an organization

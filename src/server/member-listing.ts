@@ -6,8 +6,7 @@ import { readVisibility, visibleTo } from '../sync/visibility'
 import type { Authorize } from './auth-result'
 import type { SyncLog } from './log'
 import { LISTING_HEADERS, publishForMember, requestingMember } from './member-publish'
-import type { OrgMemories } from './org-memories'
-import type { OrgRegistry } from './org-registry'
+import type { OrgMemoryIndex, OrgSource } from './org-store'
 import type { Rooms } from './rooms'
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void
@@ -18,7 +17,7 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void
  * names and who published each). Open to any origin: the credential travels in a header,
  * never in a cookie. Without organizations (`orgs` undefined) it answers 404.
  */
-export function memberListing(orgs: OrgRegistry | undefined, orgMemories: OrgMemories | undefined, rooms: Rooms, authorize: Authorize, log: SyncLog): RouteHandler {
+export function memberListing(orgs: OrgSource | undefined, orgMemories: OrgMemoryIndex | undefined, rooms: Rooms, authorize: Authorize, log: SyncLog): RouteHandler {
   return (req, res) => {
     const reply = (status: number, body: unknown) => void res.writeHead(status, LISTING_HEADERS).end(JSON.stringify(body))
     if (req.method === 'OPTIONS') return void res.writeHead(204, LISTING_HEADERS).end()
@@ -31,17 +30,24 @@ export function memberListing(orgs: OrgRegistry | undefined, orgMemories: OrgMem
       })
       return
     }
-    const asked = requestingMember(req, orgs)
-    if (!asked.ok) return reply(asked.status, asked.body)
-    const { org, member } = asked.found
-    orgs.reloadIfChanged()
-    const memories = orgMemories.of(org.id).filter(({ id }) => {
-      // only what the organization accepted: naming it in a visibility is open to any owner
-      if (!orgs.accepts(org.id, id)) return false
-      // a loaded room answers from its document, which is never behind the index
-      const live = rooms.live(id)
-      return !live || visibleTo(readVisibility(live), org.id)
+    listFor(req, orgs, orgMemories, rooms).then(({ status, body }) => reply(status, body), (err: unknown) => {
+      log('error', 'listing_failed', { error: (err as Error).message })
+      if (!res.headersSent) reply(503, { code: 'unavailable', message: 'the organization listing is unavailable; try again later' })
     })
-    reply(200, { org: { id: org.id, name: org.name }, member: { id: member.id, kind: member.kind, name: member.name }, memories })
   }
+}
+
+async function listFor(req: IncomingMessage, orgs: OrgSource, orgMemories: OrgMemoryIndex, rooms: Rooms): Promise<{ status: number; body: unknown }> {
+  const asked = await requestingMember(req, orgs)
+  if (!asked.ok) return { status: asked.status, body: asked.body }
+  const { org, member } = asked.found
+  orgs.catchUp()
+  const memories = (await orgMemories.of(org.id)).filter(({ id }) => {
+    // only what the organization accepted: naming it in a visibility is open to any owner
+    if (!orgs.accepts(org.id, id)) return false
+    // a loaded room answers from its document, which is never behind the index
+    const live = rooms.live(id)
+    return !live || visibleTo(readVisibility(live), org.id)
+  })
+  return { status: 200, body: { org: { id: org.id, name: org.name }, member: { id: member.id, kind: member.kind, name: member.name }, memories } }
 }

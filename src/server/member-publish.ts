@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ROOM_NAME } from '../core/identifiers'
 import { visibleTo } from '../sync/visibility'
 import type { Authorize } from './auth-result'
-import type { OrgRegistry } from './org-registry'
+import type { MemberOf } from './org-registry'
+import type { OrgSource } from './org-store'
 import type { Rooms } from './rooms'
 
 /** A request body is a memory id and a token: a few hundred bytes. */
@@ -13,17 +14,10 @@ const MAX_BODY_BYTES = 4096
 
 export const LISTING_HEADERS = { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization, content-type', 'access-control-allow-methods': 'GET, POST, OPTIONS', 'cache-control': 'no-store' }
 
-type Member = NonNullable<ReturnType<OrgRegistry['verify']>>
-
 /** The live member a request's Bearer credential names, or the refusal to send. */
-export function requestingMember(req: IncomingMessage, orgs: OrgRegistry): { ok: true; found: Member } | { ok: false; status: number; body: { code: string; message: string } } {
+export async function requestingMember(req: IncomingMessage, orgs: OrgSource): Promise<{ ok: true; found: MemberOf } | { ok: false; status: number; body: { code: string; message: string } }> {
   const credential = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1]
-  let found = credential ? orgs.verify(credential) : null
-  if (credential && !found) {
-    // a member added a moment ago by another process: read the registry again once
-    orgs.reloadIfChanged()
-    found = orgs.verify(credential)
-  }
+  const found = credential ? await orgs.lookup(credential) : null
   if (!found) return { ok: false, status: 401, body: { code: 'unauthorized', message: 'send a member credential as the Bearer token' } }
   if (found.member.removedAt !== null) return { ok: false, status: 403, body: { code: 'member_removed', message: 'this member was removed from the organization' } }
   return { ok: true, found }
@@ -47,11 +41,11 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
  * must be visible to the organization already (its owner decides that in the memory). Then the
  * memory joins the listing, accepted by that member.
  */
-export async function publishForMember(req: IncomingMessage, res: ServerResponse, orgs: OrgRegistry, authorize: Authorize, rooms: Rooms): Promise<void> {
+export async function publishForMember(req: IncomingMessage, res: ServerResponse, orgs: OrgSource, authorize: Authorize, rooms: Rooms): Promise<void> {
   const reply = (status: number, body: unknown) => void res.writeHead(status, LISTING_HEADERS).end(JSON.stringify(body))
   const text = await readBody(req)
   if (text === null) return reply(413, { code: 'invalid_request', message: `the body is larger than ${MAX_BODY_BYTES} bytes` })
-  const asked = requestingMember(req, orgs)
+  const asked = await requestingMember(req, orgs)
   if (!asked.ok) return reply(asked.status, asked.body)
   const { org, member } = asked.found
   if (member.mayPublish !== true) return reply(403, { code: 'forbidden', message: 'this member may not publish into the listing; an administrator of the server accepts memories (`cairn org accept`) or adds a member with --publish' })
@@ -72,7 +66,6 @@ export async function publishForMember(req: IncomingMessage, res: ServerResponse
   }
   const { visibility } = await rooms.access(memoryId)
   if (!visibleTo(visibility, org.id)) return reply(409, { code: 'not_visible', message: 'make the memory visible to the organization first (its owner sets that in the memory), then publish it' })
-  orgs.reloadIfChanged()
-  const listed = orgs.accept(org.id, memoryId, member.id)
+  const listed = await orgs.accept(org.id, memoryId, member.id)
   reply(200, { org: { id: org.id, name: org.name }, listed })
 }

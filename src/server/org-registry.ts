@@ -97,14 +97,84 @@ function isMember(value: unknown): value is OrgMember {
     (m.removedAt === null || typeof m.removedAt === 'string') && (m.mayPublish === undefined || typeof m.mayPublish === 'boolean')
 }
 
-function isOrganization(value: unknown): value is Organization {
+export function isOrganization(value: unknown): value is Organization {
   if (typeof value !== 'object' || value === null) return false
   const o = value as Record<string, unknown>
   return typeof o.id === 'string' && typeof o.name === 'string' && typeof o.createdAt === 'string' && Array.isArray(o.members) && o.members.every(isMember) &&
     (o.listed === undefined || (Array.isArray(o.listed) && o.listed.every((l: unknown) => typeof (l as ListedMemory)?.memoryId === 'string' && typeof (l as ListedMemory).acceptedAt === 'string' && ((l as ListedMemory).acceptedBy === undefined || typeof (l as ListedMemory).acceptedBy === 'string'))))
 }
 
-const copy = (o: Organization): Organization => ({ ...o, members: o.members.map((m) => ({ ...m })), ...(o.listed ? { listed: o.listed.map((l) => ({ ...l })) } : {}) })
+export const copyOrganization = (o: Organization): Organization => ({ ...o, members: o.members.map((m) => ({ ...m })), ...(o.listed ? { listed: o.listed.map((l) => ({ ...l })) } : {}) })
+const copy = copyOrganization
+
+// The changes every store makes to an organization, defined once: each checks its input and
+// edits the organization in place; the store reads it before and saves it after.
+
+/** A new organization with no members. */
+export function newOrganization(name: string): Organization {
+  return { id: `org-${randomBytes(6).toString('hex')}`, name: checkName('an organization name', name), createdAt: new Date().toISOString(), members: [] }
+}
+
+/** A new member and its credential (shown once; only its hash is kept). */
+export function newMember(input: NewMemberInput): { credential: string; member: OrgMember } {
+  if (input.kind !== 'agent' && input.kind !== 'device') throw new MemoryError('invalid_request', 'a member is an agent or a device')
+  const name = checkName('a member name', input.name)
+  const credential = CREDENTIAL_PREFIX + randomBytes(32).toString('base64url')
+  const member: OrgMember = { id: `mem-${randomBytes(6).toString('hex')}`, kind: input.kind, name, credentialHash: hashToken(credential), addedAt: new Date().toISOString(), removedAt: null, ...(input.mayPublish === true ? { mayPublish: true } : {}) }
+  return { credential, member }
+}
+
+/** Marks a member removed (once: a second removal changes nothing). */
+export function removeMemberFrom(org: Organization, memberId: string): { member: OrgMember; changed: boolean } {
+  const member = org.members.find((m) => m.id === memberId)
+  if (!member) throw new MemoryError('not_found', `no member "${memberId}" in organization "${org.id}"; list them with \`org list\``, { orgId: org.id, memberId })
+  if (member.removedAt !== null) return { member, changed: false }
+  member.removedAt = new Date().toISOString()
+  return { member, changed: true }
+}
+
+export function checkMemoryId(memoryId: unknown): string {
+  if (typeof memoryId !== 'string' || !ROOM_NAME.test(memoryId)) throw new MemoryError('invalid_request', `"${String(memoryId).slice(0, 80)}" is not a memory id`)
+  return memoryId
+}
+
+/** Accepts a memory into the listing, or returns the entry it already has. */
+export function acceptInto(org: Organization, memoryId: string, by?: string): { entry: ListedMemory; changed: boolean } {
+  const known = org.listed?.find((l) => l.memoryId === memoryId)
+  if (known) return { entry: { ...known }, changed: false }
+  const entry: ListedMemory = { memoryId, acceptedAt: new Date().toISOString(), ...(by === undefined ? {} : { acceptedBy: by }) }
+  org.listed = [...(org.listed ?? []), entry]
+  return { entry: { ...entry }, changed: true }
+}
+
+/** Takes a memory out of the listing; whether it was there. */
+export function unlistFrom(org: Organization, memoryId: string): boolean {
+  const before = org.listed?.length ?? 0
+  org.listed = (org.listed ?? []).filter((l) => l.memoryId !== memoryId)
+  return org.listed.length !== before
+}
+
+/** What a newer copy of an organization cuts: members removed since, and memories taken out of its listing. */
+export function cutsBetween(before: Organization | undefined, after: Organization): { removed: OrgMember[]; unlisted: string[] } {
+  if (!before) return { removed: [], unlisted: [] }
+  const active = new Set(before.members.filter((m) => m.removedAt === null).map((m) => m.id))
+  const listed = new Set((after.listed ?? []).map((l) => l.memoryId))
+  return {
+    removed: after.members.filter((m) => m.removedAt !== null && active.has(m.id)),
+    unlisted: (before.listed ?? []).map((l) => l.memoryId).filter((id) => !listed.has(id)),
+  }
+}
+
+/** The member a credential belongs to among `orgs`, removed or not; every member is compared, in constant time each. */
+export function memberByCredential(orgs: Iterable<Organization>, credential: string): MemberOf | null {
+  if (typeof credential !== 'string' || credential.length === 0 || credential.length > CREDENTIAL_CHARS) return null
+  const hash = hashToken(credential)
+  let found: MemberOf | null = null
+  for (const org of orgs) {
+    for (const member of org.members) if (sameHash(member.credentialHash, hash)) found = { org, member }
+  }
+  return found ? { org: copy(found.org), member: { ...found.member } } : null
+}
 
 export class OrgRegistry implements OrgAdmin {
   private orgs: Organization[] = []
@@ -147,16 +217,15 @@ export class OrgRegistry implements OrgAdmin {
     })
   }
 
-  /** Re-reads the file and reports members removed since it was last read (by another process). */
+  /** Re-reads the file and reports members removed and memories unlisted since it was last read (by another process). */
   reload(): void {
-    const before = new Map(this.orgs.flatMap((o) => o.members.map((m) => [m.id, m.removedAt] as const)))
-    const listedBefore = this.orgs.flatMap((o) => (o.listed ?? []).map((l) => [o.id, l.memoryId] as const))
+    const before = new Map(this.orgs.map((o) => [o.id, o]))
     this.orgs = this.readFile()
     for (const org of this.orgs) {
-      for (const m of org.members) if (m.removedAt !== null && before.get(m.id) === null) this.emitRemoved(org, m)
+      const { removed, unlisted } = cutsBetween(before.get(org.id), org)
+      for (const m of removed) this.emitRemoved(org, m)
+      for (const memoryId of unlisted) for (const l of this.unlistListeners) l(org.id, memoryId)
     }
-    // taken out of a listing by another process (the CLI)
-    for (const [orgId, memoryId] of listedBefore) if (!this.accepts(orgId, memoryId)) for (const l of this.unlistListeners) l(orgId, memoryId)
   }
 
   reloadIfChanged(): void {
@@ -164,7 +233,7 @@ export class OrgRegistry implements OrgAdmin {
   }
 
   create(name: string): Organization {
-    const org: Organization = { id: `org-${randomBytes(6).toString('hex')}`, name: checkName('an organization name', name), createdAt: new Date().toISOString(), members: [] }
+    const org = newOrganization(name)
     return this.change(() => {
       this.orgs.push(org)
       return copy(org)
@@ -172,10 +241,7 @@ export class OrgRegistry implements OrgAdmin {
   }
 
   addMember(orgId: string, input: NewMemberInput): NewMember {
-    if (input.kind !== 'agent' && input.kind !== 'device') throw new MemoryError('invalid_request', 'a member is an agent or a device')
-    const name = checkName('a member name', input.name)
-    const credential = CREDENTIAL_PREFIX + randomBytes(32).toString('base64url')
-    const member: OrgMember = { id: `mem-${randomBytes(6).toString('hex')}`, kind: input.kind, name, credentialHash: hashToken(credential), addedAt: new Date().toISOString(), removedAt: null, ...(input.mayPublish === true ? { mayPublish: true } : {}) }
+    const { credential, member } = newMember(input)
     return this.change(() => {
       const org = this.find(orgId)
       org.members.push(member)
@@ -187,11 +253,7 @@ export class OrgRegistry implements OrgAdmin {
   removeMember(orgId: string, memberId: string): OrgMember {
     const { org, member, changed } = this.change(() => {
       const org = this.find(orgId)
-      const member = org.members.find((m) => m.id === memberId)
-      if (!member) throw new MemoryError('not_found', `no member "${memberId}" in organization "${orgId}"; list them with \`org list\``, { orgId, memberId })
-      if (member.removedAt !== null) return { org, member, changed: false }
-      member.removedAt = new Date().toISOString()
-      return { org, member, changed: true }
+      return { org, ...removeMemberFrom(org, memberId) }
     })
     if (changed) this.emitRemoved(org, member)
     return { ...member }
@@ -202,24 +264,12 @@ export class OrgRegistry implements OrgAdmin {
   }
 
   accept(orgId: string, memoryId: string, by?: string): ListedMemory {
-    if (typeof memoryId !== 'string' || !ROOM_NAME.test(memoryId)) throw new MemoryError('invalid_request', `"${String(memoryId).slice(0, 80)}" is not a memory id`)
-    return this.change(() => {
-      const org = this.find(orgId)
-      const known = org.listed?.find((l) => l.memoryId === memoryId)
-      if (known) return { ...known }
-      const entry: ListedMemory = { memoryId, acceptedAt: new Date().toISOString(), ...(by === undefined ? {} : { acceptedBy: by }) }
-      org.listed = [...(org.listed ?? []), entry]
-      return { ...entry }
-    })
+    checkMemoryId(memoryId)
+    return this.change(() => acceptInto(this.find(orgId), memoryId, by).entry)
   }
 
   unlist(orgId: string, memoryId: string): void {
-    const changed = this.change(() => {
-      const org = this.find(orgId)
-      const before = org.listed?.length ?? 0
-      org.listed = (org.listed ?? []).filter((l) => l.memoryId !== memoryId)
-      return org.listed.length !== before
-    })
+    const changed = this.change(() => unlistFrom(this.find(orgId), memoryId))
     if (changed) for (const l of this.unlistListeners) l(orgId, memoryId)
   }
 
@@ -240,13 +290,7 @@ export class OrgRegistry implements OrgAdmin {
 
   /** The member a credential belongs to, removed or not, or null; every member is compared, in constant time each. */
   verify(credential: string): MemberOf | null {
-    if (typeof credential !== 'string' || credential.length === 0 || credential.length > CREDENTIAL_CHARS) return null
-    const hash = hashToken(credential)
-    let found: MemberOf | null = null
-    for (const org of this.orgs) {
-      for (const member of org.members) if (sameHash(member.credentialHash, hash)) found = { org, member }
-    }
-    return found ? { org: copy(found.org), member: { ...found.member } } : null
+    return memberByCredential(this.orgs, credential)
   }
 
   /** Whether the member is still in the organization, from what this process read last. */

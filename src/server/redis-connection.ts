@@ -27,7 +27,7 @@ export interface RedisConnection {
   command: RedisClient
   /** Blocks in XREAD; nothing else may use it. */
   reader: RedisClient
-  /** In subscriber mode (revocations). */
+  /** In subscriber mode (revocations, organization changes). */
   subscriber: RedisClient
   close(): Promise<void>
 }

@@ -4,8 +4,8 @@
 // routes), and this one composes them, listens, closes, and offers the admin surface.
 //
 // Seams for a larger deployment: `store` (a RoomStore: where room history lives) and
-// `authorize` (who a token is and what it may do), or `redis`, which fills both from a Redis
-// that several servers share. See docs/sync.md, "Several sync servers on one Redis".
+// `authorize` (who a token is and what it may do), or `redis`, which fills both (and keeps the
+// organizations) in a Redis that several servers share. See docs/sync.md, "Several sync servers on one Redis".
 import { join } from 'node:path'
 import { MemoryError } from '../core/errors'
 import type { ConnectionRecord, Tier } from '../core/types'
@@ -25,6 +25,7 @@ import { jsonLineLog, type SyncLog } from './log'
 import { memberListing } from './member-listing'
 import { OrgMemories, type OrgMemory } from './org-memories'
 import { ORGS_FILE, OrgRegistry, type OrgAdmin } from './org-registry'
+import { fileOrgMemoryIndex, fileOrgSource, type OrgDirectory, type OrgMemoryIndex, type OrgSource } from './org-store'
 import type { RedisOptions } from './redis-backend'
 import type { RoomStore } from './room-store'
 import { RoomThread } from './room-thread'
@@ -50,9 +51,9 @@ export interface SyncServerOptions {
    */
   maxMessageBytes?: number
   /**
-   * Rooms, tokens and client-id owners in a Redis shared with other servers (a URL, or
-   * options) instead of the data directory; replaces `store` and `authorize`. Manage its
-   * tokens through `access`.
+   * Rooms, tokens, client-id owners and organizations in a Redis shared with other servers (a
+   * URL, or options) instead of the data directory; replaces `store` and `authorize`. Manage
+   * its tokens through `access` and its organizations through `organizations`.
    */
   redis?: string | RedisOptions
   /**
@@ -85,9 +86,15 @@ export interface SyncServer {
   access: TokenAdmin
   /**
    * Organizations and their members (`orgs.json` in the data directory), and the memories each
-   * may read. Not with `redis` or a custom `authorize`: these throw there.
+   * may read. Not with `redis` or a custom `authorize`: these throw there (use `organizations`).
    */
   orgs: OrgAdmin & { memories(orgId: string): OrgMemory[] }
+  /**
+   * The organizations this server checks, wherever they live (the data directory, or Redis,
+   * shared by every server on it), and the memories visible to each. Not with a custom
+   * `authorize`: these reject there.
+   */
+  organizations: OrgDirectory & { memories(orgId: string): Promise<OrgMemory[]> }
   /** The room's current state as one update (a loaded room) or what storage holds, or null. */
   roomState(room: string): Promise<Uint8Array | null>
   close(): Promise<void>
@@ -106,10 +113,12 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   const thread = new RoomThread(log)
   const store: RoomStore = redis?.store ?? options.store ?? new FileRoomStore(options.dataDir, { log, offload: thread })
   const registry = new TokenRegistry(join(options.dataDir, TOKENS_FILE))
-  // Organizations live beside the token file; a deployment on Redis or its own authorize has none.
-  const orgsEnabled = !redis && options.authorize === undefined
-  const orgs = orgsEnabled ? new OrgRegistry(join(options.dataDir, ORGS_FILE)) : undefined
-  const orgMemories = orgsEnabled ? new OrgMemories(options.dataDir, log) : undefined
+  // Organizations live beside the token file, or in Redis with the rooms; a deployment with its own authorize has none.
+  const fileOrgsEnabled = !redis && options.authorize === undefined
+  const orgRegistry = fileOrgsEnabled ? new OrgRegistry(join(options.dataDir, ORGS_FILE)) : undefined
+  const orgIndex = fileOrgsEnabled ? new OrgMemories(options.dataDir, log) : undefined
+  const orgs: OrgSource | undefined = redis?.orgs ?? (orgRegistry && fileOrgSource(orgRegistry))
+  const orgMemories: OrgMemoryIndex | undefined = redis?.orgMemories ?? (orgIndex && fileOrgMemoryIndex(orgIndex))
   // Servers sharing Redis share the owner table too: a device may reconnect to any of them.
   const owners: OwnerTable = redis?.owners ?? new ClientOwners(options.dataDir)
   const persistFirst = options.persistBeforeBroadcast !== false
@@ -132,7 +141,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   orgs?.onUnlisted((orgId, room) => cuts.unlisted(orgId, room))
   orgs?.onMemberRemoved((org, member) => cuts.memberRemoved(org.id, member))
 
-  const sources: AuthSources = { custom: options.authorize, access, registry, orgs, rooms, cuts, log }
+  const sources: AuthSources = { custom: options.authorize, access, registry, orgs, orgMemories, rooms, cuts, log }
   const gates = new Set<GatedSocket>()
   const authorize = composeAuthorize(sources)
   const admission = { ...sources, authorize, owners, thread, budget, windows: new Map<string, BudgetWindow>(), gates, persistFirst }
@@ -161,7 +170,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       })
     },
   })
-  const unwatch = options.authorize === undefined && !access ? watchDataDir(options.dataDir, registry, orgs, log) : () => {}
+  const unwatch = options.authorize === undefined && !access ? watchDataDir(options.dataDir, registry, orgRegistry, log) : () => {}
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject)
@@ -175,6 +184,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     await store.close().catch(() => {})
     await thread.terminate()
     await access?.close().catch(() => {})
+    await orgs?.close().catch(() => {})
     await redis?.close().catch(() => {})
     rooms.release()
     throw err
@@ -184,7 +194,11 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
   log('info', 'listening', { host, port, dataDir: options.dataDir })
 
   const fileOrgs = () => {
-    if (!orgs || !orgMemories) throw new MemoryError('invalid_request', 'organizations are kept in the data directory of a server without redis or a custom authorize')
+    if (!orgRegistry || !orgIndex) throw new MemoryError('invalid_request', redis ? 'this server keeps its organizations in Redis: use server.organizations (or `org ... --redis <url>`)' : 'organizations are kept in the data directory of a server without redis or a custom authorize')
+    return { orgs: orgRegistry, orgMemories: orgIndex }
+  }
+  const anyOrgs = async () => {
+    if (!orgs || !orgMemories) throw new MemoryError('invalid_request', 'a server with a custom authorize keeps no organizations')
     return { orgs, orgMemories }
   }
 
@@ -211,6 +225,7 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
     await store.close()
     await thread.terminate()
     await access?.close()
+    await orgs?.close()
     await redis?.close()
     rooms.release()
     // sockets accepted while the first ones were closing would keep the HTTP server open
@@ -240,6 +255,15 @@ export async function startSyncServer(options: SyncServerOptions): Promise<SyncS
       accept: (orgId, memoryId) => fileOrgs().orgs.accept(orgId, memoryId),
       unlist: (orgId, memoryId) => fileOrgs().orgs.unlist(orgId, memoryId),
       memories: (orgId) => fileOrgs().orgMemories.of(orgId),
+    },
+    organizations: {
+      create: async (name) => (await anyOrgs()).orgs.create(name),
+      addMember: async (orgId, input) => (await anyOrgs()).orgs.addMember(orgId, input),
+      removeMember: async (orgId, memberId) => (await anyOrgs()).orgs.removeMember(orgId, memberId),
+      list: async () => (await anyOrgs()).orgs.list(),
+      accept: async (orgId, memoryId) => (await anyOrgs()).orgs.accept(orgId, memoryId),
+      unlist: async (orgId, memoryId) => (await anyOrgs()).orgs.unlist(orgId, memoryId),
+      memories: async (orgId) => (await anyOrgs()).orgMemories.of(orgId),
     },
     roomState: (room) => rooms.state(room),
     close: () => (closing ??= close()),

@@ -84,6 +84,13 @@ async function main(): Promise<void> {
   results.orgAccess = orgAccess
   console.log('\nOrganizations: from removing a member or making a memory private to the sync server closing the member\'s socket (4411 / 4412) and refusing its credential (goal under 100 ms)')
   console.table(orgAccess)
+  const orgCutsRedis = await optional('organization cuts on Redis', async () => {
+    const { benchOrgCutsRedis } = await import('./org-cuts-redis')
+    return benchOrgCutsRedis(quick ? 5 : 30)
+  })
+  results.orgCutsRedis = orgCutsRedis
+  console.log('\nOrganizations on 3 servers sharing Redis: from the cut on server A to servers B and C closing the member\'s socket and refusing its credential (goal under 100 ms)')
+  console.table(orgCutsRedis)
   const yjsApply = await optional('yjs apply', async () => {
     const { benchYjsApply } = await import('./yjs-apply')
     return benchYjsApply(quick ? [1_000] : [1_000, 10_000])
