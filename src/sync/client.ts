@@ -57,8 +57,9 @@ export interface SyncClientOptions {
   maxUpdateBytes?: number
   /**
    * Awaited before each message from the server is handled. A memory that applies what arrives
-   * more slowly than it arrives (a new device joining a large memory) makes the connection wait,
-   * leaving the rest with the server, so it never holds much more than it has applied.
+   * more slowly than it arrives (a new device joining a large memory) has the rest wait as the
+   * bytes that came, not yet in its document, so its document runs only a little ahead of what
+   * it has applied. (The socket goes on reading: the waiting bytes are on this device.)
    */
   pace?: () => Promise<void>
 }

@@ -133,10 +133,10 @@ export class MemorySync {
   }
 
   /**
-   * Each message from the server waits until the engine has applied what arrived before the
-   * previous one: the engine lags the connection by a piece or two of a first sync, so a recall
-   * soon answers from the first pieces, and this device never holds the whole memory waiting
-   * to be applied (the server keeps the rest, one piece at a time).
+   * Each message from the server waits until the engine has applied what arrived a few
+   * messages before: the engine lags the document by a piece or two of a first sync, so a
+   * recall soon answers from the first pieces, and the document never holds most of the
+   * memory while the engine has applied little of it (the rest waits as the bytes that came).
    */
   private paceReceiving(): () => Promise<void> {
     // what was applied as each of the last few messages was handled: a piece comes with its progress message

@@ -210,7 +210,7 @@ describe('a device catching up on a memory it has received', () => {
 })
 
 describe('a device joining a memory it applies more slowly than it arrives', () => {
-  it('takes the next pieces only as it applies them, leaving the rest with the server', async () => {
+  it('takes the next pieces into its document only as it applies them', async () => {
     h = await startHarness()
     const owner = h.token('mem-paced', 'read_write', 'owner')
     const doc = createMemoryDoc()
