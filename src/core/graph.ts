@@ -488,9 +488,15 @@ export class Graph implements GraphView {
     this.previewed = log
     let previewed: PreviewedChanges
     try {
-      const deltas: GraphDelta[] = []
-      for (const o of change.put ?? []) deltas.push(this.apply(o.slug, o))
-      for (const slug of change.deleted ?? []) if (this.observations.has(slug)) deltas.push(this.apply(slug, undefined))
+      // every note of the batch is re-filed first and what they touch is recomputed once: a
+      // busy entity (thousands of backers) recomputed per note made a large batch quadratic
+      const touched = touchedSet()
+      for (const o of change.put ?? []) {
+        this.detach(o.slug, touched)
+        this.attach(o, touched)
+      }
+      for (const slug of change.deleted ?? []) if (this.observations.has(slug)) this.detach(slug, touched)
+      const deltas: GraphDelta[] = [this.settle(touched)]
       if (change.aliases) deltas.push(this.setAliases(change.aliases))
       const observations = new Map([...log.observations.keys()].map((slug) => [slug, this.observations.get(slug)] as const))
       const contributions = new Map([...log.observations.keys()].map((slug) => [slug, this.contributions.get(slug)] as const))

@@ -360,7 +360,8 @@ export interface RecallResult {
   message?: string
   /**
    * Present while this device is still receiving the memory from its sync server (a first sync
-   * of a large memory, in pieces): the answer comes from the `received` pieces of `of` that arrived.
+   * of a large memory, in pieces): the answer comes from the `received` pieces of `of` this device
+   * has applied so far (0 before the first).
    */
   syncing?: { received: number; of: number }
 }

@@ -15,6 +15,7 @@ import { packIndex, packOpenState } from '../store/open-state'
 import { stored } from '../store/storage-error'
 import type { SingleValuedSetting } from '../sync/layout'
 import { observationJournalKey, type CommittedChange } from '../sync/port'
+import { nextTurn, turns } from '../sync/turns'
 import { NameFiling } from './name-filing'
 import { NoteLoader } from './note-loading'
 import { WriteQueue } from './queue'
@@ -264,12 +265,31 @@ export class Committer {
     const version = this.committedVersion
     if (version === this.savedVersion) return
     await this.loader.notesHeld()
-    const [snapshot, notes] = await Promise.all([this.index.snapshot(), this.notes.snapshot()])
+    // in steps, a task each, and the notes' texts in turns: at 100,000 notes, at once, a save
+    // held the worker (and every recall asked meanwhile) for seconds. It runs in the write
+    // queue, so nothing changes the graph in between.
+    const snapshot = await this.index.snapshot()
+    await nextTurn()
+    const notes = await this.notes.snapshot()
+    await nextTurn()
+    const texts = await this.noteTexts()
     // a snapshot that may miss a commit is saved without the id that lets open trust it whole
     const saveId = this.indexBehind ? undefined : randomId(12)
-    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, this.graph.observationTexts(), this.graph.entities.values(), this.graph.relationships.values(), undefined, this.graph.dormantBacking(), (e) => this.names.signatureOf(e))
+    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, texts, this.graph.entities.values(), this.graph.relationships.values(), undefined, this.graph.dormantBacking(), (e) => this.names.signatureOf(e))
+    await nextTurn()
     await saveOpenState(this.db, { entityIndex: packIndex(version, saveId, snapshot), noteIndex: packIndex(version, saveId, notes), ...(state ? { state } : {}) })
     this.savedVersion = version
+  }
+
+  /** Every note's saved text (see `NoteShelf.texts`), read a turn at a time. */
+  private async noteTexts(): Promise<Array<[string, string, number]>> {
+    const out: Array<[string, string, number]> = []
+    const pace = turns()
+    for (const text of this.graph.observationTexts()) {
+      out.push(text)
+      await pace()
+    }
+    return out
   }
 
   /** Saves the index through the write queue, so it never races a commit. */

@@ -115,8 +115,12 @@ export function saveOpenState(db: MemoryDB, save: OpenStateSave): Promise<void> 
       ])
       // without a state of this save, an older one must not stand for it
       await db.meta.where(':id').startsWith(NOTE_TEXTS_KEY).delete()
-      if (state) await db.meta.bulkPut([{ key: GRAPH_SNAPSHOT_KEY, value: state.state }, ...state.texts.map((part) => ({ key: `${NOTE_TEXTS_KEY}${part.part}`, value: part }))])
-      else await db.meta.delete(GRAPH_SNAPSHOT_KEY)
+      if (state) {
+        await db.meta.put({ key: GRAPH_SNAPSHOT_KEY, value: state.state })
+        // a part at a time: each put copies its value at once, and the parts of 100,000 notes
+        // together are tens of MB, a copy that held the worker for a second
+        for (const part of state.texts) await db.meta.put({ key: `${NOTE_TEXTS_KEY}${part.part}`, value: part })
+      } else await db.meta.delete(GRAPH_SNAPSHOT_KEY)
       if (state?.names) await db.meta.put({ key: NAME_BLOCKS_KEY, value: state.names })
       else await db.meta.delete(NAME_BLOCKS_KEY)
     }),

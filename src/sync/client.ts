@@ -9,6 +9,7 @@ import type * as Y from 'yjs'
 import { isFinalClose } from './close-codes'
 import { MESSAGE_SYNC_PROGRESS, readProgress, syncMessage, type FirstSyncProgress } from './first-sync'
 import { MESSAGE_REFUSAL, readRefusal, type Refusal } from './refusal'
+import { nextTurn } from './turns'
 import { MAX_UPDATE_BYTES, splitUpdate } from './update-split'
 
 /** `online` means synced with the server; `offline` means not connected (retrying unless disconnected). */
@@ -54,6 +55,13 @@ export interface SyncClientOptions {
    * Other tabs (`crossTab`) get them whole: nothing bounds a tab's message.
    */
   maxUpdateBytes?: number
+  /**
+   * Awaited before each message from the server is handled. A memory that applies what arrives
+   * more slowly than it arrives (a new device joining a large memory) has the rest wait as the
+   * bytes that came, not yet in its document, so its document runs only a little ahead of what
+   * it has applied. (The socket goes on reading: the waiting bytes are on this device.)
+   */
+  pace?: () => Promise<void>
 }
 
 type Listener<T> = (value: T) => void
@@ -82,7 +90,7 @@ export function connectMemoryDoc(options: SyncClientOptions): SyncClient {
     connect: false,
     disableBc: options.crossTab === false,
     maxBackoffTime: options.maxBackoffMs ?? 2500,
-    WebSocketPolyfill: socketSendingInPieces(Socket, options.maxUpdateBytes ?? MAX_UPDATE_BYTES) as never,
+    WebSocketPolyfill: socketReceivingInTurns(socketSendingInPieces(Socket, options.maxUpdateBytes ?? MAX_UPDATE_BYTES), options.pace) as never,
   })
   let status: SyncStatus = { state: 'offline', lastSyncedAt: null, refusals: [], diverged: false, closed: null, firstSync: null }
   const statusListeners = new Set<Listener<SyncStatus>>()
@@ -202,6 +210,66 @@ export function socketSendingInPieces<C extends SocketClass>(Base: C, maxBytes: 
       const split = updateOf(bytes)
       if (!split || split.update.byteLength <= maxBytes) return super.send(data)
       for (const piece of splitUpdate(split.update, maxBytes)) super.send(syncMessage(split.step, piece))
+    }
+  }
+}
+
+type MessageHandler = ((event: unknown) => void) | null
+
+/**
+ * Hands the provider each incoming message in a task of its own, once `pace` allows. A browser delivers each
+ * WebSocket message as a task already, but Node's `ws` delivers every message it has buffered
+ * in one go: a device busy applying one piece of a first sync found the next ten waiting and
+ * applied them all before anything else ran (a recall waited seconds). Messages keep their
+ * order; those still waiting when the provider lets go of the socket (it closed) are dropped,
+ * as the provider drops any message of a socket it no longer uses, and the server sends what
+ * they carried again on the next connection.
+ */
+export function socketReceivingInTurns<C extends SocketClass>(Base: C, pace: () => Promise<void> = async () => undefined): C {
+  return class extends Base {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    constructor(...args: any[]) {
+      super(...args)
+      // kept in this closure, not as members, so no name of the socket class is shadowed
+      let handler: MessageHandler = null
+      let queueing: MessageHandler = null
+      let waiting: unknown[] = []
+      const deliver = (): void => {
+        const queue = waiting
+        const event = queue[0]
+        // dropped meanwhile: the provider let this socket go
+        if (event === undefined || queue !== waiting) return
+        try {
+          handler?.(event)
+        } finally {
+          queue.shift()
+          if (queue.length) next()
+        }
+      }
+      const next = (): void => {
+        void nextTurn()
+          .then(pace)
+          .catch(() => undefined)
+          .then(deliver)
+      }
+      const receive = (event: unknown): void => {
+        waiting.push(event)
+        if (waiting.length === 1) next()
+      }
+      // a socket class keeps `onmessage` as an accessor (WebSocket, ws) or as a field (a test's
+      // fake): either way the provider's handler is swapped for one that queues, on this socket
+      const field = Object.getOwnPropertyDescriptor(this, 'onmessage')
+      Object.defineProperty(this, 'onmessage', {
+        configurable: true,
+        enumerable: true,
+        get: () => queueing,
+        set: (next: MessageHandler) => {
+          handler = next
+          if (!next) waiting = []
+          queueing = next && receive
+          if (!field) Reflect.set(Base.prototype, 'onmessage', queueing, this)
+        },
+      })
     }
   }
 }

@@ -22,6 +22,8 @@ export const ENGINE_ORIGIN = Symbol('cairn-engine')
 export interface DocBinding {
   /** Settles when every remote change seen so far has been applied to the engine. */
   settled(): Promise<void>
+  /** Settles when the remote changes seen so far (not those seen later) have been applied or failed. */
+  applied(): Promise<void>
   /** Remote changes that could not be applied (storage failures), newest last. */
   readonly failures: readonly Error[]
   /** Values other devices wrote that failed their checks and were left out, newest last (the latest 100). */
@@ -205,6 +207,9 @@ export async function bindMemoryDoc(engine: SyncPort, doc: Y.Doc, options: BindO
         seen = chain
         await seen
       } while (seen !== chain)
+    },
+    applied: async () => {
+      await chain
     },
     failures,
     invalid,

@@ -19,7 +19,7 @@ export const MESSAGE_SYNC_PROGRESS = 101
 export const FIRST_SYNC_PIECE_BYTES = 256 * 1024
 
 export interface FirstSyncProgress {
-  /** Pieces applied so far, of `of`. */
+  /** Pieces applied so far, of `of` (a memory's view counts those its engine applied: 0 until the first). */
   received: number
   of: number
 }

@@ -7,7 +7,15 @@ import { connectMemoryDoc, type SyncClient } from './client'
 import { joinTabChannel, type TabChannel } from './tab-channel'
 import { bindMemoryDoc, ENGINE_ORIGIN, type DocBinding } from './doc-bridge'
 import { lastLoadedRow, loadMemoryDoc, persistMemoryDoc, type DocPersistence } from './doc-store'
+import type { FirstSyncProgress } from './first-sync'
 import type { SyncPort } from './port'
+
+/** Messages from the server handled ahead of what the engine has applied (see `paceReceiving`). */
+const RECEIVING_AHEAD = 4
+
+function sameProgress(a: FirstSyncProgress | null, b: FirstSyncProgress | null): boolean {
+  return a === b || (a !== null && b !== null && a.received === b.received && a.of === b.of)
+}
 
 export interface SyncOptions {
   /** e.g. `ws://127.0.0.1:1234`; omit to keep the document local until later. */
@@ -32,7 +40,10 @@ export interface SyncView {
   closed: SyncClient['status']['closed']
   /** Values other devices wrote that were not valid and were left out (the memory is unharmed). */
   invalidFromPeers: number
-  /** A first sync arriving in pieces: how many are applied, of how many; null otherwise. */
+  /**
+   * A first sync arriving in pieces: how many are applied to this memory, of how many; null
+   * otherwise. It stays until the engine has applied every piece, after the connection is synced.
+   */
   firstSync: SyncClient['status']['firstSync']
 }
 
@@ -42,6 +53,11 @@ export class MemorySync {
   private serverUrl: string | null = null
   private readonly listeners = new Set<(view: SyncView) => void>()
   private stopClientStatus: (() => void) | undefined
+  /** The pieces of a first sync the engine has applied (see `SyncView.firstSync`). */
+  private applied: FirstSyncProgress | null = null
+  /** The progress last reported by the connection, shown once applied. */
+  private requested: FirstSyncProgress | null = null
+  private stopped = false
 
   private constructor(
     readonly doc: Y.Doc,
@@ -77,7 +93,7 @@ export class MemorySync {
       diverged: s?.diverged ?? false,
       closed: s?.closed ?? null,
       invalidFromPeers: this.invalidCount,
-      firstSync: s?.firstSync ?? null,
+      firstSync: this.applied,
     }
   }
 
@@ -100,16 +116,51 @@ export class MemorySync {
       ...(options.WebSocketPolyfill ? { WebSocketPolyfill: options.WebSocketPolyfill } : {}),
       // tabs already share the document through the tab channel
       crossTab: false,
+      pace: this.paceReceiving(),
     })
     this.currentClient = client
     this.stopClientStatus = client.on('status', (s) => {
       // going online sends the whole local state, so nothing is pending after it
       if (s.state === 'online') this.pending = 0
-      this.engine.receiving(s.firstSync)
       this.notify()
+      // a piece counts once the engine has applied it, not when the document has it: the engine
+      // catches up later, and a recall until then answers from part of the memory and says so
+      this.follow(client, s.firstSync)
     })
+    this.follow(client, null)
     this.notify()
     return client
+  }
+
+  /**
+   * Each message from the server waits until the engine has applied what arrived a few
+   * messages before: the engine lags the document by a piece or two of a first sync, so a
+   * recall soon answers from the first pieces, and the document never holds most of the
+   * memory while the engine has applied little of it (the rest waits as the bytes that came).
+   */
+  private paceReceiving(): () => Promise<void> {
+    // what was applied as each of the last few messages was handled: a piece comes with its progress message
+    const before: Array<Promise<void>> = []
+    return async () => {
+      before.push(this.binding.applied())
+      if (before.length > RECEIVING_AHEAD) await before.shift()
+    }
+  }
+
+  /** Shows `progress` once the engine has applied what the document holds now. */
+  private follow(client: SyncClient, progress: FirstSyncProgress | null): void {
+    if (sameProgress(progress, this.requested)) return
+    this.requested = progress
+    // from the first piece on, a recall knows it answers from part of the memory, even before the engine has applied any
+    if (progress && !this.applied) this.showApplied(client, { received: 0, of: progress.of })
+    void this.binding.applied().then(() => this.showApplied(client, progress))
+  }
+
+  private showApplied(client: SyncClient, progress: FirstSyncProgress | null): void {
+    if (this.stopped || client !== this.currentClient || sameProgress(progress, this.applied)) return
+    this.applied = progress
+    this.engine.receiving(progress)
+    this.notify()
   }
 
   private countInvalid(n: number): void {
@@ -156,7 +207,9 @@ export class MemorySync {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true
     this.stopClientStatus?.()
+    this.applied = null
     this.engine.receiving(null)
     this.currentClient?.destroy()
     this.tabs?.stop()

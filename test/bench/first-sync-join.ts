@@ -4,16 +4,21 @@
 // held meanwhile (the Node device runs its engine on it, as a browser's worker does); the
 // server's loop delay and RSS growth. The room is written straight into the server's data
 // directory first (one record), so the measurement starts from a server that holds it.
-// Alone: `npx tsx test/bench/first-sync-join.ts [notes=10000]` (writes bench/results/first-sync-join.json).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// Alone: `npx tsx test/bench/first-sync-join.ts [notes=10000]`; beside a base commit, alternately:
+// `npx tsx test/bench/first-sync-join.ts [notes] --base [REF=HEAD~1] [--rounds N]` (each join in a
+// process of its own). Writes bench/results/first-sync-join.json.
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { WebSocket } from 'ws'
 import * as Y from 'yjs'
 import { createMemory } from '../../src/index'
 import { FileRoomStore } from '../../src/server/file-room-store'
+import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
 import { applyMemoryWrites, createMemoryDoc } from '../../src/sync/memory-doc'
 import { serverInChild } from '../load/server-handle'
 import { observation } from '../sync/fixture'
@@ -33,6 +38,9 @@ export interface JoinResult {
   notesHeld: number
   deviceLoopMaxMs: number
   deviceLoopP99Ms: number
+  /** Then the state a quick open reads is saved (as 2 s after the last change it would be): how long, and the longest hold of the loop meanwhile. */
+  saveMs: number
+  saveLoopMaxMs: number
   serverLoopP99Ms: number
   serverLoopMaxMs: number
   serverRssGrowthMiB: number
@@ -74,14 +82,14 @@ export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
   await store.close()
   const server = await serverInChild(dataDir, () => {})
   const device = await createMemory({ name: 'joining', id: memoryId, indexedDB: new IDBFactory(), IDBKeyRange })
-  // the first device stays connected, so the room stays loaded: loading it is not what is measured
-  let first: Awaited<ReturnType<typeof createMemory>> | undefined
+  // A first device stays connected, so the room stays loaded: loading it is not what is
+  // measured. It is a bare document, with no engine: an engine here would still be applying the
+  // room on this process's loop while the joining device is measured.
+  let holder: SyncClient | undefined
   try {
     const token = await server.addToken(memoryId, 'full', 'second device')
-    first = await createMemory({ name: 'first', id: memoryId, indexedDB: new IDBFactory(), IDBKeyRange })
-    const holder = await first.sync({ crossTab: false })
-    holder.connect({ serverUrl: server.url, token: await server.addToken(memoryId, 'read', 'holder'), WebSocketPolyfill: WebSocket })
-    await holder.client!.whenSynced(600_000)
+    holder = connectMemoryDoc({ serverUrl: server.url, memoryId, token: await server.addToken(memoryId, 'read', 'holder'), doc: createMemoryDoc(), WebSocketPolyfill: WebSocket, crossTab: false })
+    await holder.whenSynced(600_000)
     await server.reset()
     const rssStart = (await server.stats()).rss
     const agent = await device.connect({ agent: 'reader', tier: 'read', localOnly: true })
@@ -109,6 +117,12 @@ export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
     const settledMs = await settledAt
     firstRecallMs ??= settledMs
     loop.disable()
+    const saveLoop = monitorEventLoopDelay({ resolution: 5 })
+    saveLoop.enable()
+    const saveStarted = performance.now()
+    await device.saveIndex()
+    const saveMs = performance.now() - saveStarted
+    saveLoop.disable()
     const held = await agent.listObservations({ limit: 1 })
     const stats = await server.stats()
     return {
@@ -121,25 +135,77 @@ export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
       notesHeld: held.total,
       deviceLoopMaxMs: round(loop.max / 1e6),
       deviceLoopP99Ms: round(loop.percentile(99) / 1e6),
+      saveMs: round(saveMs, 0),
+      saveLoopMaxMs: round(saveLoop.max / 1e6),
       serverLoopP99Ms: round(stats.loopDelay.p99),
       serverLoopMaxMs: round(stats.loopDelay.max),
       serverRssGrowthMiB: round((stats.peakRss - rssStart) / MiB),
     }
   } finally {
-    await first?.close()
+    holder?.destroy()
     await device.close()
     await server.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
-if (process.argv[1]?.endsWith('first-sync-join.ts')) {
-  const notes = Number(process.argv[2] ?? 10_000)
-  benchFirstSyncJoin(notes).then((r) => {
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '../..')
+const SELF = 'test/bench/first-sync-join.ts'
+
+/** One join in a process of its own, from the tree at `path` (its sources, this bench). */
+function joinIn(path: string, notes: number): JoinResult {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', join(path, SELF), '--one', String(notes)], { cwd: path, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 })
+  return JSON.parse(out.trim().split('\n').at(-1)!) as JoinResult
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2)
+  const valueOf = (flag: string): string | undefined => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined)
+  if (args[0] === '--one') {
+    console.log(JSON.stringify(await benchFirstSyncJoin(Number(args[1]))))
+    process.exit(0)
+  }
+  const flagged = new Set(['--base', '--rounds'].map(valueOf))
+  const notes = Number(args.find((a) => /^\d+$/.test(a) && !flagged.has(a)) ?? 10_000)
+  const rounds = Number(valueOf('--rounds') ?? 1)
+  if (!args.includes('--base')) {
+    const r = await benchFirstSyncJoin(notes)
     console.table([r])
     mkdirSync('bench/results', { recursive: true })
     writeFileSync('bench/results/first-sync-join.json', JSON.stringify({ at: new Date().toISOString(), ...r }, null, 2))
-  }, (err: unknown) => {
+    return
+  }
+  // the same bench on a base commit and on this tree, alternately: a shared machine's load moves
+  // between runs, so each round measures both under about the same load
+  const ref = valueOf('--base') && !valueOf('--base')!.startsWith('--') ? valueOf('--base')! : 'HEAD~1'
+  const work = mkdtempSync(join(tmpdir(), 'cairn-bench-join-'))
+  const base = join(work, 'base')
+  execFileSync('git', ['-C', REPO, 'worktree', 'add', '--detach', base, ref], { stdio: 'ignore' })
+  try {
+    symlinkSync(join(REPO, 'node_modules'), join(base, 'node_modules'))
+    copyFileSync(join(REPO, SELF), join(base, SELF))
+    const trees = [
+      { label: `base ${execFileSync('git', ['-C', REPO, 'rev-parse', '--short', ref], { encoding: 'utf8' }).trim()}`, path: base },
+      { label: 'this tree', path: REPO },
+    ]
+    const rows: Array<{ tree: string } & JoinResult> = []
+    for (let round = 0; round < rounds; round++) {
+      for (const tree of round % 2 ? [...trees].reverse() : trees) {
+        console.error(`== ${tree.label}: ${notes} notes, round ${round + 1}`)
+        rows.push({ tree: tree.label, ...joinIn(tree.path, notes) })
+      }
+    }
+    console.table(rows)
+    mkdirSync(join(REPO, 'bench/results'), { recursive: true })
+    writeFileSync(join(REPO, 'bench/results/first-sync-join.json'), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2))
+  } finally {
+    execFileSync('git', ['-C', REPO, 'worktree', 'remove', '--force', base], { stdio: 'ignore' })
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[1]?.endsWith('first-sync-join.ts')) {
+  main().catch((err: unknown) => {
     console.error(err)
     process.exit(1)
   })

@@ -8,6 +8,7 @@ import * as syncProtocol from 'y-protocols/sync'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
+import { nextTurn } from '../../src/sync/turns'
 
 const LIMIT = 2_000
 
@@ -80,7 +81,7 @@ describe('the sync client sends large updates in pieces', () => {
     expect(server.getMap('observations').toJSON()).toEqual(doc.getMap('observations').toJSON())
   })
 
-  it('answers the server state vector with its missing part in pieces', () => {
+  it('answers the server state vector with its missing part in pieces', async () => {
     const doc = new Y.Doc()
     fill(doc, 60)
     client = connectMemoryDoc({ serverUrl: 'ws://127.0.0.1:1', memoryId: 'm', token: 't', doc, crossTab: false, WebSocketPolyfill: FakeSocket, maxUpdateBytes: LIMIT })
@@ -92,6 +93,8 @@ describe('the sync client sends large updates in pieces', () => {
     encoding.writeVarUint(step1, 0)
     syncProtocol.writeSyncStep1(step1, server)
     socket.receive(encoding.toUint8Array(step1))
+    // each message is handled in a task of its own (see the next describe)
+    await nextTurn()
     const sent = syncUpdates(socket.sent)
     expect(sent.length).toBeGreaterThan(1)
     for (const { step, update } of sent) {
@@ -112,5 +115,53 @@ describe('the sync client sends large updates in pieces', () => {
     socket.sent = []
     doc.getMap('observations').set('one', { title: 'one' })
     expect(syncUpdates(socket.sent)).toHaveLength(1)
+  })
+})
+
+describe('the sync client takes what the server sends a message per task', () => {
+  /** A sync update message (what a piece of a first sync is) carrying `update`. */
+  const updateMessage = (update: Uint8Array) => {
+    const e = encoding.createEncoder()
+    encoding.writeVarUint(e, 0)
+    syncProtocol.writeUpdate(e, update)
+    return encoding.toUint8Array(e)
+  }
+
+  it('applies messages that came in one go one at a time, in order, so the device answers in between', async () => {
+    const doc = new Y.Doc()
+    client = connectMemoryDoc({ serverUrl: 'ws://127.0.0.1:1', memoryId: 'm', token: 't', doc, crossTab: false, WebSocketPolyfill: FakeSocket })
+    const socket = FakeSocket.last!
+    socket.open()
+    const server = new Y.Doc()
+    const updates: Uint8Array[] = []
+    server.on('update', (u: Uint8Array) => updates.push(u))
+    for (let i = 0; i < 3; i++) server.getMap('observations').set(`note-${i}`, { title: `note ${i}` })
+    // Node's ws hands over every message it has buffered in one go: here, three at once
+    for (const u of updates) socket.receive(updateMessage(u))
+    const held = () => doc.getMap('observations').size
+    expect(held()).toBe(0)
+    const seen: number[] = []
+    for (let turn = 0; turn < 3; turn++) {
+      await nextTurn()
+      seen.push(held())
+    }
+    expect(seen).toEqual([1, 2, 3])
+    expect(doc.getMap('observations').toJSON()).toEqual(server.getMap('observations').toJSON())
+  })
+
+  it('drops what still waits once the provider lets the socket go', async () => {
+    const doc = new Y.Doc()
+    client = connectMemoryDoc({ serverUrl: 'ws://127.0.0.1:1', memoryId: 'm', token: 't', doc, crossTab: false, WebSocketPolyfill: FakeSocket })
+    const socket = FakeSocket.last!
+    socket.open()
+    const server = new Y.Doc()
+    const updates: Uint8Array[] = []
+    server.on('update', (u: Uint8Array) => updates.push(u))
+    for (let i = 0; i < 2; i++) server.getMap('observations').set(`note-${i}`, { title: `note ${i}` })
+    for (const u of updates) socket.receive(updateMessage(u))
+    client.disconnect()
+    await nextTurn()
+    await nextTurn()
+    expect(doc.getMap('observations').size).toBe(0)
   })
 })

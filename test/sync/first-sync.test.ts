@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { WebSocket } from 'ws'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { createMemory } from '../../src/index'
+import { createMemory, openMemory, type Memory } from '../../src/index'
+import { engineOf } from '../../src/internals'
+import type { RemoteChange } from '../../src/sync/port'
 import { readMemoryDoc, createMemoryDoc } from '../../src/sync/memory-doc'
 import type { SyncStatus } from '../../src/sync/client'
 import { putObservation } from '../helpers/doc-writes'
@@ -93,6 +95,158 @@ describe('recall on a device still receiving its memory', () => {
       expect(later.entities[0]?.name).toBe('Harbour Crew')
     } finally {
       await owner.close()
+      await device.close()
+    }
+  })
+})
+
+/** A memory of 300 long notes on the harbour crew, held by the server in several pieces of a first sync; its id and a token. */
+async function seededRoom(harness: Harness): Promise<{ id: string; token: string }> {
+  const owner = await createMemory({ name: 'joining', indexedDB: new IDBFactory(), IDBKeyRange })
+  try {
+    const token = harness.token(owner.info.id, 'full', 'owner devices').token
+    await (await owner.sync({ serverUrl: harness.server.url, token, WebSocketPolyfill: WebSocket, crossTab: false })).client!.whenSynced()
+    const writer = await owner.connect({ agent: 'seed', tier: 'full', localOnly: true })
+    const long = 'The harbour crew met about the winter schedule and the new crane. '.repeat(12).trim()
+    for (let i = 0; i < 300; i++) {
+      await writer.write({ title: `Harbour note ${i}`, content: `${long} Note ${i}.`, entities: [{ name: 'Harbour Crew', type: 'team', description: 'The crew that runs the harbour' }] })
+    }
+    await (await owner.sync()).settled()
+    await expect.poll(async () => roomObservations(await harness.server.roomState(owner.info.id)), { timeout: 30_000 }).toBe(300)
+    return { id: owner.info.id, token }
+  } finally {
+    await owner.close()
+  }
+}
+
+/** Makes the memory's engine take changes from other devices through `apply` instead. */
+function applyThrough(memory: Memory, apply: (change: RemoteChange, applyNow: (c: RemoteChange) => Promise<unknown>) => Promise<unknown>): void {
+  const engine = engineOf(memory)
+  const applyNow = engine.applyRemote.bind(engine)
+  engine.applyRemote = (change) => apply(change, applyNow) as ReturnType<typeof engine.applyRemote>
+}
+
+describe('a device catching up on a memory it has received', () => {
+  it('says a recall answers from part of the memory until it has applied every piece, also once the connection is synced', async () => {
+    h = await startHarness()
+    const { id, token } = await seededRoom(h)
+    const device = await createMemory({ name: 'joining', id, indexedDB: new IDBFactory(), IDBKeyRange })
+    let letGo!: () => void
+    const held = new Promise<void>((resolve) => (letGo = resolve))
+    try {
+      const agent = await device.connect({ agent: 'reader', tier: 'read', localOnly: true })
+      const sync = await device.sync({ crossTab: false })
+      // the engine is still applying when the connection is synced: here what the last piece
+      // brings waits until let go
+      applyThrough(device, async (change, applyNow) => {
+        if (sync.client?.status.state === 'online') await held
+        return applyNow(change)
+      })
+      sync.connect({ serverUrl: h.server.url, token, WebSocketPolyfill: WebSocket })
+      await sync.client!.whenSynced(30_000)
+      expect(sync.client!.status.firstSync).toBeNull()
+      // synced, yet not all applied: the answer is from part of the memory, and says so
+      const early = await agent.recall({ query: 'harbour crew' })
+      expect((await agent.listObservations({ limit: 1 })).total).toBeLessThan(300)
+      expect(early.syncing!.of).toBeGreaterThanOrEqual(2)
+      expect(early.syncing!.received).toBeLessThan(early.syncing!.of)
+      expect(sync.view.firstSync).toEqual(early.syncing)
+
+      letGo()
+      await sync.settled()
+      await expect.poll(async () => (await agent.recall({ query: 'harbour crew' })).syncing, { timeout: 10_000 }).toBeUndefined()
+      const later = await agent.recall({ query: 'harbour crew' })
+      expect(later.entities[0]?.name).toBe('Harbour Crew')
+      expect(sync.view.firstSync).toBeNull()
+      expect((await agent.listObservations({ limit: 1 })).total).toBe(300)
+    } finally {
+      letGo()
+      await device.close()
+    }
+  })
+
+  it('loses no piece when it stops between pieces: opened again, it holds every note', async () => {
+    h = await startHarness()
+    const { id, token } = await seededRoom(h)
+    const indexedDB = new IDBFactory()
+    const device = await createMemory({ name: 'joining', id, indexedDB, IDBKeyRange })
+    let applied = 0
+    try {
+      // the engine applies the first change it is given, then stops applying (as a crash would leave it)
+      applyThrough(device, async (change, applyNow) => {
+        if (applied++ > 0) throw new Error('stopped')
+        return applyNow(change)
+      })
+      const agent = await device.connect({ agent: 'reader', tier: 'read', localOnly: true })
+      const sync = await device.sync({ crossTab: false })
+      sync.connect({ serverUrl: h.server.url, token, WebSocketPolyfill: WebSocket })
+      await sync.client!.whenSynced(30_000)
+      await sync.settled().catch(() => undefined)
+      const partial = (await agent.listObservations({ limit: 1 })).total
+      expect(partial).toBeGreaterThan(0)
+      expect(partial).toBeLessThan(300)
+      expect(sync.failures.length).toBeGreaterThan(0)
+    } finally {
+      await device.close()
+    }
+    expect(applied).toBeGreaterThan(1)
+
+    // opened again from what it saved, offline first, then with the server
+    const again = await openMemory(id, { indexedDB, IDBKeyRange })
+    try {
+      const agent = await again.connect({ agent: 'reader', tier: 'read', localOnly: true })
+      const sync = await again.sync({ crossTab: false })
+      await sync.settled()
+      expect((await agent.listObservations({ limit: 1 })).total).toBe(300)
+      sync.connect({ serverUrl: h.server.url, token, WebSocketPolyfill: WebSocket })
+      await sync.client!.whenSynced(30_000)
+      await sync.settled()
+      expect((await agent.listObservations({ limit: 1 })).total).toBe(300)
+      expect(sync.failures).toEqual([])
+    } finally {
+      await again.close()
+    }
+  })
+})
+
+describe('a device joining a memory it applies more slowly than it arrives', () => {
+  it('takes the next pieces into its document only as it applies them', async () => {
+    h = await startHarness()
+    const owner = h.token('mem-paced', 'read_write', 'owner')
+    const doc = createMemoryDoc()
+    // about 2.5 MB: ten pieces or so
+    const long = 'The harbour crew met about the winter schedule and the new crane. '.repeat(30).trim()
+    for (let i = 0; i < 1200; i++) putObservation(doc, { ...observation(`n-${i}`), content: `${long} Note ${i}.` })
+    const upload = h.client('mem-paced', owner.token, doc)
+    await upload.whenSynced(20_000)
+    await expect.poll(async () => roomObservations(await h!.server.roomState('mem-paced')), { timeout: 30_000 }).toBe(1200)
+
+    const device = await createMemory({ name: 'joining', id: 'mem-paced', indexedDB: new IDBFactory(), IDBKeyRange })
+    let letGo!: () => void
+    const held = new Promise<void>((resolve) => (letGo = resolve))
+    try {
+      // the engine applies nothing until let go
+      applyThrough(device, async (change, applyNow) => {
+        await held
+        return applyNow(change)
+      })
+      const sync = await device.sync({ crossTab: false })
+      sync.connect({ serverUrl: h.server.url, token: h.token('mem-paced', 'read', 'device').token, WebSocketPolyfill: WebSocket })
+      await expect.poll(() => readMemoryDoc(sync.doc).observations.size, { timeout: 20_000 }).toBeGreaterThan(0)
+      // time for everything to arrive, were it taken regardless (the whole room takes a fraction of this)
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      const took = readMemoryDoc(sync.doc).observations.size
+      expect(took).toBeLessThan(600)
+      expect(sync.client!.status.state).not.toBe('online')
+
+      letGo()
+      await sync.client!.whenSynced(30_000)
+      await sync.settled()
+      expect(readMemoryDoc(sync.doc).observations.size).toBe(1200)
+      const agent = await device.connect({ agent: 'reader', tier: 'read', localOnly: true })
+      expect((await agent.listObservations({ limit: 1 })).total).toBe(1200)
+    } finally {
+      letGo()
       await device.close()
     }
   })
