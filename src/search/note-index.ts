@@ -367,25 +367,22 @@ class HybridNoteIndex implements NoteIndex {
   }
 
   likeness(seeds: readonly string[], among: readonly string[]): Float32Array | undefined {
-    if (!this.vectors) return undefined
-    const d = this.vectors.dimensions
+    const vectors = this.vectors
+    if (!vectors) return undefined
+    const d = vectors.dimensions
     const out = new Float32Array(among.length)
     const mean = new Float32Array(d)
     for (const slug of seeds) {
       const slot = this.slotOf.get(slug)
-      if (slot !== undefined) for (const v of this.vectors.vectorsOf(slot)) for (let i = 0; i < d; i++) mean[i] = mean[i]! + v[i]!
+      if (slot !== undefined) for (const v of vectors.vectorsOf(slot)) for (let i = 0; i < d; i++) mean[i] = mean[i]! + v[i]!
     }
     const centre = unitOf(mean, d)
     if (!centre) return out
-    among.forEach((slug, j) => {
-      const slot = this.slotOf.get(slug)
-      const v = slot === undefined ? undefined : this.vectors!.vectorsOf(slot)[0]
-      const unit = v && unitOf(v, d)
-      if (!unit) return
-      let dot = 0
-      for (let i = 0; i < d; i++) dot += unit[i]! * centre[i]!
-      out[j] = dot
-    })
+    // the notes' vectors are of unit length (as the query's similarity takes them): a dot product is their cosine
+    for (let j = 0; j < among.length; j++) {
+      const slot = this.slotOf.get(among[j]!)
+      if (slot !== undefined) out[j] = vectors.bestDot(slot, centre)
+    }
     return out
   }
 
