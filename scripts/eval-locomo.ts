@@ -98,23 +98,36 @@ function rowsOf(name: string, samples: Sample[]): Array<Record<string, string | 
   })
 }
 
-/** The signals added to the note score, each a weight of the tuning that 0 turns off. */
-const SIGNALS: Array<{ name: string; off: Partial<RecallTuning> }> = [
-  { name: 'session (same day as a hit)', off: { sessionShare: 0 } },
+/**
+ * The signals added to the note score, each a weight of the tuning that `off` turns off. A signal
+ * the default leaves off gives `on`: the weight it was measured at.
+ */
+const SIGNALS: Array<{ name: string; off: Partial<RecallTuning>; on?: Partial<RecallTuning> }> = [
+  { name: 'session (same day as a hit)', off: { sessionShare: 0 }, on: { sessionShare: 0.08 } },
   { name: 'near in time (self-anchored)', off: { nearShare: 0 } },
   { name: 'graph (activation from named entities)', off: { graphShare: 0 } },
   { name: 'time words (days, last week, before/after)', off: { timeWords: 0 } },
+  { name: 'feedback (likeness to the best notes)', off: { feedbackShare: 0 }, on: { feedbackShare: 0.2, feedbackNotes: 3 } },
+  { name: 'direct notes (matched, backing no recalled entity)', off: { directNotes: 0 }, on: { directNotes: 1 } },
 ]
+
+/** A signal's weights when on: the default's, or those it was measured at when the default leaves it off. */
+function onOf(s: (typeof SIGNALS)[number]): Partial<RecallTuning> {
+  const on: Partial<RecallTuning> = { ...s.on }
+  for (const k of Object.keys(s.off) as Array<keyof RecallTuning>) if (!(k in on)) on[k] = DEFAULT_TUNING[k]
+  return on
+}
 
 /** Hybrid recall with each signal off, and each alone, beside all on: one table, recall@10 and @50 per category. */
 async function ablate(convs: LocomoConversation[], embedder: Embedder): Promise<Array<Record<string, string | number>>> {
   const none: RecallTuning = { ...DEFAULT_TUNING }
   for (const s of SIGNALS) Object.assign(none, s.off)
+  const isOn = (s: (typeof SIGNALS)[number]) => Object.keys(s.off).some((k) => DEFAULT_TUNING[k as keyof RecallTuning] !== s.off[k as keyof RecallTuning])
   const variants: Array<{ name: string; tuning: RecallTuning }> = [
     { name: 'none of them', tuning: none },
-    ...SIGNALS.map((s) => ({ name: `only ${s.name}`, tuning: { ...none, ...Object.fromEntries(Object.keys(s.off).map((k) => [k, DEFAULT_TUNING[k as keyof RecallTuning]])) } })),
-    ...SIGNALS.map((s) => ({ name: `all but ${s.name}`, tuning: { ...DEFAULT_TUNING, ...s.off } })),
-    { name: 'all (default)', tuning: { ...DEFAULT_TUNING } },
+    ...SIGNALS.map((s) => ({ name: `only ${s.name}`, tuning: { ...none, ...onOf(s) } })),
+    ...SIGNALS.map((s) => (isOn(s) ? { name: `all but ${s.name}`, tuning: { ...DEFAULT_TUNING, ...s.off } } : { name: `default with ${s.name}`, tuning: { ...DEFAULT_TUNING, ...onOf(s) } })),
+    { name: 'default', tuning: { ...DEFAULT_TUNING } },
   ]
   const samples = new Map(variants.map((v) => [v.name, [] as Sample[]]))
   for (const conv of convs) {
@@ -159,10 +172,41 @@ async function grid(convs: LocomoConversation[], embedder: Embedder): Promise<Ar
   }
   const points = combinations(axes)
   const samples = points.map(() => [] as Sample[])
-  for (const conv of convs) {
+  // per conversation too, for the leave-one-out figure
+  const byConv = convs.map(() => points.map(() => [] as Sample[]))
+  for (const [c, conv] of convs.entries()) {
     const system = await cairnRanker(conv, embedder)
-    for (let i = 0; i < points.length; i++) samples[i]!.push(...(await score(conv, system.rank, { ...DEFAULT_TUNING, ...points[i] })))
+    for (let i = 0; i < points.length; i++) {
+      const s = await score(conv, system.rank, { ...DEFAULT_TUNING, ...points[i] })
+      samples[i]!.push(...s)
+      byConv[c]![i]!.push(...s)
+    }
     await system.close()
+  }
+  if (convs.length > 1) {
+    // each conversation scored at the weighting the other conversations chose: what the grid's
+    // best would be worth on a conversation it never saw
+    const held: Sample[] = []
+    const picks: string[] = []
+    for (let c = 0; c < convs.length; c++) {
+      let best = 0
+      let bestScore = -1
+      for (let i = 0; i < points.length; i++) {
+        const others = byConv.flatMap((perPoint, o) => (o === c ? [] : perPoint[i]!))
+        const r = mean(others.map((x) => x.r10))
+        if (r > bestScore + 1e-9) {
+          bestScore = r
+          best = i
+        }
+      }
+      held.push(...byConv[c]![best]!)
+      picks.push(`${convs[c]!.sampleId}: ${JSON.stringify(points[best])}`)
+    }
+    const loo: Record<string, number> = { 'recall@10': round(mean(held.map((x) => x.r10))), 'recall@50': round(mean(held.map((x) => x.r50))) }
+    for (const c of CATEGORIES) loo[`${c} @10`] = round(mean(held.filter((x) => x.category === c).map((x) => x.r10)))
+    console.log('\nLeave one conversation out (each scored at the weighting chosen on the others):')
+    console.log(picks.join('\n'))
+    console.table([loo])
   }
   const table = points
     .map((p, i) => {

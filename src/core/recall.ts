@@ -7,7 +7,7 @@ import type { Graph } from './graph'
 import { normalizeName } from './normalize'
 import { STRONG_COVERAGE, type MatchLevel, type QueryEvidence } from './evidence'
 import { admitNotes, type NoteSet, type TimeView } from './validity'
-import { activationPerNote, anchorsOf, sessionLift, spreadActivation, timeAnchorLift, type Link } from './note-context'
+import { activationPerNote, anchorsOf, sessionLift, spreadActivation, timeAnchorLift, type ContextCandidate, type Link } from './note-context'
 import { lastPeriod, questionTime, type QuestionTime } from './question-time'
 import type { Observation, RecallLimits, RecallRequest, RecallResult, RecalledEntity, RecalledRelationship, Snippet } from './types'
 
@@ -169,6 +169,12 @@ export interface RecallTuning {
   graphShare: number
   /** Read days, "last week" and "before" / "after" in a question (1), or only months and years (0). */
   timeWords: number
+  /** How many of the best first-pass notes the feedback pass takes as what the question is about. */
+  feedbackNotes: number
+  /** Weight of a note's likeness (vector cosine) to those notes: a second pass over the candidates. */
+  feedbackShare: number
+  /** Notes the note index matches on the query's words compete even when they back no recalled entity (1), or not (0). */
+  directNotes: number
 }
 
 export const DEFAULT_TUNING: Readonly<RecallTuning> = {
@@ -176,13 +182,22 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   timeShare: 0.3,
   recencyShare: 0.02,
   anchors: 1,
-  sessionShare: 0,
+  sessionShare: 0.08,
   nearShare: 0.05,
   nearHalfLifeDays: 7,
   nearAlways: 0,
   graphShare: 0.25,
   timeWords: 1,
+  feedbackNotes: 3,
+  feedbackShare: 0.2,
+  directNotes: 1,
 }
+
+/**
+ * How like a query's best notes each candidate is: for each of `among`, the cosine of its vector
+ * with the mean of the vectors of `seeds`; undefined in a memory that ranks by words alone.
+ */
+export type NoteLikeness = (seeds: readonly string[], among: readonly string[]) => ArrayLike<number> | undefined
 
 /** Steps and damping of the activation spread, and the edges an entity passes it along. */
 const SPREAD_STEPS = 2
@@ -196,19 +211,20 @@ const SPREAD_DEGREE_CAP = 1_000
 /**
  * Semantic recall. Entities rank by their descriptions (the index's hits) or, more weakly, by
  * the notes that back them; a bounded 1-hop expansion by edge weight adds neighbors. The
- * observations come only from the recalled entities, ordered by how well each answers the
- * query: its own match, fused with its entities' scores and the time the question names.
+ * observations come from the recalled entities and the notes holding the query's words, ordered
+ * by how well each answers the query: its own match, fused with its entities' scores, its
+ * likeness to the best hits and the time the question names.
  * @internal it takes the graph, which the published types leave out
  */
-export function assembleSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number, tuning: Readonly<RecallTuning> = DEFAULT_TUNING): RecallResult {
-  return draftSemantic(graph, hits, notes, evidence, f, snippetLength, tuning).complete()
+export function assembleSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number, tuning: Readonly<RecallTuning> = DEFAULT_TUNING, likeness?: NoteLikeness): RecallResult {
+  return draftSemantic(graph, hits, notes, evidence, f, snippetLength, tuning, likeness).complete()
 }
 
 /**
  * `assembleSemantic` ranked, its notes' texts not read yet (see `RecallDraft`).
  * @internal it takes the graph, which the published types leave out
  */
-export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number, tuning: Readonly<RecallTuning> = DEFAULT_TUNING): RecallDraft {
+export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatch[], evidence: QueryEvidence, f: RecallFilter, snippetLength: number, tuning: Readonly<RecallTuning> = DEFAULT_TUNING, likeness?: NoteLikeness): RecallDraft {
   const allowed = admitNotes(allowedObservations(graph, f), f.within)
   const backed = (key: string): boolean => {
     const e = graph.entities.get(key)
@@ -229,7 +245,8 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
     held.set(h.key, share)
     if (share > best) best = share
   }
-  // Notes that name no entity come back on their own text, among the others.
+  // Notes that name no entity come back on their own text, among the others; so may any note
+  // holding the query's words (directNotes), whichever entities rank.
   const unlinked: string[] = []
   for (const n of notes) {
     const score = noteScore.get(n.slug)
@@ -237,7 +254,7 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
     if (score === undefined || share <= 0) continue
     if (share > best) best = share
     const keys = graph.entitiesOf(n.slug)
-    if (!keys.length) unlinked.push(n.slug)
+    if (!keys.length || tuning.directNotes) unlinked.push(n.slug)
     // only notes that hold a query word lend their entities a score: a soft likeness alone
     // touches many notes a little, and would bring in every entity they share
     for (const key of keys) {
@@ -269,7 +286,7 @@ export function draftSemantic(graph: Graph, hits: EntityMatch[], notes: NoteMatc
   const scoreNote = (slug: string, entityShare: number): number => (noteScore.get(slug) ?? 0) + tuning.entityShare * entityShare
   const seeds = tuning.graphShare > 0 ? namedEntities(f.query ?? '', held.keys()) : []
   const strength = (key: string): 'strong' | 'weak' => ((held.get(key) ?? 0) >= STRONG_COVERAGE ? 'strong' : 'weak')
-  const draft = finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, unlinked, allowed, (slug) => noteScore.get(slug) ?? 0, scoreNote, when, seeds, tuning, f.limits.observations), strength)
+  const draft = finish(graph, 'semantic', ranked, f, snippetLength, top, (entities) => rankBacking(graph, entities, unlinked, allowed, (slug) => noteScore.get(slug) ?? 0, scoreNote, when, seeds, tuning, f.limits.observations, likeness), strength)
   return {
     shown: draft.shown,
     complete() {
@@ -322,13 +339,14 @@ function clip(query: string): string {
 }
 
 /**
- * The observations backing the recalled entities (only those may come back), and the notes of
+ * The observations backing the recalled entities, those the note index matched on the query's
+ * words (`unlinked`, with `directNotes` any of them), and the notes of
  * entities linked to those the question names, ranked by `scoreNote` with the context of the best
  * hits (same day, near in time, through the graph) and the time the question names; time breaks
  * ties and adds a weak prior toward the end the question leans to. Ranked by slug and time alone:
  * only the texts of those shown are read (see `finish`).
  */
-function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonly string[], allowed: NoteSet | undefined, ownMatch: (slug: string) => number, scoreNote: (slug: string, entityShare: number) => number, when: QuestionTime, seeds: readonly string[], tuning: Readonly<RecallTuning>, limit: number): Chosen[] {
+function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonly string[], allowed: NoteSet | undefined, ownMatch: (slug: string) => number, scoreNote: (slug: string, entityShare: number) => number, when: QuestionTime, seeds: readonly string[], tuning: Readonly<RecallTuning>, limit: number, likeness?: NoteLikeness): Chosen[] {
   const backing = new Map<string, { share: number; names: string[]; lent: number }>()
   for (const slug of unlinked) backing.set(slug, { share: 0, names: [], lent: 0 })
   for (const e of entities) {
@@ -363,12 +381,30 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
   const session = sessionLift(own, anchors, tuning.sessionShare)
   const near = range || (!when.relation && !tuning.nearAlways) ? undefined : timeAnchorLift(own, anchors, tuning.nearShare, tuning.nearHalfLifeDays, when.relation)
   for (const c of candidates) c.score = scoreNote(c.slug, c.share) + tuning.graphShare * c.lent
+  if (likeness && tuning.feedbackShare > 0) feedback(candidates, own, likeness, tuning)
   candidates.forEach((c, i) => {
     const recent = span > 0 ? (when.order === 'newest' ? c.at - oldest : newest - c.at) / span : 0
     c.score += session[i]! + (near ? near[i]! : 0) + tuning.recencyShare * recent
     if (range && c.observedAt >= range.from && c.observedAt < range.to) c.score += tuning.timeShare
   })
   return rankTop(candidates, limit, (a, b) => b.score - a.score || byTime(a, b))
+}
+
+/**
+ * The feedback pass: the best first-pass notes say what the question is about in the memory's
+ * own words; each candidate the note index matched gains `feedbackShare` of its likeness to
+ * them. Only those candidates are compared, so the work is bounded by the note index's hits, not
+ * by a hub's notes.
+ */
+function feedback(candidates: Array<{ slug: string; score: number }>, own: readonly ContextCandidate[], likeness: NoteLikeness, tuning: Readonly<RecallTuning>): void {
+  const top = anchorsOf(own, tuning.feedbackNotes).map((i) => candidates[i]!.slug)
+  if (!top.length) return
+  const matched = candidates.filter((_, i) => own[i]!.score > 0)
+  const like = likeness(top, matched.map((c) => c.slug))
+  if (!like) return
+  matched.forEach((c, i) => {
+    c.score += tuning.feedbackShare * Math.max(0, like[i]!)
+  })
 }
 
 /**

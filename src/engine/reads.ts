@@ -60,13 +60,14 @@ export class Reads {
       await this.findParaphrases(f.query, hits, entityTerms)
       const evidence = new QueryEvidence({ terms: noteTerms, size: notes.size() }, { terms: entityTerms, size: index.size() })
       const signals = this.signals()
-      const assemble = () => ({ ...assembleSemantic(graph, hits, noteHits, evidence, f, info.retrieval.snippetLength, this.tuning), signals })
+      const likeness = (seeds: readonly string[], among: readonly string[]) => notes.likeness(seeds, among)
+      const assemble = () => ({ ...assembleSemantic(graph, hits, noteHits, evidence, f, info.retrieval.snippetLength, this.tuning, likeness), signals })
       if (graph.notesInStorage === 0) return assemble()
       // Ranked first, by what the open saved (slugs, times, backing): the texts of only the notes
       // it shows are then read, and the recall is not ranked again. A change committed during
       // the read ranks it again.
       const version = this.c.version
-      const draft = await loader.withNotes(() => draftSemantic(graph, hits, noteHits, evidence, f, info.retrieval.snippetLength, this.tuning), () => [])
+      const draft = await loader.withNotes(() => draftSemantic(graph, hits, noteHits, evidence, f, info.retrieval.snippetLength, this.tuning, likeness), () => [])
       await loader.readSome(graph.notesInStorageAmong(draft.shown))
       return this.c.version === version ? { ...(await loader.withNotes(() => draft.complete(), () => [])), signals } : await loader.withNotes(assemble, () => [])
     } finally {

@@ -52,6 +52,12 @@ export interface NoteIndex {
   paraphrasesIn(query: string, terms: readonly QueryTerm[], texts: string[]): Promise<number[]>
   /** The words of `text` that match a word of `query` as this index analyzes both (stemmed), each once, in text order: what to highlight. */
   matchingWords(query: string, text: string): string[]
+  /**
+   * For each of `among`, the cosine of its vector with the mean of the vectors of `seeds` (notes
+   * by slug): how like a query's best notes each candidate is, for a second pass over them. Work
+   * in proportion to the slugs given. Undefined without an embedder; 0 for a slug not indexed.
+   */
+  likeness(seeds: readonly string[], among: readonly string[]): Float32Array | undefined
   size(): number
   keys(): string[]
   /** As `EntityIndex.mapKeys`: a restore's maps by slug and by word, a part at a time. */
@@ -358,6 +364,26 @@ class HybridNoteIndex implements NoteIndex {
       if (analyzed.length && analyzed.every((t) => wanted.has(t))) out.add(word)
     }
     return [...out]
+  }
+
+  likeness(seeds: readonly string[], among: readonly string[]): Float32Array | undefined {
+    const vectors = this.vectors
+    if (!vectors) return undefined
+    const d = vectors.dimensions
+    const out = new Float32Array(among.length)
+    const mean = new Float32Array(d)
+    for (const slug of seeds) {
+      const slot = this.slotOf.get(slug)
+      if (slot !== undefined) for (const v of vectors.vectorsOf(slot)) for (let i = 0; i < d; i++) mean[i] = mean[i]! + v[i]!
+    }
+    const centre = unitOf(mean, d)
+    if (!centre) return out
+    // the notes' vectors are of unit length (as the query's similarity takes them): a dot product is their cosine
+    for (let j = 0; j < among.length; j++) {
+      const slot = this.slotOf.get(among[j]!)
+      if (slot !== undefined) out[j] = vectors.bestDot(slot, centre)
+    }
+    return out
   }
 
   async paraphrasesIn(query: string, terms: readonly QueryTerm[], texts: string[]): Promise<number[]> {

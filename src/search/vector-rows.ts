@@ -155,6 +155,20 @@ export class VectorRows {
     })
   }
 
+  /** The best dot product of `v` with any row of `slot` (as stored); 0 for a slot with none. Reads the rows in place. */
+  bestDot(slot: number, v: Float32Array): number {
+    const d = this.dimensions
+    let best = 0
+    for (const row of this.rowsAt(slot)) {
+      const base = row * this.stride
+      let dot = 0
+      for (let i = 0; i < d; i++) dot += this.data[base + i]! * v[i]!
+      dot *= this.scale[row]!
+      if (dot > best) best = dot
+    }
+    return best
+  }
+
   /** Writes into `out[slot]` the best dot product of `query` with any row of that slot (others stay as they were). */
   maxSimilarity(query: Float32Array, out: Float32Array): void {
     if (query.length !== this.dimensions) throw new RangeError(`query has ${query.length} dimensions, expected ${this.dimensions}`)

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { engineOf } from '../../src/internals'
 import { DEFAULT_TUNING } from '../../src/core/recall'
 import { ada, engine, fixture, society } from './fixture'
+import { defaultEmbedder } from '../support/default-embedder'
 
 async function seeded() {
   const f = await fixture({ snippetLength: 60 })
@@ -188,8 +189,8 @@ describe('notes around the best hits', () => {
 
   it('lifts a note written the same day as the best hit over one of another day that shares as few words', async () => {
     const f = await fixture()
-    // off by default (it cost a multi-hop question on the facts dev set); the eval turns it on
-    engineOf(f.memory).recallTuning = { ...DEFAULT_TUNING, sessionShare: 0.05 }
+    // set apart from the feedback pass, which lifts notes like the best hit too
+    engineOf(f.memory).recallTuning = { ...DEFAULT_TUNING, feedbackShare: 0 }
     await f.conn.write({ title: 'Pottery', content: 'Jo went to a pottery class.', observedAt: '2023-03-01T10:00:00.000Z', entities: [jo] })
     const sameDay = await f.conn.write({ title: 'Teacher', content: 'She loved the teacher there.', observedAt: '2023-03-01T11:00:00.000Z', entities: [jo] })
     const later = await f.conn.write({ title: 'Song', content: 'She loved the new song.', observedAt: '2023-03-20T10:00:00.000Z', entities: [jo] })
@@ -207,5 +208,26 @@ describe('notes around the best hits', () => {
     const slugs = (await f.conn.recall({ query: 'How did Jo feel after the charity race?', limits: { observations: 4 } })).observations.map((o) => o.slug)
     expect(slugs.indexOf(after.slug)).toBeLessThan(slugs.indexOf(newest.slug))
     expect(slugs.indexOf(after.slug)).toBeLessThan(slugs.indexOf(before.slug))
+  })
+
+  it('feedback: lifts a note like the best hit over one that shares no more of the query and is about something else', async () => {
+    const f = await fixture({ embedder: await defaultEmbedder() })
+    // the session lift is set apart: all three notes are of different days anyway
+    engineOf(f.memory).recallTuning = { ...DEFAULT_TUNING, sessionShare: 0 }
+    await f.conn.write({ title: 'Pottery', content: 'Jo went to a pottery class and shaped clay bowls on the wheel.', observedAt: '2023-03-01T10:00:00.000Z', entities: [jo] })
+    const alike = await f.conn.write({ title: 'Kiln', content: 'The bowls came out of the kiln glazed and shiny.', observedAt: '2023-03-05T10:00:00.000Z', entities: [jo] })
+    const other = await f.conn.write({ title: 'Sketches', content: 'The sketches she drew at school were put up on the wall.', observedAt: '2023-03-20T10:00:00.000Z', entities: [jo] })
+    const slugs = (await f.conn.recall({ query: 'What did Jo make at her pottery class?', limits: { observations: 3 } })).observations.map((o) => o.slug)
+    expect(slugs.indexOf(alike.slug)).toBeGreaterThanOrEqual(0)
+    expect(slugs.indexOf(alike.slug)).toBeLessThan(slugs.indexOf(other.slug))
+  }, 30_000)
+
+  it('a note holding the query\'s words comes back though the entity it names is not among those recalled', async () => {
+    const f = await fixture()
+    await f.conn.write({ title: 'Glaze', content: 'Jo chose a blue glaze.', observedAt: '2023-03-01T10:00:00.000Z', entities: [{ name: 'Jo', type: 'person', description: 'a potter who glazes blue pottery bowls' }] })
+    const direct = await f.conn.write({ title: 'Bowls', content: 'Sam sold blue pottery bowls at the market.', observedAt: '2023-03-02T10:00:00.000Z', entities: [{ name: 'Sam', type: 'person', description: 'a neighbour' }] })
+    const r = await f.conn.recall({ query: 'blue pottery bowls', limits: { entities: 1 } })
+    expect(r.entities.map((e) => e.name)).toEqual(['Jo'])
+    expect(r.observations.map((o) => o.slug)).toContain(direct.slug)
   })
 })

@@ -36,6 +36,18 @@ describe('note index', () => {
     expect((await index.search('European countries visited', 1))[0]?.slug).toBe('trip')
   }, 30_000)
 
+  it('likeness: a note about what the seeds are about is nearer their mean than one about something else; none without a model', async () => {
+    const embedder = await defaultEmbedder()
+    const index = await createNoteIndex({ embedder })
+    await index.upsert([...notes, { slug: 'dessert', text: 'Maria made chocolate cookies and a fruit pie.' }])
+    const like = index.likeness(['cake'], ['dessert', 'budget', 'missing'])!
+    expect(like[0]).toBeGreaterThan(like[1]!)
+    expect(like[2]).toBe(0)
+    const plain = await createNoteIndex()
+    await plain.upsert(notes)
+    expect(plain.likeness(['cake'], ['budget'])).toBeUndefined()
+  }, 30_000)
+
   it('a snapshot restores the same answers without embedding, and refuses another model', async () => {
     const embedder = await defaultEmbedder()
     const index = await createNoteIndex({ embedder })

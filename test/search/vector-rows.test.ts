@@ -27,6 +27,16 @@ describe('vector rows', () => {
     expect([...zero]).toEqual(new Array(D).fill(0))
   })
 
+  it('bestDot is the best dot product of a slot\'s stored rows with a vector, 0 for a slot with none', () => {
+    const rows = new VectorRows(D)
+    rows.set(0, [randomVector(1), randomVector(2)])
+    rows.set(1, [])
+    const v = randomVector(3)
+    const stored = rows.vectorsOf(0)
+    expect(rows.bestDot(0, v)).toBeCloseTo(Math.max(0, dot(stored[0]!, v), dot(stored[1]!, v)), 5)
+    expect(rows.bestDot(1, v)).toBe(0)
+  })
+
   it('scans as a float dot product over the stored values, the best row per slot', () => {
     const rows = new VectorRows(D, 2)
     const vectors = Array.from({ length: 30 }, (_, i) => randomVector(i + 100))
