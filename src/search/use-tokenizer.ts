@@ -55,7 +55,8 @@ export class UseTokenizer {
     const take = (start: number, end: number, id: number, score: number) => {
       const total = score + best[start]!
       // Candidates arrive by increasing start; a later one wins ties, and a total of exactly 0
-      // counts as unset (the reference's rule, which the one zero-score piece `:00` can meet).
+      // counts as unset (the reference's rule, which pieces scored 0 or null, such as `:00` and
+      // `:`, and unknown characters can meet).
       if (best[end] === 0 || total >= best[end]!) {
         best[end] = total
         pick[end] = id
