@@ -3,14 +3,16 @@
 // API (`--pooled`: all of them in one memory); every question is one recall. Cairn BM25, Cairn
 // hybrid and a plain BM25 search over the notes' text (MiniSearch) are scored side by side per
 // category: recall@5/10/50, nDCG@10 and latency. `--ablate` turns each signal of the note score
-// off and on (hybrid); `--grid` searches their weights. Writes bench/results/eval-locomo.json.
+// off and on (hybrid); `--grid` searches their weights; `--embedder use-lite` ranks hybrid with USE-lite.
+// Writes bench/results/eval-locomo.json (eval-locomo-use-lite.json with USE-lite).
 
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import MiniSearch from 'minisearch'
-import { BM25_ONLY, createDefaultEmbedder, createMemory, type Embedder } from '../src/index'
+import { BM25_ONLY, createMemory, type Embedder } from '../src/index'
 import { engineOf } from '../src/internals'
 import { DEFAULT_TUNING, MAX_LIMITS, type RecallTuning } from '../src/core/recall'
+import { loadEmbedder, type EmbedderChoice } from './eval/embedders'
 import { dialogIds, evidenceScores, readLocomo, type LocomoConversation, type LocomoSet } from './eval/locomo'
 import { mean } from './eval/metrics'
 
@@ -20,7 +22,7 @@ const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 
 
 interface Sample { category: number; r5: number; r10: number; r50: number; ndcg10: number; ms: number }
 type Ranker = (question: string, tuning?: Readonly<RecallTuning>) => Promise<string[][]>
-interface System { rank: Ranker; close: () => Promise<void> }
+interface System { rank: Ranker; close: () => Promise<void>; writeMs?: number }
 
 /** A memory of one conversation; recall returns the sources of its observations in order. */
 async function cairnRanker(conv: LocomoConversation, embedder: Embedder | undefined): Promise<System> {
@@ -29,7 +31,9 @@ async function cairnRanker(conv: LocomoConversation, embedder: Embedder | undefi
     ...(embedder ? { embedder } : { retrieval: { embedder: BM25_ONLY } }),
   })
   const agent = await memory.connect({ agent: 'locomo-eval' })
+  const writing = performance.now()
   for (const write of conv.writes) await agent.write(write)
+  const writeMs = performance.now() - writing
   const engine = engineOf(memory)
   const sourceOf = new Map<string, string>()
   const rank: Ranker = async (question, tuning = DEFAULT_TUNING) => {
@@ -46,7 +50,7 @@ async function cairnRanker(conv: LocomoConversation, embedder: Embedder | undefi
     }
     return out
   }
-  return { rank, close: () => memory.close() }
+  return { rank, close: () => memory.close(), writeMs }
 }
 
 /** What a user might pick instead: BM25 over each note's title and content, top K. */
@@ -220,12 +224,14 @@ async function grid(convs: LocomoConversation[], embedder: Embedder): Promise<Ar
   return table
 }
 
-export async function runLocomo(path: string, options: { pooled?: boolean; ablate?: boolean; grid?: boolean } = {}): Promise<void> {
+export async function runLocomo(path: string, options: { pooled?: boolean; ablate?: boolean; grid?: boolean; embedder?: { name: EmbedderChoice; useModelDir: string } } = {}): Promise<void> {
   const started = performance.now()
   const set = readLocomo(path)
   const convs = options.pooled ? [pooled(set)] : set.conversations
-  // the public API's default embedder: the memory is made exactly as an application makes one
-  const embedder = await createDefaultEmbedder()
+  // the public API's default embedder unless `--embedder` names another: the memory is made
+  // exactly as an application makes one
+  const choice = options.embedder ?? { name: 'glove', useModelDir: '' }
+  const embedder = await loadEmbedder(choice)
   const questions = convs.reduce((n, c) => n + c.questions.length, 0)
   const writes = convs.reduce((n, c) => n + c.writes.length, 0)
   console.log(`LoCoMo ${set.conversations.map((c) => c.sampleId).join(', ')}${options.pooled ? ' (pooled in one memory)' : ''}: ${writes} writes, ${questions} questions (categories ${CATEGORIES.join(', ')})`)
@@ -239,14 +245,18 @@ export async function runLocomo(path: string, options: { pooled?: boolean; ablat
       { name: `Cairn hybrid (${embedder.id})`, make: (c) => cairnRanker(c, embedder) },
     ]
     const bySystem: Record<string, Sample[]> = {}
+    const writesPerSecond: Record<string, number> = {}
     for (const system of systems) {
       const samples: Sample[] = []
+      let writeMs = 0
       for (const conv of convs) {
         const ranker = await system.make(conv)
+        writeMs += ranker.writeMs ?? 0
         samples.push(...(await score(conv, ranker.rank)))
         await ranker.close()
       }
       bySystem[system.name] = samples
+      if (writeMs) writesPerSecond[system.name] = Math.round(writes / (writeMs / 1000))
     }
     const rows = Object.entries(bySystem).flatMap(([name, samples]) => rowsOf(name, samples))
     console.log(`\nEvidence recall on LoCoMo (top ${K} observations per question)`)
@@ -263,11 +273,15 @@ export async function runLocomo(path: string, options: { pooled?: boolean; ablat
     }
     console.log('recall@10 over plain BM25, by category:')
     console.table(ratios)
+    console.log('writes per second through the public API (note, entities, indexes):')
+    console.table(writesPerSecond)
     result.rows = rows
+    result.writesPerSecond = writesPerSecond
     result.recallAt10OverPlain = ratios
   }
   result.seconds = round((performance.now() - started) / 1000)
   mkdirSync('bench/results', { recursive: true })
-  writeFileSync('bench/results/eval-locomo.json', JSON.stringify(result, null, 2))
-  console.log(`wrote bench/results/eval-locomo.json in ${result.seconds} s`)
+  const out = `bench/results/eval-locomo${choice.name === 'glove' ? '' : `-${choice.name}`}.json`
+  writeFileSync(out, JSON.stringify(result, null, 2))
+  console.log(`wrote ${out} in ${result.seconds} s`)
 }

@@ -1,7 +1,8 @@
 // `npm run eval`: retrieval quality of the entity index on WordNet 3.1 nouns (see
 // scripts/eval/task.ts). BM25, vectors and hybrid, hybrid weights tuned on the dev split and
 // reported on the held-out test split. Prints a table and writes bench/results/eval.json.
-// With `--locomo <path>`, the conversational task instead (scripts/eval-locomo.ts).
+// With `--locomo <path>`, the conversational task instead (scripts/eval-locomo.ts). `--embedder
+// use-lite` runs either with USE-lite instead of GloVe (scripts/eval/embedders.ts).
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createEntityIndex, restoreEntityIndex, type EntityIndex, type SearchMode } from '../src/search/entity-index'
@@ -10,6 +11,7 @@ import { createStaticEmbedder } from '../src/search/static-embedder'
 import { mean, ndcgAtK, pairedBootstrap, recallAtK } from './eval/metrics'
 import { buildTask, DEFAULT_TASK, type EvalQuery } from './eval/task'
 import { readNounSynsets, wordnetVersion } from './eval/wordnet'
+import { embedderChoice, loadUseLite } from './eval/embedders'
 import { runLocomo } from './eval-locomo'
 import { runPrecision } from './eval-precision'
 
@@ -54,7 +56,8 @@ async function main(): Promise<void> {
   const subset = (qs: EvalQuery[], kind: (typeof kinds)[number]) => (kind === 'all' ? qs : qs.filter((q) => q.kind === kind))
   console.log(`WordNet ${wordnetVersion().database} nouns: ${task.docs.length} entities, ${task.dev.length} dev and ${task.test.length} test queries`)
 
-  const embedder = await loadEmbedder()
+  const choice = embedderChoice(process.argv)
+  const embedder = choice.name === 'use-lite' ? await loadUseLite(choice.useModelDir) : await loadEmbedder()
   if (!embedder) console.log(`no model under ${MODELS}: BM25 only (run \`npm run build:model\`)`)
   const rows: Row[] = []
   const record = (split: string, system: string, kind: string, queries: number, s: Scores) => rows.push({ split, system, kind, queries, [`recall@${K}`]: round(s.recall), [`nDCG@${K}`]: round(s.ndcg) })
@@ -136,15 +139,16 @@ async function main(): Promise<void> {
     timings: { ...timings, totalS: seconds(started) },
   }
   mkdirSync('bench/results', { recursive: true })
-  writeFileSync('bench/results/eval.json', JSON.stringify(result, null, 2))
-  console.log(`wrote bench/results/eval.json in ${result.timings.totalS} s`)
+  const out = `bench/results/eval${choice.name === 'glove' ? '' : `-${choice.name}`}.json`
+  writeFileSync(out, JSON.stringify(result, null, 2))
+  console.log(`wrote ${out} in ${result.timings.totalS} s`)
 }
 
 const locomoAt = process.argv.indexOf('--locomo')
 const precisionAt = process.argv.indexOf('--precision')
 const task =
   precisionAt >= 0 ? runPrecision(requirePath(process.argv[precisionAt + 1], '--precision'), locomoAt >= 0 ? requirePath(process.argv[locomoAt + 1]) : undefined)
-  : locomoAt >= 0 ? runLocomo(requirePath(process.argv[locomoAt + 1]), { pooled: process.argv.includes('--pooled'), ablate: process.argv.includes('--ablate'), grid: process.argv.includes('--grid') })
+  : locomoAt >= 0 ? runLocomo(requirePath(process.argv[locomoAt + 1]), { pooled: process.argv.includes('--pooled'), ablate: process.argv.includes('--ablate'), grid: process.argv.includes('--grid'), embedder: embedderChoice(process.argv) })
   : main()
 task.catch((err) => {
   console.error(err)

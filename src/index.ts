@@ -12,6 +12,7 @@ export { decodeJoinCode, encodeJoinCode, isJoinCode, type JoinCode } from './cor
 export type { Embedder } from './search/embedder'
 export { createDefaultEmbedder, type DefaultEmbedderOptions } from './search/default-embedder'
 export { createStaticEmbedder, type StaticEmbedderOptions } from './search/static-embedder'
+export { createUseLiteEmbedder, type UseLiteEmbedderOptions } from './search/use-lite-embedder'
 export { configureOrt, type OrtSettings } from './search/ort'
 export { listOrganizationMemories, joinOrganizationMemory, type OrganizationListing, type OrganizationAccess, type JoinOrganizationMemory } from './engine/organizations'
 export { exportMemory, importMemory, BACKUP_FORMAT, type MemoryBackup, type ImportOptions } from './engine/backup'
