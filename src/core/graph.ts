@@ -90,6 +90,9 @@ export interface Contribution {
 }
 
 const MAX_QUERIES = 8
+/** An entity with this many live edges keeps its heaviest between changes (see `topEdgesOf`), up to this many entities. */
+const KEEP_TOP_EDGES_FROM = 256
+const KEPT_TOP_EDGES = 64
 /** Descriptions besides the displayed one that an entity keeps for matching. */
 const MAX_OTHER_DESCRIPTIONS = 7
 
@@ -142,6 +145,8 @@ export interface DormantEdge {
 export class Graph implements GraphView {
   private entityMap = new Map<string, Entity>()
   private relationshipMap = new LiveEdges()
+  /** The heaviest edges of the entities with many (see `topEdgesOf`), each with the edge versions it was found at. */
+  private topEdges = new Map<string, { cap: number; live: LiveEdges; ends: EdgeEnds; version: number; edges: Relationship[]; total: number }>()
 
   /** The live entities by key: read-only, changed only by the graph's own methods. */
   get entities(): ReadonlyMap<string, Entity> {
@@ -1015,6 +1020,35 @@ export class Graph implements GraphView {
     }
   }
 
+  /**
+   * The live edges joining two of `keys`, in no order. Each joins two different entities (the
+   * contract refuses a self-loop and a merge drops one), so it is found from either end: the
+   * edges of the entity with the most are not walked, a hub's thousands among them.
+   */
+  edgesAmong(keys: ReadonlySet<string>): Relationship[] {
+    let most: string | undefined
+    let mostDegree = -1
+    for (const k of keys) {
+      const degree = this.entityMap.get(k)?.degree ?? 0
+      if (degree > mostDegree) {
+        most = k
+        mostDegree = degree
+      }
+    }
+    const out: Relationship[] = []
+    const seen = new Set<string>()
+    for (const k of keys) {
+      if (k === most && keys.size > 1) continue
+      for (const r of this.eachEdgeOf(k)) {
+        if (keys.has(r.source) && keys.has(r.target) && !seen.has(r.key)) {
+          seen.add(r.key)
+          out.push(r)
+        }
+      }
+    }
+    return out
+  }
+
   /** Live edges touching an entity, heaviest first (ties by key). */
   edgesOf(key: string): Relationship[] {
     const out: Relationship[] = []
@@ -1030,6 +1064,20 @@ export class Graph implements GraphView {
    * it has: one pass with a short sorted list, so a hub's thousands of edges are not all sorted.
    */
   topEdgesOf(key: string, cap: number): { edges: Relationship[]; total: number } {
+    const kept = this.topEdges.get(key)
+    if (kept && kept.cap >= cap && kept.live === this.relationshipMap && kept.ends === this.edgesByEnd && kept.version === this.relationshipMap.version + this.edgesByEnd.version) {
+      return { edges: kept.edges.slice(0, cap), total: kept.total }
+    }
+    const found = this.findTopEdges(key, cap)
+    // a hub's scan is kept until an edge changes: each recall naming it would scan it again
+    if (found.total >= KEEP_TOP_EDGES_FROM) {
+      if (this.topEdges.size >= KEPT_TOP_EDGES) this.topEdges.clear()
+      this.topEdges.set(key, { cap, live: this.relationshipMap, ends: this.edgesByEnd, version: this.relationshipMap.version + this.edgesByEnd.version, edges: found.edges.slice(), total: found.total })
+    }
+    return found
+  }
+
+  private findTopEdges(key: string, cap: number): { edges: Relationship[]; total: number } {
     const top: Relationship[] = []
     let total = 0
     for (const k of this.edgesByEnd.of(key)) {

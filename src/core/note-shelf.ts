@@ -24,6 +24,8 @@ export class NoteShelf implements Iterable<Observation> {
   private partOf = new Uint32Array(0)
   /** Each saved note's observedAt in ms by place, NaN where the save could not give it (see `canonicalTime`). */
   private times: Float64Array | undefined
+  /** `times` as ISO text, by place, for the notes a recall has ranked so far. */
+  private isoAt: Array<string | undefined> | undefined
   /** How many notes are still in storage. */
   private away = 0
 
@@ -137,7 +139,13 @@ export class NoteShelf implements Iterable<Observation> {
     if (held === undefined) return undefined
     if (typeof held === 'object') return held.observedAt
     const ms = this.savedTime(held)
-    return Number.isNaN(ms) ? this.get(slug)!.observedAt : new Date(ms).toISOString()
+    if (Number.isNaN(ms)) return this.get(slug)!.observedAt
+    // formatting a time costs more than ranking the note: a hub's thousands are formatted once
+    const known = this.isoAt?.[held]
+    if (known !== undefined) return known
+    const iso = new Date(ms).toISOString()
+    ;(this.isoAt ??= new Array<string | undefined>(this.partOf.length))[held] = iso
+    return iso
   }
 
   /** The time the save gave the note at `place`, in ms; NaN when it gave none. */

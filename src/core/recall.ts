@@ -572,10 +572,8 @@ function finish(graph: Graph, mode: RecallResult['mode'], ranked: Scored[], f: R
   const rank = new Map(entities.map((e, i) => [e.key, i]))
   // edges among the chosen entities, those of the best-ranked entities first, then by weight
   const edgeSet = new Map<string, { r: ReturnType<Graph['edgesOf']>[number]; best: number }>()
-  for (const k of keys) {
-    for (const r of graph.eachEdgeOf(k)) {
-      if (keys.has(r.source) && keys.has(r.target) && !edgeSet.has(r.key) && (!f.within || f.within.edge(r))) edgeSet.set(r.key, { r, best: Math.min(rank.get(r.source)!, rank.get(r.target)!) })
-    }
+  for (const r of graph.edgesAmong(keys)) {
+    if (!f.within || f.within.edge(r)) edgeSet.set(r.key, { r, best: Math.min(rank.get(r.source)!, rank.get(r.target)!) })
   }
   const edgesAll = [...edgeSet.values()].sort((a, b) => a.best - b.best || b.r.weight - a.r.weight || (a.r.key < b.r.key ? -1 : 1))
   const relationships: RecalledRelationship[] = edgesAll.slice(0, limits.relationships).map((x) => ({ ...graph.present(x.r), ...f.within?.edgeMarks(x.r) }))

@@ -167,6 +167,8 @@ export class LiveEdges implements ReadonlyMap<string, Relationship> {
   /** How many keys of `changed` are saved edges; how many of its values are edges. */
   private shadowed = 0
   private changedLive = 0
+  /** Counts every set and delete: what a reader derived from the edges holds while it stands. */
+  version = 0
 
   constructor(private readonly saved?: SavedEdges) {}
 
@@ -188,6 +190,7 @@ export class LiveEdges implements ReadonlyMap<string, Relationship> {
   }
 
   set(key: string, r: Relationship): this {
+    this.version++
     const was = this.changed.get(key)
     if (was === undefined) {
       if (this.isSaved(key)) this.shadowed++
@@ -198,6 +201,7 @@ export class LiveEdges implements ReadonlyMap<string, Relationship> {
   }
 
   delete(key: string): boolean {
+    this.version++
     const was = this.changed.get(key)
     if (was === null) return false
     if (was === undefined) {
@@ -251,6 +255,8 @@ export class LiveEdges implements ReadonlyMap<string, Relationship> {
  */
 export class EdgeEnds {
   private readonly own = new Map<string, Set<string>>()
+  /** Counts every add and remove, as `LiveEdges.version`. */
+  version = 0
 
   constructor(private readonly saved?: SavedEdges) {}
 
@@ -264,10 +270,12 @@ export class EdgeEnds {
   }
 
   add(end: string, key: string): void {
+    this.version++
     this.take(end).add(key)
   }
 
   remove(end: string, key: string): void {
+    this.version++
     const set = this.own.get(end) ?? (this.saved ? this.take(end) : undefined)
     if (!set) return
     set.delete(key)

@@ -108,4 +108,59 @@ describe('an entity kept up as backers come and go', () => {
       expect(edges).toEqual(g.edgesOf('hub').slice(0, cap))
     }
   })
+
+  it('keeps a hub\'s heaviest edges between changes and sees every change that touches them', () => {
+    const g = new Graph()
+    const linking = (slug: string, other: string, weight: number) => {
+      const o = note(slug, 1, [{ name: 'Hub' }, { name: other }], [['Hub', 'links', other]])
+      o.relationships[0]!.weight = weight
+      return o
+    }
+    for (let i = 0; i < 300; i++) g.apply(`n${i}`, linking(`n${i}`, `T${i}`, (i * 7) % 5))
+    const agrees = (cap: number) => {
+      const { edges, total } = g.topEdgesOf('hub', cap)
+      expect(total).toBe(g.edgesOf('hub').length)
+      expect(edges).toEqual(g.edgesOf('hub').slice(0, cap))
+    }
+    agrees(12)
+    agrees(12)
+    agrees(3)
+    agrees(40)
+    // a heavier edge, a new end, an edge gone, an edge made lighter, and a change through a batch
+    g.apply('heavy', linking('heavy', 'T5', 9))
+    agrees(12)
+    g.apply('n4', undefined)
+    agrees(12)
+    g.apply('heavy', linking('heavy', 'T5', 0))
+    agrees(12)
+    g.applyPreviewedChanges(g.previewChanges({ put: [linking('batch', 'T300', 7)], deleted: ['n9'] }))
+    agrees(12)
+    // a change previewed and thrown away leaves the edges as they were
+    g.topEdgesOf('hub', 12)
+    g.discardPreviewedChanges(g.previewChanges({ put: [linking('thrown', 'T301', 8)] }))
+    agrees(12)
+    g.replaceWith(Graph.derive([linking('only', 'T0', 1)]))
+    agrees(12)
+  })
+
+  it('finds the edges among a set of entities from the ends with fewer edges, as walking every end would', () => {
+    const g = new Graph()
+    for (let i = 0; i < 50; i++) g.apply(`h${i}`, note(`h${i}`, 1, [{ name: 'Hub' }, { name: `T${i}` }], [['Hub', 'links', `T${i}`], ...(i % 3 ? [[`T${i}`, 'knows', `T${(i + 1) % 50}`] as [string, string, string]] : [])]))
+    g.apply('x', note('x', 2, [{ name: 'Ada' }, { name: 'Babbage' }], [['Ada', 'knows', 'Babbage'], ['Babbage', 'met', 'Hub']]))
+    const walked = (keys: Set<string>) => sorted([...g.relationships.values()].filter((r) => keys.has(r.source) && keys.has(r.target)).map((r) => r.key))
+    for (const keys of [
+      new Set(['hub', 't1', 't2', 't3', 'babbage']),
+      new Set(['t1', 't2', 'hub']),
+      new Set(['ada', 'babbage']),
+      new Set(['hub']),
+      new Set(['t1', 't2']),
+      new Set<string>(),
+      new Set(['hub', 'nobody', 'ada']),
+    ]) {
+      const found = g.edgesAmong(keys)
+      expect(new Set(found.map((r) => r.key)).size).toBe(found.length)
+      expect(sorted(found.map((r) => r.key))).toEqual(walked(keys))
+      for (const r of found) expect(r).toBe(g.relationships.get(r.key))
+    }
+  })
 })
