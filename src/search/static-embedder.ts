@@ -3,8 +3,8 @@
 
 import { isMemoryError, MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
-import { fetchFresh, type ModelCache } from './model-cache'
-import { decodeText, parseJson, readModelSource, type ModelSource } from './model-source'
+import type { ModelCache } from './model-cache'
+import { decodeText, loadManifest, readModelSource, type ModelSource } from './model-source'
 import { createSession, getOrt, type ort } from './ort'
 import { parseManifest, parseVocabulary, STATIC_MANIFEST_FILE, type StaticModelManifest, type StaticVocabulary } from './static-model-files'
 import { vocabularyPieces, wordTokens } from './word-tokens'
@@ -35,7 +35,7 @@ const MAX_BATCH = 1024
 
 export async function createStaticEmbedder(options: StaticEmbedderOptions = {}): Promise<Embedder> {
   const io = { fetch: options.fetch, cache: options.cache }
-  const { manifest, baseUrl } = await loadManifest(options)
+  const { manifest, baseUrl } = await loadManifest(options, STATIC_MANIFEST_FILE, parseManifest, 'static model manifest')
   const [model, vocabularyFile] = await Promise.all([
     readModelSource(options.model ?? baseUrl + manifest.model.file, { ...io, sha256: manifest.model.sha256, what: 'static model' }),
     readModelSource(options.vocabulary ?? baseUrl + manifest.vocabulary.file, { ...io, sha256: manifest.vocabulary.sha256, what: 'static model vocabulary' }),
@@ -50,26 +50,6 @@ export async function createStaticEmbedder(options: StaticEmbedderOptions = {}):
     throw new MemoryError('model_failed', `The static model could not be loaded by onnxruntime-web: ${(err as Error).message}. Regenerate it with \`npm run build:model\`.`, {})
   }
   return new StaticEmbedder(manifest, model.sha256, vocabulary, session, options.maxTokensPerRun ?? 32_768)
-}
-
-async function loadManifest(options: StaticEmbedderOptions): Promise<{ manifest: StaticModelManifest; baseUrl: string }> {
-  const env = (import.meta as ImportMeta & { env?: { BASE_URL?: string } }).env
-  let baseUrl = options.baseUrl ?? `${env?.BASE_URL ?? '/'}models/`
-  const source = options.manifest
-  if (source !== undefined && !isModelSource(source)) return { manifest: parseManifest(source), baseUrl }
-  if ((typeof source === 'string' || source instanceof URL) && options.baseUrl === undefined) {
-    const url = String(source)
-    baseUrl = url.slice(0, url.lastIndexOf('/') + 1)
-  }
-  const io = { fetch: options.fetch, cache: options.cache, what: 'static model manifest' }
-  const where = source ?? baseUrl + STATIC_MANIFEST_FILE
-  // The manifest names the other files' checksums: read it from the network when online.
-  const file = typeof where === 'string' || where instanceof URL ? await fetchFresh(String(where), io) : await readModelSource(where, io)
-  return { manifest: parseManifest(parseJson(file.bytes, 'static model manifest')), baseUrl }
-}
-
-function isModelSource(value: unknown): value is ModelSource {
-  return typeof value === 'string' || value instanceof URL || value instanceof ArrayBuffer || value instanceof Uint8Array || (typeof Blob !== 'undefined' && value instanceof Blob)
 }
 
 class StaticEmbedder implements Embedder {

@@ -5,8 +5,8 @@
 import { isMemoryError, MemoryError } from '../core/errors'
 import { Serial } from '../core/serial'
 import type { Embedder } from './embedder'
-import { fetchFresh, type ModelCache } from './model-cache'
-import { parseJson, readModelSource, type ModelSource } from './model-source'
+import type { ModelCache } from './model-cache'
+import { isModelSource, loadManifest, parseJson, readModelSource, type ModelSource } from './model-source'
 import { createSession, getOrt, type ort } from './ort'
 import { parseUseLiteManifest, USE_LITE_MANIFEST_FILE, type UseLiteManifest } from './use-lite-files'
 import { parseUsePieces, UseTokenizer, type UsePieces } from './use-tokenizer'
@@ -29,7 +29,7 @@ export interface UseLiteEmbedderOptions {
 
 export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Promise<Embedder> {
   const io = { fetch: options.fetch, cache: options.cache }
-  const { manifest, baseUrl } = await loadManifest(options)
+  const { manifest, baseUrl } = await loadManifest(options, USE_LITE_MANIFEST_FILE, parseUseLiteManifest, 'USE-lite manifest')
   const vocabularySource = options.vocabulary ?? baseUrl + manifest.vocabulary.file
   const [model, pieces] = await Promise.all([
     readModelSource(options.model ?? baseUrl + manifest.model.file, { ...io, sha256: manifest.model.sha256, what: 'USE-lite model' }),
@@ -52,26 +52,6 @@ export async function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}
   const embedder = new UseLiteEmbedder(manifest, model.sha256, tokenizer, session, options.maxBatch ?? 32)
   await embedder.probe()
   return embedder
-}
-
-async function loadManifest(options: UseLiteEmbedderOptions): Promise<{ manifest: UseLiteManifest; baseUrl: string }> {
-  const env = (import.meta as ImportMeta & { env?: { BASE_URL?: string } }).env
-  let baseUrl = options.baseUrl ?? `${env?.BASE_URL ?? '/'}models/`
-  const source = options.manifest
-  if (source !== undefined && !isModelSource(source)) return { manifest: parseUseLiteManifest(source), baseUrl }
-  if ((typeof source === 'string' || source instanceof URL) && options.baseUrl === undefined) {
-    const url = String(source)
-    baseUrl = url.slice(0, url.lastIndexOf('/') + 1)
-  }
-  const io = { fetch: options.fetch, cache: options.cache, what: 'USE-lite manifest' }
-  const where = source ?? baseUrl + USE_LITE_MANIFEST_FILE
-  // The manifest names the other files' checksums: read it from the network when online.
-  const file = typeof where === 'string' || where instanceof URL ? await fetchFresh(String(where), io) : await readModelSource(where, io)
-  return { manifest: parseUseLiteManifest(parseJson(file.bytes, 'USE-lite manifest')), baseUrl }
-}
-
-function isModelSource(value: unknown): value is ModelSource {
-  return typeof value === 'string' || value instanceof URL || value instanceof ArrayBuffer || value instanceof Uint8Array || (typeof Blob !== 'undefined' && value instanceof Blob)
 }
 
 /** Whitespace runs become one space: the encoder reads only spaces as word breaks. */

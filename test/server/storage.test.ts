@@ -27,6 +27,23 @@ function recordedDoc(store: FileRoomStore, room: string): Y.Doc {
   return doc
 }
 
+/** Log work whose merge waits until `release`: a compaction caught in the middle. */
+function heldMerge(): { offload: LogWork; merging: () => boolean; release: () => void } {
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  let merging = false
+  const offload: LogWork = {
+    decodeLog: async (bytes) => decodeRecords(bytes),
+    merge: async (updates) => Y.mergeUpdates(updates),
+    mergeRecord: async (updates) => {
+      merging = true
+      await held
+      return encodeRecord(Y.mergeUpdates(updates))
+    },
+  }
+  return { offload, merging: () => merging, release }
+}
+
 describe('FileRoomStore', () => {
   it('loads what was appended, after a restart', async () => {
     const store = new FileRoomStore(dir)
@@ -75,23 +92,12 @@ describe('FileRoomStore', () => {
 
   it('keeps taking appends while a compaction merges, and loses none of them in the swap', async () => {
     // the merge is held until the test lets it go: appends made meanwhile must not wait for it
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let merging = false
-    const offload: LogWork = {
-      decodeLog: async (bytes) => decodeRecords(bytes),
-      merge: async (updates) => Y.mergeUpdates(updates),
-      mergeRecord: async (updates) => {
-        merging = true
-        await held
-        return encodeRecord(Y.mergeUpdates(updates))
-      },
-    }
+    const { offload, merging, release } = heldMerge()
     const store = new FileRoomStore(dir, { compactAfterRecords: 10, offload })
     const doc = recordedDoc(store, 'room-1')
     for (let i = 0; i < 10; i++) putObservation(doc, observation(`before-${i}`))
     await store.flush('room-1')
-    await expect.poll(() => merging).toBe(true)
+    await expect.poll(merging).toBe(true)
     // while the merge is held: these reach the disk, durably, before it ends
     const hang = new Promise<string>((resolve) => setTimeout(() => resolve('waited for the merge'), 10_000))
     for (let i = 0; i < 5; i++) {
@@ -111,23 +117,12 @@ describe('FileRoomStore', () => {
   })
 
   it('drops a compaction whose log was deleted while it merged', async () => {
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let merging = false
-    const offload: LogWork = {
-      decodeLog: async (bytes) => decodeRecords(bytes),
-      merge: async (updates) => Y.mergeUpdates(updates),
-      mergeRecord: async (updates) => {
-        merging = true
-        await held
-        return encodeRecord(Y.mergeUpdates(updates))
-      },
-    }
+    const { offload, merging, release } = heldMerge()
     const store = new FileRoomStore(dir, { compactAfterRecords: 10, offload })
     const doc = recordedDoc(store, 'room-1')
     for (let i = 0; i < 10; i++) putObservation(doc, observation(`o-${i}`))
     await store.flush('room-1')
-    await expect.poll(() => merging).toBe(true)
+    await expect.poll(merging).toBe(true)
     await store.remove('room-1')
     release()
     await store.settled()
