@@ -3,12 +3,12 @@
 
 import { isMemoryError, MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
+import { SessionEmbedder } from './session-embedder'
 import type { ModelCache } from './model-cache'
 import { decodeText, loadManifest, readModelSource, type ModelSource } from './model-source'
 import { createSession, getOrt, type ort } from './ort'
 import { parseManifest, parseVocabulary, STATIC_MANIFEST_FILE, type StaticModelManifest, type StaticVocabulary } from './static-model-files'
 import { vocabularyPieces, wordTokens } from './word-tokens'
-import { Serial } from '../core/serial'
 
 export interface StaticEmbedderOptions {
   /** URL prefix of the model files; default `${BASE_URL}models/` (Vite's base URL, `/` elsewhere). */
@@ -52,34 +52,24 @@ export async function createStaticEmbedder(options: StaticEmbedderOptions = {}):
   return new StaticEmbedder(manifest, model.sha256, vocabulary, session, options.maxTokensPerRun ?? 32_768)
 }
 
-class StaticEmbedder implements Embedder {
+class StaticEmbedder extends SessionEmbedder {
   readonly id: string
   readonly dimensions: number
   private readonly pieces = new Map<string, number[]>()
-  private readonly serial = new Serial()
 
   constructor(
     manifest: StaticModelManifest,
     readonly checksum: string,
     private readonly vocabulary: StaticVocabulary,
-    private readonly session: ort.InferenceSession,
+    session: ort.InferenceSession,
     private readonly maxTokensPerRun: number,
   ) {
+    super(session)
     this.id = manifest.id
     this.dimensions = manifest.dimensions
   }
 
-  embed(texts: string[]): Promise<Float32Array[]> {
-    // one run at a time per session; callers may overlap
-    return this.serial.run(() => this.embedNow(texts))
-  }
-
-  async dispose(): Promise<void> {
-    await this.serial.idle()
-    await this.session.release()
-  }
-
-  private async embedNow(texts: string[]): Promise<Float32Array[]> {
+  protected async embedNow(texts: string[]): Promise<Float32Array[]> {
     const bags = texts.map((text) => this.bagOfWords(text))
     const out = bags.map(() => new Float32Array(this.dimensions))
     // Texts with no known token keep the zero vector; the rest run in length-sorted chunks

@@ -3,11 +3,11 @@
 
 import { isMemoryError, MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
+import { SessionEmbedder } from './session-embedder'
 import type { ModelCache } from './model-cache'
-import { parseJson, readModelSource, type ModelSource } from './model-source'
+import { isModelSource, parseJson, readModelSource, type ModelSource } from './model-source'
 import { createSession, getOrt, type ort } from './ort'
 import { TransformerTokenizer, type EncodedBatch } from './transformer-tokenizer'
-import { Serial } from '../core/serial'
 
 export interface TransformerEmbedderOptions {
   /** Stable id frozen into a memory's retrieval config, e.g. `all-MiniLM-L6-v2@1`. */
@@ -33,7 +33,7 @@ export async function createTransformerEmbedder(options: TransformerEmbedderOpti
   const io = { fetch: options.fetch, cache: options.cache }
   const [model, tokenizerJson] = await Promise.all([
     readModelSource(options.model, { ...io, sha256: options.sha256, what: 'transformer model' }),
-    isSource(options.tokenizer)
+    isModelSource(options.tokenizer)
       ? readModelSource(options.tokenizer, { ...io, what: 'tokenizer.json' }).then(({ bytes }) => parseJson(bytes, 'tokenizer.json'))
       : Promise.resolve(options.tokenizer),
   ])
@@ -51,22 +51,18 @@ export async function createTransformerEmbedder(options: TransformerEmbedderOpti
   return embedder
 }
 
-function isSource(value: unknown): value is ModelSource {
-  return typeof value === 'string' || value instanceof URL || value instanceof ArrayBuffer || value instanceof Uint8Array || (typeof Blob !== 'undefined' && value instanceof Blob)
-}
-
-class TransformerEmbedder implements Embedder {
+class TransformerEmbedder extends SessionEmbedder {
   dimensions = 0
   private readonly outputName: string
-  private readonly serial = new Serial()
 
   constructor(
     readonly id: string,
     readonly checksum: string,
     private readonly tokenizer: TransformerTokenizer,
-    private readonly session: ort.InferenceSession,
+    session: ort.InferenceSession,
     private readonly maxBatch: number,
   ) {
+    super(session)
     const names = session.outputNames
     this.outputName = names.includes('last_hidden_state') ? 'last_hidden_state' : names[0]!
     for (const name of ['input_ids', 'attention_mask']) {
@@ -82,17 +78,7 @@ class TransformerEmbedder implements Embedder {
     this.dimensions = vector!.length
   }
 
-  embed(texts: string[]): Promise<Float32Array[]> {
-    // one run at a time per session; callers may overlap
-    return this.serial.run(() => this.embedNow(texts))
-  }
-
-  async dispose(): Promise<void> {
-    await this.serial.idle()
-    await this.session.release()
-  }
-
-  private async embedNow(texts: string[]): Promise<Float32Array[]> {
+  protected async embedNow(texts: string[]): Promise<Float32Array[]> {
     const sequences = texts.map((text) => this.tokenizer.ids(text))
     const order = sequences.map((_, i) => i).sort((a, b) => sequences[a]!.length - sequences[b]!.length)
     const out: Float32Array[] = new Array(texts.length)

@@ -3,8 +3,8 @@
 // Its files come from URLs (cached) or bytes the caller holds, as the other models' do.
 
 import { isMemoryError, MemoryError } from '../core/errors'
-import { Serial } from '../core/serial'
 import type { Embedder } from './embedder'
+import { SessionEmbedder } from './session-embedder'
 import type { ModelCache } from './model-cache'
 import { isModelSource, loadManifest, parseJson, readModelSource, type ModelSource } from './model-source'
 import { createSession, getOrt, type ort } from './ort'
@@ -59,19 +59,19 @@ function prepare(text: string): string {
   return text.replace(/\s+/gu, ' ').trim()
 }
 
-class UseLiteEmbedder implements Embedder {
+class UseLiteEmbedder extends SessionEmbedder {
   readonly id: string
   readonly dimensions: number
   private readonly maxTokens: number
-  private readonly serial = new Serial()
 
   constructor(
     manifest: UseLiteManifest,
     readonly checksum: string,
     private readonly tokenizer: UseTokenizer,
-    private readonly session: ort.InferenceSession,
+    session: ort.InferenceSession,
     private readonly maxBatch: number,
   ) {
+    super(session)
     this.id = manifest.id
     this.dimensions = manifest.dimensions
     this.maxTokens = manifest.maxTokens
@@ -85,17 +85,7 @@ class UseLiteEmbedder implements Embedder {
     }
   }
 
-  embed(texts: string[]): Promise<Float32Array[]> {
-    // one run at a time per session; callers may overlap
-    return this.serial.run(() => this.embedNow(texts))
-  }
-
-  async dispose(): Promise<void> {
-    await this.serial.idle()
-    await this.session.release()
-  }
-
-  private async embedNow(texts: string[]): Promise<Float32Array[]> {
+  protected async embedNow(texts: string[]): Promise<Float32Array[]> {
     // the model reads its first maxTokens tokens, as the TF.js model clips them
     const sequences = texts.map((text) => this.tokenizer.encode(prepare(text)).slice(0, this.maxTokens))
     const out = texts.map(() => new Float32Array(this.dimensions))
