@@ -381,6 +381,11 @@ export class Graph implements GraphView {
     return this.observations.observedAt(slug)
   }
 
+  /** `observedAtOf` in ms (0 when it reads as no time): what ranking by time compares. */
+  observedMsOf(slug: string): number {
+    return this.observations.observedMs(slug)
+  }
+
   get observationCount(): number {
     return this.observations.size
   }

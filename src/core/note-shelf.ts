@@ -148,6 +148,16 @@ export class NoteShelf implements Iterable<Observation> {
     return iso
   }
 
+  /** `observedAt` in ms (0 when it reads as no time), without formatting a time the save gave. */
+  observedMs(slug: string): number {
+    const held = this.held.get(slug)
+    if (held !== undefined && typeof held !== 'object') {
+      const ms = this.savedTime(held)
+      if (!Number.isNaN(ms)) return ms
+    }
+    return Date.parse(this.observedAt(slug) ?? '') || 0
+  }
+
   /** The time the save gave the note at `place`, in ms; NaN when it gave none. */
   private savedTime(place: number): number {
     return this.times ? this.times[place]! : NaN

@@ -363,7 +363,7 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
   graph.requireTimes(backing.keys())
   const candidates = [...backing].map(([slug, v]) => {
     const observedAt = graph.observedAtOf(slug)!
-    return { slug, observedAt, names: v.names, share: v.share, lent: v.lent, score: 0, at: Date.parse(observedAt) || 0 }
+    return { slug, observedAt, names: v.names, share: v.share, lent: v.lent, score: 0, at: graph.observedMsOf(slug) }
   })
   const byTime = when.order === 'newest' ? newestFirst : (a: Timed, b: Timed) => newestFirst(b, a)
   // recency in proportion to time between the oldest and the newest candidate: no sort by time
