@@ -42,10 +42,13 @@ export function sendRaw(attacker: SyncClient, update: Uint8Array): void {
   encoding.writeVarUint(e, 0)
   syncProtocol.writeUpdate(e, update)
   // the client's socket class sends a large update in pieces; an attacker's goes whole, through
-  // the WebSocket class that socket class extends
+  // the WebSocket class at the root of the classes the client's socket is made of
   const ws = attacker.provider.ws!
-  const whole = Object.getPrototypeOf(Object.getPrototypeOf(ws)) as { send(data: Uint8Array): void }
-  whole.send.call(ws, encoding.toUint8Array(e))
+  let whole: { send(data: Uint8Array): void } | undefined
+  for (let proto = Object.getPrototypeOf(ws); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    if (Object.prototype.hasOwnProperty.call(proto, 'send')) whole = proto
+  }
+  whole!.send.call(ws, encoding.toUint8Array(e))
 }
 
 /** Waits for the next refusal the attacker gets; returns its code. */
