@@ -127,17 +127,23 @@ describe('the sync client takes what the server sends a message per task', () =>
     return encoding.toUint8Array(e)
   }
 
-  it('applies messages that came in one go one at a time, in order, so the device answers in between', async () => {
+  /** A connected client whose socket receives `count` server notes as update messages, all at once. */
+  const receivedAtOnce = (count: number): { doc: Y.Doc; server: Y.Doc; connected: SyncClient } => {
     const doc = new Y.Doc()
-    client = connectMemoryDoc({ serverUrl: 'ws://127.0.0.1:1', memoryId: 'm', token: 't', doc, crossTab: false, WebSocketPolyfill: FakeSocket })
+    const connected = (client = connectMemoryDoc({ serverUrl: 'ws://127.0.0.1:1', memoryId: 'm', token: 't', doc, crossTab: false, WebSocketPolyfill: FakeSocket }))
     const socket = FakeSocket.last!
     socket.open()
     const server = new Y.Doc()
     const updates: Uint8Array[] = []
     server.on('update', (u: Uint8Array) => updates.push(u))
-    for (let i = 0; i < 3; i++) server.getMap('observations').set(`note-${i}`, { title: `note ${i}` })
-    // Node's ws hands over every message it has buffered in one go: here, three at once
+    for (let i = 0; i < count; i++) server.getMap('observations').set(`note-${i}`, { title: `note ${i}` })
     for (const u of updates) socket.receive(updateMessage(u))
+    return { doc, server, connected }
+  }
+
+  it('applies messages that came in one go one at a time, in order, so the device answers in between', async () => {
+    // Node's ws hands over every message it has buffered in one go: here, three at once
+    const { doc, server } = receivedAtOnce(3)
     const held = () => doc.getMap('observations').size
     expect(held()).toBe(0)
     const seen: number[] = []
@@ -150,16 +156,8 @@ describe('the sync client takes what the server sends a message per task', () =>
   })
 
   it('drops what still waits once the provider lets the socket go', async () => {
-    const doc = new Y.Doc()
-    client = connectMemoryDoc({ serverUrl: 'ws://127.0.0.1:1', memoryId: 'm', token: 't', doc, crossTab: false, WebSocketPolyfill: FakeSocket })
-    const socket = FakeSocket.last!
-    socket.open()
-    const server = new Y.Doc()
-    const updates: Uint8Array[] = []
-    server.on('update', (u: Uint8Array) => updates.push(u))
-    for (let i = 0; i < 2; i++) server.getMap('observations').set(`note-${i}`, { title: `note ${i}` })
-    for (const u of updates) socket.receive(updateMessage(u))
-    client.disconnect()
+    const { doc, connected } = receivedAtOnce(2)
+    connected.disconnect()
     await nextTurn()
     await nextTurn()
     expect(doc.getMap('observations').size).toBe(0)
