@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { silentLog } from '../../src/server/log'
 import type { Organization } from '../../src/server/org-registry'
@@ -24,7 +24,8 @@ import { CLOSE } from '../../src/sync/close-codes'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
 import { writeVisibility } from '../../src/sync/visibility'
 import { putObservation } from '../helpers/doc-writes'
-import { startRedis, type TestRedis } from '../support/redis'
+import { startRedis } from '../support/redis'
+import { redisPerFile } from '../support/redis-per-file'
 import { observation, waitFor } from '../sync/fixture'
 
 /** Like `waitFor`, for a check that asks a server. */
@@ -36,22 +37,8 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10
   }
 }
 
-let redis: TestRedis
-beforeAll(async () => {
-  redis = await startRedis()
-})
-afterAll(async () => {
-  await redis?.stop()
-})
-
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-let prefixes = 0
-/** Each test keeps its keys apart. */
-const newPrefix = () => `o${process.pid}-${prefixes++}:`
+const shared = redisPerFile('o')
+const { cleanups, newPrefix } = shared
 
 async function server(url: string, prefix: string): Promise<SyncServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-org-redis-'))
@@ -102,7 +89,7 @@ async function orgMemory(s: SyncServer, org: Organization, memoryId: string): Pr
 describe('organizations on servers sharing Redis', () => {
   it('a member added on A reads through C; removed on A, its sockets on B and C close and its credential is refused everywhere', async () => {
     const prefix = newPrefix()
-    const [a, b, c] = [await server(redis.url, prefix), await server(redis.url, prefix), await server(redis.url, prefix)]
+    const [a, b, c] = [await server(shared.redis.url, prefix), await server(shared.redis.url, prefix), await server(shared.redis.url, prefix)]
     const org = await a.organizations.create('Acme')
     await orgMemory(a, org, 'handbook')
     const leaving = await a.organizations.addMember(org.id, { kind: 'agent', name: 'leaving' })
@@ -132,7 +119,7 @@ describe('organizations on servers sharing Redis', () => {
 
   it('a memory unlisted on A closes members\' sockets to it on B and leaves it out of every listing', async () => {
     const prefix = newPrefix()
-    const [a, b] = [await server(redis.url, prefix), await server(redis.url, prefix)]
+    const [a, b] = [await server(shared.redis.url, prefix), await server(shared.redis.url, prefix)]
     const org = await a.organizations.create('Acme')
     await orgMemory(a, org, 'notes')
     const { credential } = await b.organizations.addMember(org.id, { kind: 'device', name: 'laptop' })
@@ -147,7 +134,7 @@ describe('organizations on servers sharing Redis', () => {
 
   it('a memory made private through A closes members\' sockets on B, which hides it from the listing', async () => {
     const prefix = newPrefix()
-    const [a, b] = [await server(redis.url, prefix), await server(redis.url, prefix)]
+    const [a, b] = [await server(shared.redis.url, prefix), await server(shared.redis.url, prefix)]
     const org = await a.organizations.create('Acme')
     const owner = await orgMemory(a, org, 'plans')
     const { credential } = await a.organizations.addMember(org.id, { kind: 'agent', name: 'reader' })
@@ -162,7 +149,7 @@ describe('organizations on servers sharing Redis', () => {
 
   it('a member with the right to publish puts its memory into the listing through B; members list and open it through C, and a stranger\'s is neither', async () => {
     const prefix = newPrefix()
-    const [a, b, c] = [await server(redis.url, prefix), await server(redis.url, prefix), await server(redis.url, prefix)]
+    const [a, b, c] = [await server(shared.redis.url, prefix), await server(shared.redis.url, prefix), await server(shared.redis.url, prefix)]
     const org = await a.organizations.create('Acme')
     const publisher = await a.organizations.addMember(org.id, { kind: 'device', name: 'owner laptop', mayPublish: true })
     const reader = await a.organizations.addMember(org.id, { kind: 'agent', name: 'reader' })
@@ -187,8 +174,8 @@ describe('organizations on servers sharing Redis', () => {
 
   it('a server that missed a change while its subscription was down re-reads the registry when it reconnects', async () => {
     const prefix = newPrefix()
-    const b = await server(redis.url, prefix)
-    const conn = await connectRedis(redis.url)
+    const b = await server(shared.redis.url, prefix)
+    const conn = await connectRedis(shared.redis.url)
     cleanups.push(() => conn.close())
     const admin = await RedisOrgs.open(conn, { prefix, watch: false })
     const org = await admin.create('Acme')
@@ -211,7 +198,7 @@ describe('organizations on servers sharing Redis', () => {
 
   it('concurrent changes to one organization through several servers all land', async () => {
     const prefix = newPrefix()
-    const servers = [await server(redis.url, prefix), await server(redis.url, prefix), await server(redis.url, prefix)]
+    const servers = [await server(shared.redis.url, prefix), await server(shared.redis.url, prefix), await server(shared.redis.url, prefix)]
     const org = await servers[0]!.organizations.create('Acme')
     const added = await Promise.all(Array.from({ length: 24 }, (_, i) => servers[i % 3]!.organizations.addMember(org.id, { kind: 'agent', name: `agent ${i}` })))
     const listed = await Promise.all(Array.from({ length: 6 }, (_, i) => servers[(i + 1) % 3]!.organizations.accept(org.id, `memory-${i}`)))
@@ -237,8 +224,8 @@ describe('organizations on servers sharing Redis', () => {
 
   it('the CLI creates organizations and adds and removes members in Redis, and running servers follow', async () => {
     const prefix = 'cairn:'
-    const s = await server(redis.url, prefix)
-    const run = (...args: string[]) => promisify(execFile)('node', ['--import', 'tsx', 'src/server/cli.ts', 'org', ...args, '--redis', redis.url])
+    const s = await server(shared.redis.url, prefix)
+    const run = (...args: string[]) => promisify(execFile)('node', ['--import', 'tsx', 'src/server/cli.ts', 'org', ...args, '--redis', shared.redis.url])
     const orgId = /organization (org-[0-9a-f]+)/.exec((await run('create', 'CLI', 'org')).stdout)?.[1]
     expect(orgId).toBeDefined()
     await orgMemory(s, (await s.organizations.list()).find((o) => o.id === orgId)!, 'cli-memory')

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import * as Y from 'yjs'
 import { silentLog } from '../../src/server/log'
@@ -21,30 +21,17 @@ import { CLOSE } from '../../src/sync/close-codes'
 import { memoryMaps } from '../../src/sync/layout'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
 import { putObservation } from '../helpers/doc-writes'
-import { startRedis, type TestRedis } from '../support/redis'
+import { startRedis } from '../support/redis'
+import { redisPerFile } from '../support/redis-per-file'
 import { asClient, refusedAs, send, slugs } from '../hostile/peer'
 import { observation, waitFor } from '../sync/fixture'
 
-let redis: TestRedis
-beforeAll(async () => {
-  redis = await startRedis()
-})
-afterAll(async () => {
-  await redis?.stop()
-})
-
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-let prefixes = 0
-/** Each test keeps its keys apart. */
-const newPrefix = () => `t${process.pid}-${prefixes++}:`
+const shared = redisPerFile('t')
+const { cleanups, newPrefix } = shared
 
 async function server(prefix: string): Promise<SyncServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-redis-srv-'))
-  const s = await startSyncServer({ dataDir, port: 0, redis: { url: redis.url, prefix }, log: silentLog })
+  const s = await startSyncServer({ dataDir, port: 0, redis: { url: shared.redis.url, prefix }, log: silentLog })
   cleanups.push(async () => {
     await s.close()
     rmSync(dataDir, { recursive: true, force: true })
@@ -127,7 +114,7 @@ describe('sync servers on one Redis', () => {
 
   it('of two servers binding one client id at once, one wins and the other learns who', async () => {
     const prefix = newPrefix()
-    const conn = await connectRedis(redis.url)
+    const conn = await connectRedis(shared.redis.url)
     cleanups.push(() => conn.close())
     const [a, b] = [new RedisClientOwners(conn, { prefix }), new RedisClientOwners(conn, { prefix })]
     const results = await Promise.allSettled([a.bind('mem-7', [11, 12], 'conn_a'), b.bind('mem-7', [12, 13], 'conn_b')])
@@ -159,7 +146,7 @@ describe('sync servers on one Redis', () => {
 
   it('folds a room\'s stream into a snapshot and trims it, losing nothing', async () => {
     const prefix = newPrefix()
-    const conn = await connectRedis(redis.url)
+    const conn = await connectRedis(shared.redis.url)
     cleanups.push(() => conn.close())
     const store = new RedisRoomStore(conn, { prefix, retentionMs: 0, compactAfterEntries: 1_000 })
     const writer = createMemoryDoc()
@@ -183,7 +170,7 @@ describe('sync servers on one Redis', () => {
 
   it('a server whose cursor fell behind a compaction catches up from the snapshot', async () => {
     const prefix = newPrefix()
-    const conn = await connectRedis(redis.url)
+    const conn = await connectRedis(shared.redis.url)
     cleanups.push(() => conn.close())
     const follower = new RedisRoomStore(conn, { prefix })
     const writerStore = new RedisRoomStore(conn, { prefix, retentionMs: 0 })
@@ -235,12 +222,12 @@ describe('sync servers on one Redis', () => {
   it('the CLI adds and revokes tokens in Redis', async () => {
     const run = promisify(execFile)
     const cli = ['--import', 'tsx', 'src/server/cli.ts']
-    const added = await run('node', [...cli, 'token', 'add', '--redis', redis.url, '--memory', 'mem-cli', '--agent', 'cli-agent'])
+    const added = await run('node', [...cli, 'token', 'add', '--redis', shared.redis.url, '--memory', 'mem-cli', '--agent', 'cli-agent'])
     const id = /connection (conn_[0-9a-f]+)/.exec(added.stdout)?.[1]
     expect(id).toBeDefined()
-    const revoked = await run('node', [...cli, 'token', 'revoke', '--redis', redis.url, '--id', id!])
+    const revoked = await run('node', [...cli, 'token', 'revoke', '--redis', shared.redis.url, '--id', id!])
     expect(revoked.stdout).toContain(`revoked ${id}`)
-    const conn = await connectRedis(redis.url)
+    const conn = await connectRedis(shared.redis.url)
     cleanups.push(() => conn.close())
     const listed = await (await RedisAccess.open(conn, { watch: false })).list('mem-cli')
     expect(listed).toMatchObject([{ id, agent: 'cli-agent', tier: 'read_write', revokedAt: expect.stringMatching(/^\d{4}-/) }])
