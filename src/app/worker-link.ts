@@ -6,6 +6,8 @@ import type { Connection } from '../engine/connection'
 import { BM25_ONLY, type ConnectionInfo, type MemoryInfo, type RetrievalConfig, type Tier, type Visibility } from '../core/types'
 import { CLAIM_KEY_PREFIX, encodeJoinCode, type JoinCode } from '../core/join-code'
 import { STATIC_MANIFEST_FILE } from '../search/static-model-files'
+import { USE_LITE_MANIFEST_FILE } from '../search/use-lite-files'
+import { fetchFresh } from '../search/model-cache'
 import type { SyncView } from '../sync/memory-sync'
 import type { ImportOutcome } from '../interop/import'
 import { writeAccess, type WriteAccess } from './write-access'
@@ -57,13 +59,41 @@ export function engineAnswered(): Promise<void> {
   return answered!
 }
 
-/** The id of the shipped embedding model, read from its manifest so the app never hard-codes it. */
-async function defaultEmbedderId(): Promise<string> {
-  const response = await fetch(`${import.meta.env.BASE_URL}models/${STATIC_MANIFEST_FILE}`)
-  if (!response.ok) throw new Error(`The embedding model manifest could not be loaded (HTTP ${response.status}).`)
-  const manifest = (await response.json()) as { id?: unknown }
-  if (typeof manifest.id !== 'string') throw new Error('The embedding model manifest has no id.')
-  return manifest.id
+/** A model a new memory may rank with, as this app serves it. */
+export interface ModelChoice {
+  id: string
+  /** What a person reads when choosing. */
+  label: string
+}
+
+/** The id in a model's manifest; read through the model cache, so a model used once is still offered offline. */
+async function manifestId(url: string): Promise<string | undefined> {
+  try {
+    const { bytes } = await fetchFresh(url, { what: 'model manifest' })
+    const manifest = JSON.parse(new TextDecoder().decode(bytes)) as { id?: unknown }
+    return typeof manifest.id === 'string' ? manifest.id : undefined
+  } catch {
+    return undefined
+  }
+}
+
+let served: Promise<ModelChoice[]> | undefined
+
+/**
+ * The models this app serves, read from their manifests so the app never hard-codes an id: the
+ * shipped one first (the default), then USE-lite when the build made it.
+ */
+export function modelChoices(): Promise<ModelChoice[]> {
+  served ??= (async () => {
+    const base = `${import.meta.env.BASE_URL}models/`
+    const [shipped, useLite] = await Promise.all([manifestId(`${base}${STATIC_MANIFEST_FILE}`), manifestId(`${base}optional/${USE_LITE_MANIFEST_FILE}`)])
+    if (!shipped) throw new Error('The embedding model manifest could not be loaded.')
+    const choices: ModelChoice[] = [{ id: shipped, label: 'Word vectors (GloVe, in the app, fast)' }]
+    if (useLite) choices.push({ id: useLite, label: 'Sentence encoder (USE-lite, a 28 MB download on first use; closer matches for questions, slower writes)' })
+    return choices
+  })()
+  served.catch(() => (served = undefined))
+  return served
 }
 
 export function listMemories(): Promise<MemoryInfo[]> {
@@ -80,7 +110,7 @@ export interface RetrievalChoice {
   vectorWeight?: number
   /** Characters of an observation shown in a recall snippet, 40 to 2000. */
   snippetLength?: number
-  /** In hybrid mode, the model another device's copy ranks with; refused if this app ships another. */
+  /** In hybrid mode, the model to rank with (one of `modelChoices()`; default the shipped one); refused if this app serves none by that id. */
   model?: string
 }
 
@@ -88,9 +118,10 @@ export interface RetrievalChoice {
 async function retrievalOptions(choice: RetrievalChoice): Promise<{ embedderId?: string; retrieval: Partial<RetrievalConfig> }> {
   const snippet = choice.snippetLength !== undefined ? { snippetLength: choice.snippetLength } : {}
   if (choice.mode === 'bm25') return { retrieval: { embedder: BM25_ONLY, ...snippet } }
-  const embedderId = await defaultEmbedderId()
-  if (choice.model !== undefined && choice.model !== embedderId) {
-    throw new Error(`This memory ranks with the model ${choice.model}, and this app ships ${embedderId}: update the app on one of the devices.`)
+  const models = await modelChoices()
+  const embedderId = choice.model ?? models[0]!.id
+  if (!models.some((m) => m.id === embedderId)) {
+    throw new Error(`This memory ranks with the model ${embedderId}, and this app serves ${models.map((m) => m.id).join(' and ')}: update the app on one of the devices.`)
   }
   const vector = choice.vectorWeight
   return { embedderId, retrieval: { ...snippet, ...(vector !== undefined ? { weights: { text: 1 - vector, vector } } : {}) } }

