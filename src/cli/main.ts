@@ -15,6 +15,7 @@ const USAGE = `usage: cairn <command> [options]
   serve     run the sync server that the app and other devices sync through
   token     add, list or revoke the sync server's connection tokens
   org       create organizations on the sync server, add and remove their members
+  move-to-redis  move a single sync server's data directory into the Redis several servers share
   connection add, list or revoke the connections of a memory kept in a folder
   import    read an MCP memory server file (memory.jsonl) or a Cairn backup into a memory
   export    write a memory as a Markdown (Obsidian) vault or as JSON
@@ -31,7 +32,10 @@ const SERVE_USAGE = `usage: cairn serve [--host 127.0.0.1] [--port 1234] [--data
        cairn org remove-member --org <org id> --member <member id> [--data DIR]
        cairn org accept --org <org id> --memory <memory id> [--data DIR]
        cairn org unlist --org <org id> --memory <memory id> [--data DIR]
-       cairn org list [--data DIR]`
+       cairn org list [--data DIR]
+       cairn move-to-redis --data DIR --redis redis://host:6379
+         moves rooms, tokens, client owners, organizations and the listing into Redis as they are
+         (the data directory is left unchanged; safe to run again; exits 1 on a conflict)`
 
 const ASSETS_USAGE = `usage: cairn assets <dir>
 
@@ -58,6 +62,7 @@ async function main(argv: string[]): Promise<void> {
     case 'serve':
     case 'token':
     case 'org':
+    case 'move-to-redis':
       if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${SERVE_USAGE}\n`)
       // The sync server's own command line parses and runs these; it reads process.argv when loaded.
       process.argv = [process.argv[0]!, 'cairn', ...argv]

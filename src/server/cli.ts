@@ -9,6 +9,7 @@
 //   node --import tsx src/server/cli.ts org accept --org ORG --memory MEMORY [--data DIR]
 //   node --import tsx src/server/cli.ts org unlist --org ORG --memory MEMORY [--data DIR]
 //   node --import tsx src/server/cli.ts org list [--data DIR]
+//   node --import tsx src/server/cli.ts move-to-redis --data DIR --redis URL
 //   ... --redis redis://127.0.0.1:6379   rooms, tokens and organizations in a Redis shared by several servers
 // Token commands edit <data>/tokens.json (or Redis), org commands <data>/orgs.json (or Redis);
 // a running server picks the change up at once (every server, on Redis).
@@ -16,7 +17,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { isTier } from '../core/access'
-import { isMemoryError } from '../core/errors'
+import { isMemoryError, MemoryError } from '../core/errors'
 import type { TokenAdmin } from './access-source'
 import { claimKeyIn } from './claim'
 import { startSyncServer } from './sync-server'
@@ -35,7 +36,10 @@ const USAGE = `usage:
   cli.ts org remove-member --org <org id> --member <member id> [--data DIR | --redis URL]
   cli.ts org accept --org <org id> --memory <memory id> [--data DIR | --redis URL]
   cli.ts org unlist --org <org id> --memory <memory id> [--data DIR | --redis URL]
-  cli.ts org list [--data DIR | --redis URL]`
+  cli.ts org list [--data DIR | --redis URL]
+  cli.ts move-to-redis --data DIR --redis URL
+    moves a single server's rooms, tokens, client owners, organizations and listing into Redis
+    (the data directory is left as it is; safe to run again; exits 1 on a conflict, after moving the rest)`
 
 /** The token directory the commands edit: the data directory's file, or Redis. */
 async function openTokens(dataDir: string, redisUrl: string | undefined): Promise<TokenAdmin & { close(): Promise<void> }> {
@@ -124,6 +128,16 @@ async function main(argv: string[]): Promise<void> {
     } finally {
       await orgs.close()
     }
+    return
+  }
+
+  if (command === 'move-to-redis') {
+    if (values.redis === undefined) throw new Error(`move-to-redis needs --redis\n${USAGE}`)
+    const { conflictsIn, describeMove, moveToRedis } = await import('./move-to-redis')
+    const report = await moveToRedis({ dataDir, redis: values.redis })
+    for (const line of describeMove(report)) console.log(line)
+    const conflicts = conflictsIn(report)
+    if (conflicts > 0) throw new MemoryError('conflict', `${conflicts} record(s) differ from what Redis holds under the same id and were not moved (listed above); everything else was`)
     return
   }
 

@@ -24,13 +24,26 @@ export interface OwnerTable {
   learn?(room: string, update: Uint8Array): Promise<void>
 }
 
+/** The folder of `<dataDir>` that holds one `<room>.owners` file per room. */
+export const OWNERS_DIR = 'owners'
+
+/** A room's bindings from its owners file: the first line naming a client wins; a torn or foreign line is ignored. */
+export function parseOwners(text: string): Map<number, string> {
+  const owners = new Map<number, string>()
+  for (const line of text.split('\n')) {
+    const m = /^(\d{1,16}) (\S{1,200})$/.exec(line)
+    if (m && !owners.has(Number(m[1]))) owners.set(Number(m[1]), m[2]!)
+  }
+  return owners
+}
+
 export class ClientOwners implements OwnerTable {
   private readonly dir: string
   private readonly rooms = new Map<string, Map<number, string>>()
   private readonly chains = new Map<string, Promise<void>>()
 
   constructor(dataDir: string) {
-    this.dir = join(dataDir, 'owners')
+    this.dir = join(dataDir, OWNERS_DIR)
     mkdirSync(this.dir, { recursive: true })
   }
 
@@ -42,18 +55,13 @@ export class ClientOwners implements OwnerTable {
   /** Reads the room's bindings once; later calls reuse them. */
   async load(room: string): Promise<void> {
     if (this.rooms.has(room)) return
-    const owners = new Map<number, string>()
     let text = ''
     try {
       text = await readFile(this.pathOf(room), 'utf8')
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
     }
-    for (const line of text.split('\n')) {
-      const m = /^(\d{1,16}) (\S{1,200})$/.exec(line)
-      if (m && !owners.has(Number(m[1]))) owners.set(Number(m[1]), m[2]!)
-    }
-    if (!this.rooms.has(room)) this.rooms.set(room, owners)
+    if (!this.rooms.has(room)) this.rooms.set(room, parseOwners(text))
   }
 
   ownerOf(room: string, client: number): string | undefined {

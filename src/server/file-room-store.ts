@@ -20,6 +20,9 @@ export { decodeRecords, type DecodedLog, type MissingHistory } from './room-log'
 
 export { ROOM_NAME }
 
+/** The folder of `<dataDir>` that holds one `<room>.ylog` per room. */
+export const ROOMS_DIR = 'rooms'
+
 export interface FileRoomStoreOptions {
   /** Compact a room's log once it holds this many records. */
   compactAfterRecords?: number
@@ -82,7 +85,7 @@ export class FileRoomStore implements RoomStore {
   private closed = false
 
   constructor(dataDir: string, options: FileRoomStoreOptions = {}) {
-    this.dir = join(dataDir, 'rooms')
+    this.dir = join(dataDir, ROOMS_DIR)
     mkdirSync(this.dir, { recursive: true })
     this.compactAfter = options.compactAfterRecords ?? 500
     this.log = options.log ?? jsonLineLog

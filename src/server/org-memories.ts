@@ -54,6 +54,11 @@ export class OrgMemories {
     }
   }
 
+  /** Every room the index shows to an organization, with that organization. */
+  entries(): Array<{ room: string; orgId: string; name: string; publishedBy: string | null }> {
+    return [...this.rooms].map(([room, v]) => ({ room, ...v }))
+  }
+
   /** The rooms visible to an organization, by name. */
   of(orgId: string): OrgMemory[] {
     return [...this.rooms].filter(([, v]) => v.orgId === orgId).map(([id, v]) => ({ id, name: v.name, publishedBy: v.publishedBy })).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))

@@ -11,6 +11,7 @@ import type { AccessSource } from './access-source'
 import type { SyncLog } from './log'
 import type { RedisConnection } from './redis-connection'
 import type { AuthResult } from './auth-result'
+import { compareHeld, conflict, MOVED, type MoveOutcome } from './redis-import'
 import { hashToken, newConnection, type NewToken } from './token-registry'
 
 const AUTHORIZE_TIMEOUT_MS = 3_000
@@ -24,6 +25,20 @@ redis.call('PUBLISH', KEYS[3], ARGV[1])
 return {c, redis.call('HGET', KEYS[2], ARGV[1])}
 `
 
+// Adds a connection record as it is (its id, token hash and revocation) unless Redis knows its
+// id or its token hash already; then answers what Redis holds for them instead.
+const IMPORT = `
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+local owner = redis.call('HGET', KEYS[2], ARGV[3])
+if cur or owner then return {cur or '', redis.call('HGET', KEYS[3], ARGV[1]) or '', owner or ''} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+  redis.call('PUBLISH', KEYS[4], ARGV[1])
+end
+return 1
+`
 
 function parseConnection(raw: Buffer | null, revokedAt: Buffer | null): ConnectionRecord | null {
   if (!raw) return null
@@ -135,6 +150,23 @@ export class RedisAccess implements AccessSource {
     const c = reply ? parseConnection(reply[0], reply[1]) : null
     if (!c) throw new MemoryError('not_found', `no connection "${id}"; list them with \`token list\``, { id })
     return c
+  }
+
+  /**
+   * Moves a connection record from a data directory's token file as it is (same id, token hash,
+   * revocation): stored when Redis knows neither its id nor its token hash, skipped when Redis
+   * holds the same record, a conflict (nothing written) when it holds another.
+   */
+  async importConnection(c: ConnectionRecord): Promise<MoveOutcome> {
+    // the record is kept unrevoked, as `add` keeps it; a revocation lives in the revoked hash
+    const stored = JSON.stringify({ ...c, revokedAt: null })
+    const reply = await this.redis.command.sendCommand<number | [Buffer, Buffer, Buffer]>(['EVAL', IMPORT, '4', this.keys.conn, this.keys.token, this.keys.revoked, this.keys.channel, c.id, stored, c.tokenHash, c.revokedAt ?? ''])
+    if (reply === 1) return MOVED
+    const [raw, at, owner] = reply as [Buffer, Buffer, Buffer]
+    if (owner.length > 0 && owner.toString() !== c.id) return conflict(`Redis holds its token hash for connection ${owner.toString()}; left as Redis has it`)
+    const held = parseConnection(raw.length > 0 ? raw : null, at.length > 0 ? at : null)
+    if (!held) return conflict(`Redis indexes its token hash but holds no readable record of ${c.id}; left as Redis has it`)
+    return compareHeld(`connection ${c.id}`, held, c)
   }
 
   async list(memoryId?: string): Promise<ConnectionRecord[]> {

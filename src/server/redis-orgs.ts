@@ -16,6 +16,7 @@ import {
 } from './org-registry'
 import type { OrgMemoryIndex, OrgSource } from './org-store'
 import type { RedisConnection } from './redis-connection'
+import { compareHeld, conflict, MOVED, type MoveOutcome } from './redis-import'
 import { hashToken } from './token-registry'
 
 const LOOKUP_TIMEOUT_MS = 3_000
@@ -25,13 +26,25 @@ const CHANGE_TIMEOUT_MS = 10_000
 const CHANGE_ATTEMPTS = 50
 
 // Replaces an organization's record if it is still the one the change was made from ('' for
-// none: a new organization), indexes a new member's credential, and tells every server.
+// none: a new organization), indexes new members' credentials (ARGV[4] on), and tells every server.
 const CHANGE = `
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if (cur or '') ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[4], ARGV[1]) end
+for i = 4, #ARGV do
+  if ARGV[i] ~= '' then redis.call('HSET', KEYS[2], ARGV[i], ARGV[1]) end
+end
 redis.call('PUBLISH', KEYS[3], ARGV[3])
+return 1
+`
+
+// Adds a room's entry to the index (ARGV: key prefix, room, organization id, entry) unless the
+// index has one for the room already; then answers the organization and entry it has.
+const IMPORT_ENTRY = `
+local cur = redis.call('HGET', KEYS[1], ARGV[2])
+if cur then return {cur, redis.call('HGET', ARGV[1] .. 'org:' .. cur .. ':memories', ARGV[2]) or ''} end
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+redis.call('HSET', ARGV[1] .. 'org:' .. ARGV[3] .. ':memories', ARGV[2], ARGV[4])
 return 1
 `
 
@@ -216,6 +229,32 @@ export class RedisOrgs implements OrgSource {
     await this.change(orgId, (org) => ({ out: undefined, changed: unlistFrom(org, memoryId) }))
   }
 
+  /**
+   * Moves an organization record from a data directory's orgs.json as it is (members with their
+   * credential hashes, removed ones included, and the listing), through the same compare-and-set
+   * as every change: stored as a new record only when Redis has none under its id, with every
+   * member's credential indexed; skipped when Redis holds the same organization; a conflict
+   * (nothing written) when it holds another.
+   */
+  async importOrganization(org: Organization): Promise<MoveOutcome> {
+    const deadline = Date.now() + this.changeTimeoutMs
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const raw = await this.bounded((timeout) => this.redis.command.sendCommand<Buffer | null>(['HGET', this.keys.orgs, org.id], { timeout }), deadline)
+      if (raw) {
+        const held = parseRecord(raw)
+        return held ? compareHeld(`organization ${org.id}`, held.org, org) : conflict(`Redis holds an unreadable record of organization ${org.id}; left as Redis has it`)
+      }
+      const record: OrgRecord = { rev: 1, org }
+      const done = await this.bounded((timeout) => this.redis.command.sendCommand<number>(['EVAL', CHANGE, '3', this.keys.orgs, this.keys.credential, this.keys.channel, org.id, '', JSON.stringify(record), ...org.members.map((m) => m.credentialHash)], { timeout }), deadline)
+      if (done === 1) {
+        this.apply(record)
+        return MOVED
+      }
+      // made meanwhile by someone else: compare with it
+    }
+    throw new MemoryError('conflict', `organization "${org.id}" is being changed in Redis while it moves; try again`, { orgId: org.id })
+  }
+
   async lookup(credential: string): Promise<MemberOf | null> {
     if (typeof credential !== 'string' || credential.length === 0 || credential.length > CREDENTIAL_CHARS) return null
     let found: { record: OrgRecord } | null
@@ -285,6 +324,25 @@ export class RedisOrgMemoryIndex implements OrgMemoryIndex {
       // the live answer stays right (a listing checks a loaded room's own document); the next change or load writes it again
       this.log('error', 'org_index_write_failed', { room, error: (err as Error).message })
     })
+  }
+
+  /**
+   * Moves a room's entry from a data directory's org-memories.json: added when the index has
+   * none for the room, skipped when it has the same, a conflict (left as it is) otherwise.
+   */
+  async importEntry(room: string, entry: { orgId: string; name: string; publishedBy: string | null }): Promise<MoveOutcome> {
+    // written as the index's own notes write it: no publisher, no field
+    const stored = JSON.stringify(entry.publishedBy === null ? { name: entry.name } : { name: entry.name, publishedBy: entry.publishedBy })
+    const reply = await this.redis.command.sendCommand<number | [Buffer, Buffer]>(['EVAL', IMPORT_ENTRY, '1', `${this.prefix}org-memory-of`, this.prefix, room, entry.orgId, stored])
+    if (reply === 1) return MOVED
+    const [orgId, raw] = reply as [Buffer, Buffer]
+    let held: { name?: unknown; publishedBy?: unknown } = {}
+    try {
+      held = JSON.parse(raw.toString()) as typeof held
+    } catch {
+      // an unreadable entry compares as empty: a conflict below
+    }
+    return compareHeld(`memory ${room} in the listing index`, { orgId: orgId.toString(), name: held.name, publishedBy: typeof held.publishedBy === 'string' ? held.publishedBy : null }, entry)
   }
 
   async shows(room: string, orgId: string): Promise<boolean> {

@@ -8,6 +8,7 @@ import { MemoryError } from '../core/errors'
 import type { OwnerTable } from './client-owners'
 import { ROOM_NAME } from './file-room-store'
 import type { RedisConnection } from './redis-connection'
+import { conflict, MOVED, SKIPPED, type MoveOutcome } from './redis-import'
 
 // Binds the clients not bound yet and returns every client's owner, in one atomic step: of two
 // servers binding the same id at once, one wins and the other learns who.
@@ -19,6 +20,20 @@ for i = 2, #ARGV do
 end
 return out
 `
+
+// Binds each client of the ARGV pairs (client, connection) not bound yet; answers, per pair, 1
+// for a new binding or the connection the client was bound to already.
+const IMPORT = `
+local out = {}
+for i = 1, #ARGV, 2 do
+  if redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) == 1 then out[#out + 1] = 1
+  else out[#out + 1] = redis.call('HGET', KEYS[1], ARGV[i]) end
+end
+return out
+`
+
+/** Bindings moved per Lua call: a room's clients are few, but a call must stay short. */
+const IMPORT_BATCH = 500
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -96,6 +111,28 @@ export class RedisClientOwners implements OwnerTable {
         throw new MemoryError('conflict', `Yjs client ${taken[0]} of room ${room} was started by another connection at the same time`, { room, clients: taken.slice(0, 20).map(String) })
       }
     })()
+  }
+
+  /**
+   * Moves a room's bindings from a data directory's owners file: a client bound nowhere is bound
+   * as the file says, one bound to the same connection is skipped, one bound to another is a
+   * conflict and stays as Redis has it.
+   */
+  async importBindings(room: string, bindings: ReadonlyMap<number, string>): Promise<Array<{ client: number } & MoveOutcome>> {
+    const key = this.key(room)
+    const pairs = [...bindings]
+    const out: Array<{ client: number } & MoveOutcome> = []
+    for (let i = 0; i < pairs.length; i += IMPORT_BATCH) {
+      const batch = pairs.slice(i, i + IMPORT_BATCH)
+      const reply = await this.redis.command.sendCommand<Array<number | Buffer>>(['EVAL', IMPORT, '1', key, ...batch.flatMap(([client, connection]) => [String(client), connection])])
+      batch.forEach(([client, connection], j) => {
+        const held = reply[j]
+        if (held === 1) out.push({ client, ...MOVED })
+        else if (held?.toString() === connection) out.push({ client, ...SKIPPED })
+        else out.push({ client, ...conflict(`Redis binds client ${client} of room ${room} to connection ${String(held)}, not ${connection}; left as Redis has it`) })
+      })
+    }
+    return out
   }
 
   async learn(room: string, update: Uint8Array): Promise<void> {

@@ -34,7 +34,8 @@ export function sameHash(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-function isConnection(value: unknown): value is ConnectionRecord {
+/** Whether a value is a whole connection record, as the token file keeps it. */
+export function isConnection(value: unknown): value is ConnectionRecord {
   if (typeof value !== 'object' || value === null) return false
   const c = value as Record<string, unknown>
   return typeof c.id === 'string' && typeof c.memoryId === 'string' && typeof c.agent === 'string' && isTier(c.tier) &&
