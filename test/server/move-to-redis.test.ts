@@ -23,6 +23,7 @@ import { RedisOrgMemoryIndex, RedisOrgs } from '../../src/server/redis-orgs'
 import { RedisClientOwners } from '../../src/server/redis-owners'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
+import { denied, listing } from '../support/sync-denials'
 import { CLOSE } from '../../src/sync/close-codes'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
 import { writeVisibility } from '../../src/sync/visibility'
@@ -45,25 +46,6 @@ function client(url: string, memoryId: string, token: string, doc = createMemory
   const c = connectMemoryDoc({ serverUrl: url, memoryId, token, doc, WebSocketPolyfill: WebSocket, crossTab: false, maxBackoffMs: 100 })
   cleanups.push(() => c.destroy())
   return c
-}
-
-/** The close code once the server denies `c`. */
-function denied(c: SyncClient): Promise<number> {
-  return new Promise((resolve) => {
-    if (c.status.state === 'denied') return resolve(c.status.closed?.code ?? 0)
-    const stop = c.on('status', (s) => {
-      if (s.state === 'denied') {
-        stop()
-        resolve(s.closed?.code ?? 0)
-      }
-    })
-  })
-}
-
-async function listing(s: SyncServer, credential: string): Promise<{ status: number; ids: string[] }> {
-  const res = await fetch(`${s.url.replace(/^ws/, 'http')}/org/memories`, { headers: { authorization: `Bearer ${credential}` } })
-  const body = (await res.json()) as { memories?: Array<{ id: string }> }
-  return { status: res.status, ids: (body.memories ?? []).map((m) => m.id) }
 }
 
 const slugsOf = (update: Uint8Array | null): string[] => {
@@ -188,8 +170,8 @@ describe('move-to-redis', () => {
     expect(await denied(client(s.url, 'mem-b', written.tokens.revoked))).toBe(CLOSE.revoked)
     // the removed member is refused as removed; the active one lists the listed memory and reads it
     expect(await denied(client(s.url, 'handbook', written.credentials.removed))).toBe(CLOSE.memberRemoved)
-    expect((await listing(s, written.credentials.removed)).status).toBe(403)
-    expect(await listing(s, written.credentials.active)).toEqual({ status: 200, ids: ['handbook'] })
+    expect((await listing(s.url, written.credentials.removed)).status).toBe(403)
+    expect(await listing(s.url, written.credentials.active)).toEqual({ status: 200, ids: ['handbook'] })
     const member = client(s.url, 'handbook', written.credentials.active)
     await member.whenSynced()
     await waitFor('the member to read the handbook', () => readMemoryDoc(member.provider.doc).observations.has('handbook-note'))

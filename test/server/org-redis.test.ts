@@ -20,6 +20,7 @@ import { connectRedis } from '../../src/server/redis-connection'
 import { RedisOrgs } from '../../src/server/redis-orgs'
 import { startSyncServer, type SyncServer } from '../../src/server/sync-server'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
+import { denied, listing } from '../support/sync-denials'
 import { CLOSE } from '../../src/sync/close-codes'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
 import { writeVisibility } from '../../src/sync/visibility'
@@ -56,25 +57,6 @@ function client(url: string, memoryId: string, token: string): SyncClient {
   return c
 }
 
-/** The close code once the server denies `c`. */
-function denied(c: SyncClient): Promise<number> {
-  return new Promise((resolve) => {
-    if (c.status.state === 'denied') return resolve(c.status.closed?.code ?? 0)
-    const stop = c.on('status', (s) => {
-      if (s.state === 'denied') {
-        stop()
-        resolve(s.closed?.code ?? 0)
-      }
-    })
-  })
-}
-
-async function listingStatus(s: SyncServer, credential: string): Promise<{ status: number; ids: string[] }> {
-  const res = await fetch(`${s.url.replace(/^ws/, 'http')}/org/memories`, { headers: { authorization: `Bearer ${credential}` } })
-  const body = (await res.json()) as { memories?: Array<{ id: string }> }
-  return { status: res.status, ids: (body.memories ?? []).map((m) => m.id) }
-}
-
 /** An organization-visible memory with a note, written through `s` by its owner, accepted into the listing. */
 async function orgMemory(s: SyncServer, org: Organization, memoryId: string): Promise<SyncClient> {
   const owner = client(s.url, memoryId, (await s.access.add({ memoryId, tier: 'full', agent: `owner of ${memoryId}` })).token)
@@ -100,7 +82,7 @@ describe('organizations on servers sharing Redis', () => {
     const other = client(c.url, 'handbook', staying.credential)
     await Promise.all([onC.whenSynced(), onB.whenSynced(), other.whenSynced()])
     await waitFor('the note on C', () => readMemoryDoc(onC.provider.doc).observations.has('handbook-note'))
-    expect(await listingStatus(c, leaving.credential)).toEqual({ status: 200, ids: ['handbook'] })
+    expect(await listing(c.url, leaving.credential)).toEqual({ status: 200, ids: ['handbook'] })
 
     const closes = [denied(onB), denied(onC)]
     const started = performance.now()
@@ -111,7 +93,7 @@ describe('organizations on servers sharing Redis', () => {
     console.info(`member removed on A: its sockets on B and C closed ${closedAt.map((t) => t.toFixed(1)).join(' / ')} ms after the call`)
     for (const s of [a, b, c]) {
       expect(await denied(client(s.url, 'handbook', leaving.credential))).toBe(CLOSE.memberRemoved)
-      expect((await listingStatus(s, leaving.credential)).status).toBe(403)
+      expect((await listing(s.url, leaving.credential)).status).toBe(403)
     }
     // the other member is untouched
     expect(other.status.state).toBe('online')
@@ -129,7 +111,7 @@ describe('organizations on servers sharing Redis', () => {
     await a.organizations.unlist(org.id, 'notes')
     expect(await closed).toBe(CLOSE.notVisible)
     expect(await denied(client(b.url, 'notes', credential))).toBe(CLOSE.forbidden)
-    expect(await listingStatus(b, credential)).toEqual({ status: 200, ids: [] })
+    expect(await listing(b.url, credential)).toEqual({ status: 200, ids: [] })
   })
 
   it('a memory made private through A closes members\' sockets on B, which hides it from the listing', async () => {
@@ -143,7 +125,7 @@ describe('organizations on servers sharing Redis', () => {
     const closed = denied(reader)
     writeVisibility(owner.provider.doc, { visibility: 'private', orgId: null, name: 'plans' })
     expect(await closed).toBe(CLOSE.notVisible)
-    await until('the index to drop it', async () => (await listingStatus(b, credential)).ids.length === 0)
+    await until('the index to drop it', async () => (await listing(b.url, credential)).ids.length === 0)
     expect(await denied(client(b.url, 'plans', credential))).toBe(CLOSE.forbidden)
   })
 
@@ -166,7 +148,7 @@ describe('organizations on servers sharing Redis', () => {
     await publish('stranger-notes')
     const res = await fetch(`${b.url.replace(/^ws/, 'http')}/org/memories`, { method: 'POST', headers: { authorization: `Bearer ${publisher.credential}`, 'content-type': 'application/json' }, body: JSON.stringify({ memoryId: 'playbook', token }) })
     expect(res.status).toBe(200)
-    expect(await listingStatus(c, reader.credential)).toEqual({ status: 200, ids: ['playbook'] })
+    expect(await listing(c.url, reader.credential)).toEqual({ status: 200, ids: ['playbook'] })
     expect((await c.organizations.list()).find((o) => o.id === org.id)?.listed?.map((l) => [l.memoryId, l.acceptedBy])).toEqual([['playbook', publisher.member.id]])
     await client(c.url, 'playbook', reader.credential).whenSynced()
     expect(await denied(client(c.url, 'stranger-notes', reader.credential))).toBe(CLOSE.forbidden)
@@ -334,8 +316,8 @@ describe('one server process and Redis SIGKILLed mid-run', () => {
       await again.whenSynced(10_000)
       await waitFor('the note', () => readMemoryDoc(again.provider.doc).observations.has('shared-note'))
     }
-    expect((await listingStatus(q, removed.credential)).status).toBe(403)
-    expect(await listingStatus(q, kept.credential)).toEqual({ status: 200, ids: ['shared'] })
+    expect((await listing(q.url, removed.credential)).status).toBe(403)
+    expect(await listing(q.url, kept.credential)).toEqual({ status: 200, ids: ['shared'] })
     // the kept member's socket on the killed process came back through its reconnect
     await waitFor('the kept member back online', () => keptOnP.status.state === 'online', 15_000)
   }, 90_000)
