@@ -202,6 +202,21 @@ describe('FileRoomStore, its logs kept open between batches', () => {
     await store.close()
   })
 
+  it('refuses to acknowledge a batch whose write failed, and writes the next one through a log opened again', async () => {
+    const store = new FileRoomStore(dir, { log: () => {} })
+    const [first, second, third] = updates(3, 'o')
+    await store.persist('room-1', first!)
+    // the kept handle goes bad under the store (as a file system error would make it)
+    const held = (store as unknown as { rooms: Map<string, { handle: { close(): Promise<void> } | null }> }).rooms.get('room-1')!.handle!
+    await held.close()
+    await expect(store.persist('room-1', second!)).rejects.toMatchObject({ code: 'storage_failed' })
+    await expect(store.flush('room-1')).rejects.toMatchObject({ code: 'storage_failed' })
+    await store.persist('room-1', third!)
+    await store.flush('room-1')
+    expect(recordsOnDisk('room-1')).toEqual([first, third])
+    await store.close()
+  })
+
   it('keeps at most maxOpenLogs open, closing the least recently written, and loses no room\'s writes or order', async () => {
     const store = new FileRoomStore(dir, { maxOpenLogs: 2 })
     const rooms = ['room-a', 'room-b', 'room-c', 'room-d', 'room-e']
