@@ -1,19 +1,20 @@
 // Embedded persistence: one append-only log file per room under `<dataDir>/rooms/`. Each record
-// is [u32 length][u32 crc32][Yjs update]; appends are batched and fdatasync'ed, a torn tail
+// is [u32 length][u32 crc32][Yjs update]; appends are batched and fdatasync'ed (a live room's
+// log stays open between batches, a bounded number of logs at once), a torn tail
 // left by a crash is cut off on load, a corrupt record is skipped without losing the good ones
 // after it (the damaged log is kept beside it as `<room>.ylog.damaged-<time>`, and the log
 // names the clients whose history the room now waits for), and compaction rewrites the log as
 // one merged update through a temporary file and an atomic rename. Compaction merges beside the
 // room's appends, not in their way: only the swap (the few records appended meanwhile, copied
 // after the merged one, and the rename) waits in the room's queue.
-import { mkdirSync } from 'node:fs'
-import { copyFile, link, open, readFile, rename, stat, truncate, unlink } from 'node:fs/promises'
+import { constants, mkdirSync } from 'node:fs'
+import { copyFile, link, open, readFile, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
 import { ROOM_NAME } from '../core/identifiers'
 import { jsonLineLog, type SyncLog } from './log'
-import { decodeRecords, encodeRecord, type DecodedLog } from './room-log'
+import { decodeRecords, encodeRecord, RECORD_HEADER_BYTES, type DecodedLog } from './room-log'
 import type { RoomStore } from './room-store'
 
 export { decodeRecords, type DecodedLog, type MissingHistory } from './room-log'
@@ -24,7 +25,11 @@ export { ROOM_NAME }
 export const ROOMS_DIR = 'rooms'
 
 export interface FileRoomStoreOptions {
-  /** Compact a room's log once it holds this many records. */
+  /**
+   * Compact a room's log once it holds this many records and has grown to twice its size after
+   * the last compaction (so a room's compactions cost, together, a few times its size, not its
+   * size for every few hundred writes).
+   */
   compactAfterRecords?: number
   /** Where skipped records and write failures are reported; default JSON lines on stderr. */
   log?: SyncLog
@@ -33,6 +38,11 @@ export interface FileRoomStoreOptions {
    * the sync server passes its second thread; default here, in this thread.
    */
   offload?: LogWork
+  /**
+   * Room logs kept open between batches, at most; the least recently written is closed beyond
+   * it. Default 128.
+   */
+  maxOpenLogs?: number
 }
 
 /** Checking and merging a room's records, wherever it runs. Both may take over their inputs: the caller reads them no more. */
@@ -56,8 +66,17 @@ interface RoomState {
   /** Every file operation of the room runs on this chain, in order. */
   chain: Promise<void>
   queued: Uint8Array[]
-  drainScheduled: boolean
+  /** The write of the queued updates, once scheduled: every update queued before it starts goes in it. */
+  queuedWrite: Promise<void> | null
+  /**
+   * The log opened for appending, kept between batches. Closed before anything renames,
+   * truncates or deletes the log (a handle on a replaced file would write where no load reads).
+   */
+  handle: FileHandle | null
   records: number
+  /** The log's length in bytes, and its length when last compacted (or loaded). */
+  bytes: number
+  compactedBytes: number
   /** Why the last batch could not be written; flushes until the next batch report it. */
   failed: Error | null
   /** The compaction merging beside the appends, if one is. */
@@ -65,6 +84,12 @@ interface RoomState {
   /** Bumped by anything that rewrites or deletes the log, so a compaction begun before it is dropped. */
   generation: number
 }
+
+/**
+ * How a room log is opened for appending. Where the system has O_DSYNC, each write returns
+ * once its data is on disk, as a write followed by fdatasync would: one call per batch, not two.
+ */
+const APPEND_FLAGS = constants.O_DSYNC ? constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC : 'a'
 
 async function writeDurably(path: string, data: Uint8Array, flags: 'a' | 'w'): Promise<void> {
   const file = await open(path, flags)
@@ -82,6 +107,9 @@ export class FileRoomStore implements RoomStore {
   private readonly compactAfter: number
   private readonly log: SyncLog
   private readonly work: LogWork
+  private readonly maxOpenLogs: number
+  /** Rooms whose log is open, least recently written first. */
+  private readonly openLogs = new Map<string, FileHandle>()
   private closed = false
 
   constructor(dataDir: string, options: FileRoomStoreOptions = {}) {
@@ -90,6 +118,12 @@ export class FileRoomStore implements RoomStore {
     this.compactAfter = options.compactAfterRecords ?? 500
     this.log = options.log ?? jsonLineLog
     this.work = options.offload ?? inThisThread
+    this.maxOpenLogs = Math.max(1, options.maxOpenLogs ?? 128)
+  }
+
+  /** How many room logs are open now (tests). */
+  get openLogCount(): number {
+    return this.openLogs.size
   }
 
   private pathOf(room: string): string {
@@ -100,7 +134,7 @@ export class FileRoomStore implements RoomStore {
   private state(room: string): RoomState {
     let s = this.rooms.get(room)
     if (!s) {
-      s = { chain: Promise.resolve(), queued: [], drainScheduled: false, records: 0, failed: null, compacting: null, generation: 0 }
+      s = { chain: Promise.resolve(), queued: [], queuedWrite: null, handle: null, records: 0, bytes: 0, compactedBytes: 0, failed: null, compacting: null, generation: 0 }
       this.rooms.set(room, s)
     }
     return s
@@ -114,8 +148,48 @@ export class FileRoomStore implements RoomStore {
     return result
   }
 
+  /** Appends `data` to the room's log and fdatasyncs it, through the log's open handle. In the room's queue. */
+  private async appendDurably(room: string, s: RoomState, data: Uint8Array): Promise<void> {
+    let handle = s.handle
+    if (!handle) {
+      handle = await open(this.pathOf(room), APPEND_FLAGS)
+      s.handle = handle
+    }
+    this.openLogs.delete(room)
+    this.openLogs.set(room, handle)
+    if (this.openLogs.size > this.maxOpenLogs) {
+      const [oldest, stale] = this.openLogs.entries().next().value!
+      this.openLogs.delete(oldest)
+      // in that room's queue: a write on it may be under way
+      void this.run(oldest, () => this.closeLog(oldest, stale))
+    }
+    try {
+      for (let at = 0; at < data.byteLength;) {
+        const { bytesWritten } = await handle.write(data, at)
+        if (bytesWritten === 0) throw new Error('the disk took none of the batch')
+        at += bytesWritten
+      }
+      if (APPEND_FLAGS === 'a') await handle.datasync()
+    } catch (err) {
+      await this.closeLog(room, handle)
+      throw err
+    }
+  }
+
+  /** Closes the room's open log (`only`: if it is still that handle). In the room's queue. */
+  private async closeLog(room: string, only?: FileHandle): Promise<void> {
+    const s = this.state(room)
+    const handle = s.handle
+    if (!handle || (only && handle !== only)) return
+    s.handle = null
+    if (this.openLogs.get(room) === handle) this.openLogs.delete(room)
+    await handle.close().catch(() => undefined)
+  }
+
   private async readLog(room: string): Promise<Uint8Array[]> {
     const path = this.pathOf(room)
+    // the log may be repaired (renamed over, truncated) below; appends reopen it
+    await this.closeLog(room)
     let bytes: Buffer
     try {
       bytes = await readFile(path)
@@ -188,39 +262,52 @@ export class FileRoomStore implements RoomStore {
   load(room: string): Promise<Uint8Array | null> {
     return this.run(room, async () => {
       const records = await this.readLog(room)
-      this.state(room).records = records.length
+      const s = this.state(room)
+      s.records = records.length
+      s.bytes = s.compactedBytes = logBytes(records)
       if (records.length === 0) return null
       return records.length === 1 ? records[0]! : await this.work.merge(records)
     })
   }
 
   append(room: string, update: Uint8Array): void {
-    if (this.closed) throw new MemoryError('storage_failed', 'the room store is closed')
-    this.pathOf(room)
-    const s = this.state(room)
-    s.queued.push(update)
-    if (s.drainScheduled) return
-    s.drainScheduled = true
-    // Updates queued while a write is in flight go out together in the next write.
-    void this.run(room, async () => {
-      s.drainScheduled = false
-      const batch = s.queued
-      s.queued = []
-      if (batch.length === 0) return
-      s.failed = null
-      await writeDurably(this.pathOf(room), Buffer.concat(batch.map(encodeRecord)), 'a')
-      s.records += batch.length
-      if (s.records >= this.compactAfter && !s.compacting) this.compactBeside(room)
-    }).catch((err: unknown) => {
-      s.failed = err as Error
-      this.log('error', 'room_write_failed', { room, error: (err as Error).message })
-    })
+    void this.queue(room, update)
   }
 
   /** Appends and resolves once the update's batch (a group commit with its neighbours) is fdatasync'ed. */
   persist(room: string, update: Uint8Array): Promise<void> {
-    this.append(room, update)
-    return this.flush(room)
+    return this.queue(room, update)
+  }
+
+  /** Queues `update` for the room's next write; the promise settles with that write (handled: `append` drops it). */
+  private queue(room: string, update: Uint8Array): Promise<void> {
+    if (this.closed) throw new MemoryError('storage_failed', 'the room store is closed')
+    this.pathOf(room)
+    const s = this.state(room)
+    s.queued.push(update)
+    if (s.queuedWrite) return s.queuedWrite
+    // Updates queued while a write is in flight go out together in the next write.
+    const write = this.run(room, async () => {
+      s.queuedWrite = null
+      const batch = s.queued
+      s.queued = []
+      if (batch.length === 0) return
+      s.failed = null
+      const data = Buffer.concat(batch.map(encodeRecord))
+      try {
+        await this.appendDurably(room, s, data)
+      } catch (err) {
+        s.failed = err as Error
+        this.log('error', 'room_write_failed', { room, error: (err as Error).message })
+        throw new MemoryError('storage_failed', `room "${room}" could not be written: ${(err as Error).message}`)
+      }
+      s.records += batch.length
+      s.bytes += data.byteLength
+      if (s.records >= this.compactAfter && s.bytes >= 2 * s.compactedBytes && !s.compacting) this.compactBeside(room)
+    })
+    write.catch(() => undefined)
+    s.queuedWrite = write
+    return write
   }
 
   /** Compacts the whole log in the room's queue: appends wait for it (an explicit `compact`). */
@@ -229,11 +316,13 @@ export class FileRoomStore implements RoomStore {
     if (records.length <= 1) return
     const path = this.pathOf(room)
     const tmp = `${path}.tmp`
-    await writeDurably(tmp, await this.work.mergeRecord(records), 'w')
+    const merged = await this.work.mergeRecord(records)
+    await writeDurably(tmp, merged, 'w')
     await rename(tmp, path)
     await this.syncDir()
     const s = this.state(room)
     s.records = 1
+    s.bytes = s.compactedBytes = merged.byteLength
     s.generation++
   }
 
@@ -269,14 +358,18 @@ export class FileRoomStore implements RoomStore {
     if (skipped.length || goodLength < end || records.length <= 1) return
     const tmp = `${path}.compacting.tmp`
     try {
-      await writeDurably(tmp, await this.work.mergeRecord(records), 'w')
+      const merged = await this.work.mergeRecord(records)
+      await writeDurably(tmp, merged, 'w')
       await this.run(room, async () => {
         if (s.generation !== generation || this.closed) return
         const tail = await readFrom(path, end)
         await writeDurably(tmp, tail, 'a')
+        await this.closeLog(room)
         await rename(tmp, path)
         await this.syncDir()
         s.records -= records.length - 1
+        s.bytes = merged.byteLength + tail.byteLength
+        s.compactedBytes = merged.byteLength
         s.generation++
       })
     } finally {
@@ -312,11 +405,12 @@ export class FileRoomStore implements RoomStore {
   /** Deletes a room's history; used when a memory is deleted. */
   remove(room: string): Promise<void> {
     return this.run(room, async () => {
+      await this.closeLog(room)
       await unlink(this.pathOf(room)).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err
       })
       const s = this.state(room)
-      s.records = 0
+      s.records = s.bytes = s.compactedBytes = 0
       s.generation++
     })
   }
@@ -330,6 +424,7 @@ export class FileRoomStore implements RoomStore {
     await this.flush()
     await this.settled()
     this.closed = true
+    await Promise.all([...this.rooms.keys()].map((room) => this.run(room, () => this.closeLog(room))))
   }
 }
 
@@ -344,4 +439,9 @@ async function readFrom(path: string, offset: number): Promise<Buffer> {
   } finally {
     await file.close()
   }
+}
+
+/** The length of a log holding `records`, each framed. */
+function logBytes(records: Uint8Array[]): number {
+  return records.reduce((n, r) => n + RECORD_HEADER_BYTES + r.byteLength, 0)
 }

@@ -5,7 +5,8 @@
 import { crc32 } from 'node:zlib'
 import * as Y from 'yjs'
 
-const HEADER_BYTES = 8
+export const RECORD_HEADER_BYTES = 8
+const HEADER_BYTES = RECORD_HEADER_BYTES
 
 export function encodeRecord(update: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(HEADER_BYTES + update.byteLength)

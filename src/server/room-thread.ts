@@ -10,6 +10,14 @@ import { firstSyncMessages } from '../sync/first-sync'
 import { decodeRecords, encodeRecord, movable, type DecodedLog } from './room-log'
 import type { RoomWorkerReply, RoomWorkerRequest } from './room-worker'
 
+/**
+ * Room changes wait this long, or until this many bytes are waiting, to leave for the thread
+ * together: a message costs the event loop more than the change it carries. Anything else
+ * asked of the thread sends the waiting changes first, so no answer misses one.
+ */
+const CHANGES_WAIT_MS = 20
+const CHANGES_WAIT_BYTES = 1024 * 1024
+
 /** Answers kept per room until it changes. */
 const MAX_SHARED_REPLIES = 4
 
@@ -66,12 +74,38 @@ export class RoomThread implements LogWork {
     if (!this.worker) return
     this.log('error', 'room_thread_failed', { error: err.message })
     this.worker = null
+    this.postChanges()
     for (const p of this.pending.values()) p.reject(err)
     this.pending.clear()
   }
 
+  /** Room changes not posted yet, in order (see CHANGES_WAIT_MS). */
+  private changes: Array<{ room: string; update: Uint8Array }> = []
+  private changesBytes = 0
+  private changesTimer: NodeJS.Timeout | null = null
+
+  private postChanges(): void {
+    const changes = this.changes
+    this.changes = []
+    this.changesBytes = 0
+    if (this.changesTimer) clearTimeout(this.changesTimer)
+    this.changesTimer = null
+    if (!changes.length || !this.worker) return
+    // one buffer for all: it moves to the thread instead of being copied
+    const bytes = new Uint8Array(changes.reduce((n, c) => n + c.update.byteLength, 0))
+    const ends: number[] = []
+    let at = 0
+    for (const c of changes) {
+      bytes.set(c.update, at)
+      ends.push((at += c.update.byteLength))
+    }
+    this.post({ op: 'updates', rooms: changes.map((c) => c.room), ends, bytes }, [bytes.buffer])
+  }
+
   private post(message: RoomWorkerRequest, transfer: ArrayBuffer[] = []): boolean {
     if (!this.worker) return false
+    // every message is read after the room changes made before it
+    if (message.op !== 'updates') this.postChanges()
     try {
       this.worker.postMessage(message, transfer)
       return true
@@ -111,10 +145,15 @@ export class RoomThread implements LogWork {
 
   /** A change of `doc`; ignored once another document holds the room (an unloaded room's last updates). */
   update(room: string, doc: Y.Doc, update: Uint8Array): void {
-    if (this.rooms.get(room) !== doc) return
+    if (this.rooms.get(room) !== doc || !this.worker) return
     this.replies.delete(room)
-    const copy = update.slice()
-    this.post({ op: 'update', room, update: copy }, [copy.buffer])
+    // the bytes are read later: Yjs hands each listener a fresh array it never changes
+    this.changes.push({ room, update })
+    this.changesBytes += update.byteLength
+    if (this.changesBytes >= CHANGES_WAIT_BYTES) return this.postChanges()
+    if (this.changesTimer) return
+    this.changesTimer = setTimeout(() => this.postChanges(), CHANGES_WAIT_MS)
+    this.changesTimer.unref()
   }
 
   close(room: string, doc: Y.Doc): void {
@@ -163,6 +202,7 @@ export class RoomThread implements LogWork {
   async terminate(): Promise<void> {
     const worker = this.worker
     this.worker = null
+    this.postChanges()
     for (const p of this.pending.values()) p.reject(new Error('the room thread was stopped'))
     this.pending.clear()
     this.rooms.clear()

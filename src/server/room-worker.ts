@@ -10,7 +10,8 @@ import { decodeRecords, encodeRecord, movable } from './room-log'
 
 export type RoomWorkerRequest =
   | { op: 'open'; room: string; state: Uint8Array | null; gc: boolean }
-  | { op: 'update'; room: string; update: Uint8Array }
+  /** Room changes in order: the i-th is `bytes` up to `ends[i]` (from the end of the one before), of `rooms[i]`. */
+  | { op: 'updates'; rooms: string[]; ends: number[]; bytes: Uint8Array }
   | { op: 'close'; room: string }
   | { op: 'syncReply'; id: number; room: string; stateVector: Uint8Array }
   | { op: 'merge'; id: number; updates: Uint8Array[]; asRecord: boolean }
@@ -48,9 +49,21 @@ parentPort!.on('message', (request: RoomWorkerRequest) => {
     rooms.set(request.room, doc)
     return
   }
-  if (request.op === 'update') {
-    const doc = rooms.get(request.room)
-    if (doc) Y.applyUpdate(doc, request.update)
+  if (request.op === 'updates') {
+    const { rooms: names, ends, bytes } = request
+    const byRoom = new Map<string, Uint8Array[]>()
+    for (let i = 0, from = 0; i < names.length; from = ends[i++]!) {
+      let list = byRoom.get(names[i]!)
+      if (!list) byRoom.set(names[i]!, (list = []))
+      list.push(bytes.subarray(from, ends[i]))
+    }
+    // a room's changes in order, in one transaction: its clean-up runs once, not once per change
+    for (const [room, updates] of byRoom) {
+      const doc = rooms.get(room)
+      if (doc) Y.transact(doc, () => {
+        for (const u of updates) Y.applyUpdate(doc, u)
+      })
+    }
     return
   }
   if (request.op === 'close') {

@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark in one run, a table on the console and JSON under bench/results/,
 // then docs/benchmarks.md regenerated from that JSON. `--quick` runs smaller sizes for CI;
-// `--saturation` runs only the sync servers at saturation (minutes; not in CI).
+// `--saturation` runs only the sync servers at saturation (minutes; not in CI; `--only=plain,file`
+// and `--rates=700,1000` narrow it).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { writeBenchDoc, BENCH_DOC, type BenchResults } from '../../scripts/bench-doc'
@@ -25,8 +26,8 @@ async function optional<T>(name: string, load: () => Promise<T>): Promise<T | { 
 
 async function main(): Promise<void> {
   if (process.argv.includes('--saturation')) {
-    const { benchSaturation, printSaturation, writeSaturation } = await import('./saturation')
-    const results = await benchSaturation(quick, (line) => console.log(line))
+    const { benchSaturation, printSaturation, saturationPick, writeSaturation } = await import('./saturation')
+    const results = await benchSaturation(quick, (line) => console.log(line), saturationPick(process.argv))
     printSaturation(results)
     writeSaturation(results)
     return

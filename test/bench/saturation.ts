@@ -15,19 +15,36 @@ const SETUPS: SaturationSetup[] = [
   { name: 'Cairn, Redis, 3 processes', server: 'redis', processes: 3 },
 ]
 
-export async function benchSaturation(quick: boolean, log: (line: string) => void = () => {}): Promise<SaturationResult[]> {
-  if (!redisAvailable()) throw new Error('redis-server is not installed (apt-get install redis-server)')
+/** Which setups and rates to run: every one unless `--only=plain,file` (setup kinds) or `--rates=700,1000` narrow it. */
+export interface SaturationPick {
+  only?: Array<SaturationSetup['server']>
+  rates?: number[]
+}
+
+/** `--only=plain,file` and `--rates=700,1000` from a command line. */
+export function saturationPick(argv: string[]): SaturationPick {
+  const value = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
+  const only = value('only')?.split(',') as SaturationPick['only']
+  const rates = value('rates')?.split(',').map(Number)
+  if (only?.some((o) => !SETUPS.some((s) => s.server === o))) throw new Error(`--only takes ${[...new Set(SETUPS.map((s) => s.server))].join(', ')}`)
+  if (rates?.some((r) => !(r > 0))) throw new Error('--rates takes offered writes per second, comma separated')
+  return { only, rates }
+}
+
+export async function benchSaturation(quick: boolean, log: (line: string) => void = () => {}, pick: SaturationPick = {}): Promise<SaturationResult[]> {
+  const setups = SETUPS.filter((s) => !pick.only || pick.only.includes(s.server))
+  if (setups.some((s) => s.server === 'redis') && !redisAvailable()) throw new Error('redis-server is not installed (apt-get install redis-server)')
   const options = {
     rooms: 10,
     clientsPerRoom: 3,
-    rates: quick ? [100, 400] : [100, 200, 400, 700, 1_000, 1_400, 2_000, 2_800, 4_000],
+    rates: pick.rates ?? (quick ? [100, 400] : [100, 200, 400, 700, 1_000, 1_400, 2_000, 2_800, 4_000]),
     stepMs: quick ? 2_000 : 5_000,
     drainMs: 2_000,
     p95LimitMs: 250,
     log,
   }
   const out: SaturationResult[] = []
-  for (const setup of SETUPS) out.push(await loadSaturation(setup, options))
+  for (const setup of setups) out.push(await loadSaturation(setup, options))
   return out
 }
 
@@ -53,9 +70,9 @@ export function writeSaturation(results: SaturationResult[]): void {
   console.log(`wrote ${SATURATION_JSON}`)
 }
 
-// `npx tsx test/bench/saturation.ts [--quick]`: this section alone.
+// `npx tsx test/bench/saturation.ts [--quick] [--only=plain,file] [--rates=700,1000]`: this section alone.
 if (process.argv[1]?.endsWith('saturation.ts')) {
-  benchSaturation(process.argv.includes('--quick'), (l) => console.log(l)).then((r) => {
+  benchSaturation(process.argv.includes('--quick'), (l) => console.log(l), saturationPick(process.argv)).then((r) => {
     printSaturation(r)
     writeSaturation(r)
   }, (err: unknown) => {

@@ -8,7 +8,7 @@ import { decodeRecords, encodeRecord } from '../../src/server/room-log'
 import { RoomThread } from '../../src/server/room-thread'
 import { FIRST_SYNC_PIECE_BYTES, MESSAGE_SYNC_PROGRESS, readProgress } from '../../src/sync/first-sync'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
-import { putObservation } from '../helpers/doc-writes'
+import { deleteObservation, putObservation } from '../helpers/doc-writes'
 import { observation } from '../sync/fixture'
 
 const logged: string[] = []
@@ -105,6 +105,32 @@ describe('RoomThread', () => {
     const again = createMemoryDoc()
     Y.applyUpdate(again, stepTwo(after))
     expect(readMemoryDoc(again).observations.size).toBe(301)
+  })
+
+  it('answers with every change made before the question, though changes leave for the thread in batches', async () => {
+    thread = new RoomThread(log)
+    const rooms = ['room-a', 'room-b'].map((name) => {
+      const room = createMemoryDoc()
+      thread!.open(name, room, null)
+      room.on('update', (u: Uint8Array) => thread!.update(name, room, u))
+      return { name, room }
+    })
+    // changes to both rooms, interleaved, some left for the thread by the wait, some still waiting
+    for (let i = 0; i < 20; i++) for (const { name, room } of rooms) putObservation(room, observation(`${name}-${i}`))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    for (const { name, room } of rooms) {
+      // a change and a delete in the same batch as the question's
+      putObservation(room, observation(`${name}-last`))
+      deleteObservation(room, `${name}-0`)
+    }
+    for (const { name, room } of rooms) {
+      const fresh = createMemoryDoc()
+      Y.applyUpdate(fresh, stepTwo((await thread.syncReply(name, room, new Uint8Array([0])))!))
+      expect([...readMemoryDoc(fresh).observations.keys()].sort()).toEqual([...readMemoryDoc(room).observations.keys()].sort())
+      expect(readMemoryDoc(fresh).observations.has(`${name}-0`)).toBe(false)
+      expect(Y.encodeStateVector(fresh)).toEqual(Y.encodeStateVector(room))
+    }
+    expect(logged).toEqual([])
   })
 
   it('checks and merges a room log as this thread does', async () => {
