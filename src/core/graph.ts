@@ -70,11 +70,58 @@ export function mergeBacking(deltas: readonly GraphDelta[]): BackingChange[] {
 interface Touched {
   entities: Set<string>
   edges: Set<string>
+  /** What the detached and attached notes changed of each edge's backing, for `recomputeEdge`. */
+  edgeChanges: Map<string, EdgeChange>
   backing: BackingLog
 }
 
 function touchedSet(keepBacking = true): Touched {
-  return { entities: new Set(), edges: new Set(), backing: new BackingLog(keepBacking) }
+  return { entities: new Set(), edges: new Set(), edgeChanges: new Map(), backing: new BackingLog(keepBacking) }
+}
+
+/**
+ * An edge's backing changed by one derivation step: the weight units its statements added and
+ * took away (see `weightUnits`), the notes that stopped backing it and those that started.
+ * `exact` is false once a statement's weight is not a whole number of units: the edge is then
+ * summed again over all its notes.
+ */
+interface EdgeChange {
+  units: number
+  exact: boolean
+  removed: Set<string>
+  added: string[]
+}
+
+function edgeChangeOf(touched: Touched, key: string): EdgeChange {
+  let change = touched.edgeChanges.get(key)
+  if (!change) touched.edgeChanges.set(key, (change = { units: 0, exact: true, removed: new Set(), added: [] }))
+  return change
+}
+
+/**
+ * What an edge's live value was derived from, beyond the value itself: its weight in units
+ * when every statement's weight is a whole number of them (undefined otherwise), and the note
+ * whose description it shows.
+ */
+interface EdgeSums {
+  units: number | undefined
+  describedBy: string | undefined
+}
+
+/**
+ * Edge weights are sums, and floating-point sums depend on their order; every device must
+ * compute the same weight whatever order its notes arrive in. A weight that is a whole number
+ * of 2^-20 (1, 0.5, 0.75: what writers give) is such a number of units, and a sum of them below
+ * 2^53 units is exact in any order, so it is kept as it goes and moved by a change's own
+ * statements. Any other weight (0.1) makes its edge summed again over all its notes, in slug
+ * order, as before.
+ */
+const UNITS_PER_WEIGHT = 2 ** 20
+
+/** A weight in units, or undefined when it is not a whole number of them. */
+function weightUnits(w: number): number | undefined {
+  const units = w * UNITS_PER_WEIGHT
+  return Number.isInteger(units) && units <= Number.MAX_SAFE_INTEGER ? units : undefined
 }
 
 export interface Contribution {
@@ -164,6 +211,8 @@ export class Graph implements GraphView {
   /** entity key -> what decides its row among its backers (see `summaryOf`) */
   private summaries = new Map<string, Summary>()
   private edgeBackers = new Map<string, Backers>()
+  /** What each live edge value was summed from (see `EdgeSums`); an edge read from saved rows has none until it is recomputed. */
+  private edgeSums = new WeakMap<Relationship, EdgeSums>()
   /** entity key -> keys of every stated edge touching it, live or dormant */
   private edgesByEnd = new EdgeEnds()
   /** authored (pre-alias) key -> observations naming it, so alias changes find what they touch */
@@ -640,6 +689,7 @@ export class Graph implements GraphView {
     this.entityBackers = next.entityBackers
     this.summaries = next.summaries
     this.edgeBackers = next.edgeBackers
+    this.edgeSums = next.edgeSums
     this.edgesByEnd = next.edgesByEnd
     this.savedEdges = next.savedEdges
     this.authored = next.authored
@@ -743,13 +793,16 @@ export class Graph implements GraphView {
     for (const [k, r] of c.relationships) {
       const left = unback(this.edgeBackers, k, slug)
       if (left !== 'absent') touched.backing.record('relationship', k, slug, false)
+      else edgeChangeOf(touched, k).exact = false
       if (left === 'emptied') {
         this.edgesByEnd.remove(r.source, k)
         this.edgesByEnd.remove(r.target, k)
         this.previewed?.endsLeft.push([r.source, k], [r.target, k])
       }
+      edgeChangeOf(touched, k).removed.add(slug)
       touched.edges.add(k)
     }
+    this.countWeights(prev, c, touched, -1)
     for (const k of authoredKeysOf(prev)) removeFrom(this.authored, k, slug)
     this.observations.delete(slug)
     this.contributions.delete(slug)
@@ -769,9 +822,24 @@ export class Graph implements GraphView {
     }
     for (const [k, r] of c.relationships) {
       if (back(this.edgeBackers, k, o.slug)) touched.backing.record('relationship', k, o.slug, true)
+      else edgeChangeOf(touched, k).exact = false
       this.edgesByEnd.add(r.source, k)
       this.edgesByEnd.add(r.target, k)
+      edgeChangeOf(touched, k).added.push(o.slug)
       touched.edges.add(k)
+    }
+    this.countWeights(o, c, touched, 1)
+  }
+
+  /** Counts a note's statements into (sign 1) or out of (-1) the weight changes of the edges it states. */
+  private countWeights(o: Observation, c: Contribution, touched: Touched, sign: 1 | -1): void {
+    for (let i = 0; i < o.relationships.length; i++) {
+      const k = c.relKeys[i]
+      if (k == null) continue
+      const change = edgeChangeOf(touched, k)
+      const units = weightUnits(o.relationships[i]!.weight)
+      if (units === undefined) change.exact = false
+      else change.units += sign * units
     }
   }
 
@@ -793,7 +861,7 @@ export class Graph implements GraphView {
     const bump = (key: string, by: number) => degreeChanged.set(key, (degreeChanged.get(key) ?? 0) + by)
     for (const k of edges) {
       const before = this.relationshipMap.get(k)
-      const after = this.recomputeEdge(k)
+      const after = this.recomputeEdge(k, touched.edgeChanges.get(k))
       if (!before && !after) continue
       if (before && !after) delta.removedRelationships.push(k)
       if (after) delta.upsertedRelationships.push(after)
@@ -954,7 +1022,15 @@ export class Graph implements GraphView {
     return best ? best[0] : DEFAULT_ENTITY_TYPE
   }
 
-  private recomputeEdge(key: string): Relationship | undefined {
+  /**
+   * The edge rule, the same on every device: its weight is the sum of the weights its notes
+   * give it; its description, the first non-empty one in recency order (then statement order).
+   * `change` is what this step changed of its backing: an edge whose live value knows what it
+   * was summed from moves by the change alone, so a note joining an edge of thousands costs
+   * its own statements; otherwise (a weight not in whole units, its describing note gone) it is
+   * summed over every note.
+   */
+  private recomputeEdge(key: string, change: EdgeChange | undefined): Relationship | undefined {
     const backing = this.edgeBackers.get(key)
     const firstSlug = backing?.sorted[0]
     const first = firstSlug !== undefined ? this.contributions.get(firstSlug)?.relationships.get(key) : undefined
@@ -962,11 +1038,41 @@ export class Graph implements GraphView {
       this.setRelationship(key, undefined)
       return undefined
     }
+    const before = this.relationshipMap.get(key)
+    const was = before && this.edgeSums.get(before)
+    const units = was?.units !== undefined && (change?.exact ?? true) ? was.units + (change?.units ?? 0) : undefined
+    let sums: EdgeSums
+    let description: string
+    let weight: number
+    if (before && was && units !== undefined && units <= Number.MAX_SAFE_INTEGER && !(was.describedBy !== undefined && change?.removed.has(was.describedBy))) {
+      sums = { units, describedBy: was.describedBy }
+      description = before.description
+      weight = units / UNITS_PER_WEIGHT
+      let describedBy = was.describedBy === undefined ? undefined : (this.observations.get(was.describedBy) as Observation)
+      for (const slug of change?.added ?? []) {
+        const o = this.observations.get(slug) as Observation
+        if (describedBy && (describedBy === o || compareRecency(o, describedBy) >= 0)) continue
+        const given = this.edgeDescriptionIn(o, key)
+        if (given === undefined) continue
+        description = given
+        describedBy = o
+        sums.describedBy = slug
+      }
+    } else ({ sums, description, weight } = this.sumEdge(key, backing))
+    const rel: Relationship = { key, source: first.source, type: first.type, target: first.target, description, weight, observations: backing.sorted.slice() }
+    this.edgeSums.set(rel, sums)
+    this.setRelationship(key, rel)
+    return rel
+  }
+
+  /** An edge's weight and description summed over every note backing it, in slug order. */
+  private sumEdge(key: string, backing: Backers): { sums: EdgeSums; description: string; weight: number } {
     // the description is the first non-empty one in recency order (then statement order): one
     // pass keeps the best so far instead of sorting every backer
     let description = ''
     let describedBy: Observation | undefined
     let weight = 0
+    let units: number | undefined = 0
     for (const slug of backing.sorted) {
       const o = this.observations.get(slug) as Observation
       const c = this.contributions.get(slug) as Contribution
@@ -974,15 +1080,23 @@ export class Graph implements GraphView {
         if (c.relKeys[i] !== key) continue
         const r = o.relationships[i]!
         weight += r.weight
+        const u = weightUnits(r.weight)
+        units = units === undefined || u === undefined ? undefined : units + u
         if (r.description && (!describedBy || (describedBy !== o && compareRecency(o, describedBy) < 0))) {
           description = r.description
           describedBy = o
         }
       }
     }
-    const rel: Relationship = { key, source: first.source, type: first.type, target: first.target, description, weight, observations: backing.sorted.slice() }
-    this.setRelationship(key, rel)
-    return rel
+    if (units !== undefined && units > Number.MAX_SAFE_INTEGER) units = undefined
+    return { sums: { units, describedBy: describedBy?.slug }, description, weight }
+  }
+
+  /** The first non-empty description a note gives an edge, if any. */
+  private edgeDescriptionIn(o: Observation, key: string): string | undefined {
+    const c = this.contributions.get(o.slug) as Contribution
+    for (let i = 0; i < o.relationships.length; i++) if (c.relKeys[i] === key && o.relationships[i]!.description) return o.relationships[i]!.description
+    return undefined
   }
 
   private degreeOf(key: string): number {

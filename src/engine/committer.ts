@@ -11,7 +11,8 @@ import type { NoteDoc, NoteIndex } from '../search/note-index'
 import { importCommit, saveCommit, saveOpenState, type GraphCommit, type Through } from '../store/commit'
 import type { JournalRow, MemoryDB } from '../store/db'
 import { importInPieces, whileImporting } from '../store/import-pieces'
-import { packIndex, packOpenState } from '../store/open-state'
+import { packIndex, packOpenStateInSteps } from '../store/open-state'
+import { stepsInTurns } from '../core/steps'
 import { stored } from '../store/storage-error'
 import type { SingleValuedSetting } from '../sync/layout'
 import { observationJournalKey, type CommittedChange } from '../sync/port'
@@ -270,12 +271,12 @@ export class Committer {
     // queue, so nothing changes the graph in between.
     const snapshot = await this.index.snapshot()
     await nextTurn()
-    const notes = await this.notes.snapshot()
+    const notes = await this.notes.snapshot(turns())
     await nextTurn()
     const texts = await this.noteTexts()
     // a snapshot that may miss a commit is saved without the id that lets open trust it whole
     const saveId = this.indexBehind ? undefined : randomId(12)
-    const state = packOpenState(saveId ?? randomId(12), version, DERIVATION_RULES, texts, this.graph.entities.values(), this.graph.relationships.values(), undefined, this.graph.dormantBacking(), (e) => this.names.signatureOf(e))
+    const state = await stepsInTurns(packOpenStateInSteps(saveId ?? randomId(12), version, DERIVATION_RULES, texts, this.graph.entities.values(), this.graph.relationships.values(), undefined, this.graph.dormantBacking(), (e) => this.names.signatureOf(e)), nextTurn)
     await nextTurn()
     await saveOpenState(this.db, { entityIndex: packIndex(version, saveId, snapshot), noteIndex: packIndex(version, saveId, notes), ...(state ? { state } : {}) })
     this.savedVersion = version

@@ -12,7 +12,8 @@ import { KeySlots, mapSome } from '../core/key-slots'
 import { compareRanked, rankSlots, topKOf, type Scored } from './top-k'
 import { quantizeInto, VectorRows } from './vector-rows'
 import type { QueryTerm } from '../core/evidence'
-import { bm25Ranked, isSavedPostings, MAX_MASKED_TERMS, type Bm25Hit, loadRows, postingsIndex, presenceDocumentsStore, saveRows, type SavedPostings } from './postings-index'
+import { bm25Ranked, isSavedPostings, MAX_MASKED_TERMS, type Bm25Hit, loadRows, postingsIndex, presenceDocumentsStore, saveRowsInSteps, type SavedPostings } from './postings-index'
+import { stepsInTurns } from '../core/steps'
 import { textDigest } from './text-digest'
 import { wordTokens } from './word-tokens'
 
@@ -62,8 +63,11 @@ export interface NoteIndex {
   keys(): string[]
   /** As `EntityIndex.mapKeys`: a restore's maps by slug and by word, a part at a time. */
   mapKeys(count: number): boolean
-  /** Structured-clone-able state; restoring it embeds nothing. */
-  snapshot(): Promise<NoteIndexSnapshot>
+  /**
+   * Structured-clone-able state; restoring it embeds nothing. Made in steps, awaiting `pace`
+   * after each (see `stepsInTurns`); nothing may change the index meanwhile.
+   */
+  snapshot(pace?: () => Promise<void> | undefined): Promise<NoteIndexSnapshot>
 }
 
 /** The one format read: a snapshot of any other is unreadable, and the open rebuilds the index from the notes. */
@@ -437,15 +441,16 @@ class HybridNoteIndex implements NoteIndex {
     }
   }
 
-  async snapshot(): Promise<NoteIndexSnapshot> {
+  async snapshot(pace: () => Promise<void> | undefined = () => undefined): Promise<NoteIndexSnapshot> {
     await this.queue.catch(() => undefined)
     const dims = this.embedder?.dimensions ?? 0
     const n = this.slugAt.length
+    const text = await stepsInTurns(saveRowsInSteps(this.db, this.slugAt), pace)
     const rows = this.vectors?.export(n)
     const words = Array.from({ length: n }, (_, s) => this.wordsOf(s))
     return {
       format: NOTE_INDEX_FORMAT, embedder: this.embedder?.id ?? null, dimensions: dims, analysis: NOTE_TEXT_ANALYSIS,
-      slugs: this.keys(), digests: Float64Array.from(this.digestAt), text: saveRows(this.db, this.slugAt),
+      slugs: this.keys(), digests: Float64Array.from(this.digestAt), text,
       vectors: rows?.data ?? new Int8Array(0), scales: rows?.scales ?? new Float32Array(0),
       words: [...this.wordList], wordVectors: this.wordData.slice(0, this.wordList.length * dims), wordScales: this.wordScale.slice(0, this.wordList.length),
       noteWords: concatRows(words, this.wordList.length), noteWordCounts: Uint16Array.from(words, (w) => w.length),

@@ -10,6 +10,7 @@
 
 import { count as oramaCount, load as oramaLoad, save as oramaSave } from '@orama/orama'
 import { KeySlots } from '../core/key-slots'
+import { allSteps, type Steps } from '../core/steps'
 import type { QueryTerm } from '../core/evidence'
 import { rankSlots, type Scored } from './top-k'
 import type { AnyDocument, AnyOrama, components, IDocumentsStore, IIndex, SearchableType, Tokenizer, TokenScore } from '@orama/orama'
@@ -125,14 +126,22 @@ class FieldPostings {
     for (const term of terms ?? []) this.removable(term).delete(id)
   }
 
-  /** The saved form, documents renumbered: `rowOf(id)` is the saved number (from 1) or 0 for none. */
-  save(rowOf: Int32Array, rows: number): SavedField {
+  /**
+   * The saved form, documents renumbered: `rowOf(id)` is the saved number (from 1) or 0 for
+   * none. In steps (see core/steps): a note index of 100,000 notes has as many terms, and
+   * saving them at once held the worker for half a second.
+   */
+  *save(rowOf: Int32Array, rows: number): Steps<SavedField> {
     const all = new Set<string>(this.live.keys())
     for (const t of this.frozenTerms) all.add(t)
     const terms: string[] = []
     const lists: Int32Array[] = []
     let total = 0
-    for (const term of [...all].sort()) {
+    const sorted = [...all].sort()
+    yield
+    for (let at = 0; at < sorted.length; at++) {
+      if (at % TERMS_PER_STEP === TERMS_PER_STEP - 1) yield
+      const term = sorted[at]!
       const list = this.postings(term)
       if (!list) continue
       const out = new Int32Array(list instanceof Set ? list.size : list.length)
@@ -405,14 +414,21 @@ export interface Bm25Hit extends Scored {
   terms: number
 }
 
+/** Terms saved per step: a few thousand between two looks at the clock (see sync/turns). */
+const TERMS_PER_STEP = 64
+
 /** The saved form with documents renumbered by `ids`: the document of internal id `ids[i]` becomes i + 1. */
 export function savePostings(store: PostingsIndexStore, ids: ArrayLike<number>): SavedPostings {
+  return allSteps(savePostingsInSteps(store, ids))
+}
+
+function* savePostingsInSteps(store: PostingsIndexStore, ids: ArrayLike<number>): Steps<SavedPostings> {
   let top = 0
   for (let i = 0; i < ids.length; i++) top = Math.max(top, ids[i]!)
   const rowOf = new Int32Array(top + 1)
   for (let i = 0; i < ids.length; i++) rowOf[ids[i]!] = i + 1
   const fields: Record<string, SavedField> = {}
-  for (const prop of store.properties) fields[prop] = store.fields[prop]!.save(rowOf, ids.length)
+  for (const prop of store.properties) fields[prop] = yield* store.fields[prop]!.save(rowOf, ids.length)
   return { format: POSTINGS_FORMAT, documents: ids.length, fields }
 }
 
@@ -539,13 +555,19 @@ function allPresent(n: number): SavedPresence {
 
 /** The postings of an Orama database built with these components, documents numbered by `keys` (their ids) from 1. */
 export function saveRows(db: AnyOrama, keys: readonly string[]): SavedPostings {
+  return allSteps(saveRowsInSteps(db, keys))
+}
+
+/** `saveRows` a step at a time (see core/steps). */
+export function* saveRowsInSteps(db: AnyOrama, keys: readonly string[]): Steps<SavedPostings> {
   const ids = new Int32Array(keys.length)
   keys.forEach((key, i) => {
     const id = db.internalDocumentIDStore.idToInternalId.get(key)
     if (id === undefined) throw new RangeError(`no document ${key}`)
     ids[i] = id
   })
-  return savePostings(db.data.index as unknown as PostingsIndexStore, ids)
+  yield
+  return yield* savePostingsInSteps(db.data.index as unknown as PostingsIndexStore, ids)
 }
 
 /** Fills an empty database built with these components from `saveRows` output and the same keys, in order. */

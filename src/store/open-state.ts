@@ -7,6 +7,7 @@
 // texts are in (a recall reads the few notes it shows from their rows). The texts are read
 // after the open in parts of a few MB, so that a recall never waits long behind one.
 import { joinNotes, NoteShelf } from '../core/note-shelf'
+import { allSteps, type Steps } from '../core/steps'
 import type { DormantBacking } from '../core/graph'
 import { SavedNameBlocks, type NameSignature } from '../core/variants'
 import type { Entity, Relationship } from '../core/types'
@@ -86,13 +87,26 @@ export interface OpenState {
  * that a JSON string would pass the engine's limit): open then reads the tables, as it would
  * after a crash.
  */
-export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string, number?]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS, dormant?: DormantBacking, signatureOf?: (e: Entity) => NameSignature): { state: SavedOpenState; texts: SavedNoteTexts[]; names?: SavedNameRow } | undefined {
+export function packOpenState(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string, number?]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS, dormant?: DormantBacking, signatureOf?: (e: Entity) => NameSignature): PackedOpenState | undefined {
+  return allSteps(packOpenStateInSteps(saveId, version, rules, notes, entities, relationships, partChars, dormant, signatureOf))
+}
+
+export interface PackedOpenState {
+  state: SavedOpenState
+  texts: SavedNoteTexts[]
+  names?: SavedNameRow
+}
+
+/** `packOpenState` in steps (see core/steps): the notes joined, then the graph packed, then the rest; at 100,000 notes, at once, it held the worker for a few hundred ms. */
+export function* packOpenStateInSteps(saveId: string, version: number, rules: string, notes: Iterable<readonly [string, string, number?]>, entities: Iterable<Entity>, relationships: Iterable<Relationship>, partChars = NOTE_TEXT_PART_CHARS, dormant?: DormantBacking, signatureOf?: (e: Entity) => NameSignature): Steps<PackedOpenState | undefined> {
   try {
     const { slugs, text, ends, times } = joinNotes(notes)
+    yield
     // one order for the graph's entities and their name blocks
     const es = [...entities]
     const graph = packGraph(slugs, es, relationships, dormant)
     if (!graph) return undefined
+    yield
     // parts end at note ends, each once it holds `partChars`; an empty memory has one, empty
     const cuts: number[] = []
     for (let i = 0, start = 0; i < ends.length; i++) {
@@ -107,6 +121,7 @@ export function packOpenState(saveId: string, version: number, rules: string, no
       const at = from ? ends[from - 1]! : 0
       return { saveId, part, parts: cuts.length, from, text: text.slice(at, to ? ends[to - 1]! : 0), ends: Float64Array.from(ends.slice(from, to), (end) => end - at) }
     })
+    yield
     const blocks = signatureOf && SavedNameBlocks.pack(es, signatureOf)
     return { state: { format: OPEN_STATE_FORMAT, version, rules, saveId, slugs: JSON.stringify(slugs), graph, times }, texts, ...(blocks ? { names: { saveId, blocks } } : {}) }
   } catch (err) {

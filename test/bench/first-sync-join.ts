@@ -35,6 +35,8 @@ export interface JoinResult {
   syncedMs: number
   /** Every note applied to the engine and saved on the device. */
   settledMs: number
+  /** CPU time of the device's process (its threads, the collector's too) from connecting until settled: less moved by a shared machine's load than the wall times. */
+  deviceCpuMs: number
   notesHeld: number
   deviceLoopMaxMs: number
   deviceLoopP99Ms: number
@@ -96,14 +98,17 @@ export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
     const loop = monitorEventLoopDelay({ resolution: 5 })
     loop.enable()
     const started = performance.now()
+    const cpuAtStart = process.cpuUsage()
     const sync = await device.sync({ crossTab: false })
     sync.connect({ serverUrl: server.url, token, WebSocketPolyfill: WebSocket })
     let firstRecallMs: number | null = null
     let firstRecallPartial = false
     let settled = false
     const syncedAt = sync.client!.whenSynced(600_000).then(() => performance.now() - started)
+    let cpuUntilSettled = { user: 0, system: 0 }
     const settledAt = syncedAt.then(() => sync.settled()).then(() => {
       settled = true
+      cpuUntilSettled = process.cpuUsage(cpuAtStart)
       return performance.now() - started
     })
     while (!settled && firstRecallMs === null) {
@@ -132,6 +137,7 @@ export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
       firstRecallPartial,
       syncedMs: round(syncedMs, 0),
       settledMs: round(settledMs, 0),
+      deviceCpuMs: round((cpuUntilSettled.user + cpuUntilSettled.system) / 1000, 0),
       notesHeld: held.total,
       deviceLoopMaxMs: round(loop.max / 1e6),
       deviceLoopP99Ms: round(loop.percentile(99) / 1e6),

@@ -131,6 +131,20 @@ describe('note index', () => {
     expect(saved.digests[at]).not.toBe(snap.digests[snap.slugs.indexOf(notes[0]!.slug)])
   }, 30_000)
 
+  it('made a step at a time (a worker answering between steps), a snapshot is the one made at once', async () => {
+    const index = await createNoteIndex()
+    // as many terms as notes: the postings are saved some terms a step
+    const many = Array.from({ length: 2_000 }, (_, i) => ({ slug: `n${i}`, text: `harbour note word${i} and word${i * 7}` }))
+    await index.upsert(many)
+    let paces = 0
+    const stepped = await index.snapshot(() => {
+      paces++
+      return undefined
+    })
+    expect(paces).toBeGreaterThan(2_000 / 64)
+    expect(stepped).toEqual(await index.snapshot())
+  })
+
   it('keeps no word the model has no vector for: such a word can never match softly', async () => {
     const embedder = await defaultEmbedder()
     const index = await createNoteIndex({ embedder })
