@@ -23,7 +23,9 @@ function once(key: string, load: () => Promise<Embedder>): Promise<Embedder> {
 
 const loadEmbedder: EmbedderLoader = async (id) => {
   if (id === USE_LITE_ID) {
-    const baseUrl = `${import.meta.env.BASE_URL}models/optional/`
+    // Vite's base URL in the app; '/' where another bundler builds this worker
+    const base = (import.meta as ImportMeta & { env?: { BASE_URL?: string } }).env?.BASE_URL ?? '/'
+    const baseUrl = `${base}models/optional/`
     return once(id, () => import('../src/search/use-lite-embedder').then((m) => m.createUseLiteEmbedder({ baseUrl })))
   }
   const embedder = await once('static', () => import('../src/search/static-embedder').then((m) => m.createStaticEmbedder()))

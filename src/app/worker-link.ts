@@ -66,12 +66,24 @@ export interface ModelChoice {
   label: string
 }
 
-/** The id in a model's manifest; read through the model cache, so a model used once is still offered offline. */
-async function manifestId(url: string): Promise<string | undefined> {
+const idIn = (bytes: Uint8Array): string | undefined => {
+  const manifest = JSON.parse(new TextDecoder().decode(bytes)) as { id?: unknown }
+  return typeof manifest.id === 'string' ? manifest.id : undefined
+}
+
+/** The shipped model's id; the service worker serves its manifest offline. */
+async function shippedModelId(url: string): Promise<string> {
+  const response = await fetch(url)
+  if (!response.ok) throw new Error(`The embedding model manifest could not be loaded (HTTP ${response.status}).`)
+  const id = idIn(new Uint8Array(await response.arrayBuffer()))
+  if (!id) throw new Error('The embedding model manifest has no id.')
+  return id
+}
+
+/** An optional model's id, through the model cache: offline it is offered once this device has used it. */
+async function optionalModelId(url: string): Promise<string | undefined> {
   try {
-    const { bytes } = await fetchFresh(url, { what: 'model manifest' })
-    const manifest = JSON.parse(new TextDecoder().decode(bytes)) as { id?: unknown }
-    return typeof manifest.id === 'string' ? manifest.id : undefined
+    return idIn((await fetchFresh(url, { what: 'model manifest' })).bytes)
   } catch {
     return undefined
   }
@@ -86,8 +98,7 @@ let served: Promise<ModelChoice[]> | undefined
 export function modelChoices(): Promise<ModelChoice[]> {
   served ??= (async () => {
     const base = `${import.meta.env.BASE_URL}models/`
-    const [shipped, useLite] = await Promise.all([manifestId(`${base}${STATIC_MANIFEST_FILE}`), manifestId(`${base}optional/${USE_LITE_MANIFEST_FILE}`)])
-    if (!shipped) throw new Error('The embedding model manifest could not be loaded.')
+    const [shipped, useLite] = await Promise.all([shippedModelId(`${base}${STATIC_MANIFEST_FILE}`), optionalModelId(`${base}optional/${USE_LITE_MANIFEST_FILE}`)])
     const choices: ModelChoice[] = [{ id: shipped, label: 'Word vectors (GloVe, in the app, fast)' }]
     if (useLite) choices.push({ id: useLite, label: 'Sentence encoder (USE-lite, a 28 MB download on first use; closer matches for questions, slower writes)' })
     return choices

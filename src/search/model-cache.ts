@@ -84,6 +84,11 @@ export async function fetchModelBytes(url: string, options: FetchModelOptions): 
  */
 export async function fetchFresh(url: string, options: FetchModelOptions): Promise<FetchedModel> {
   const cache = options.cache === undefined ? defaultModelCache() : options.cache
+  // known to be offline: the cached copy without a request the browser would log as failed
+  if ((globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine === false && cache) {
+    const cached = await cache.get(url).catch(() => undefined)
+    if (cached) return { bytes: cached, sha256: await verifySha256(cached, options.sha256, options.what), fromCache: true }
+  }
   try {
     const bytes = await download(url, options)
     await cache?.put(url, bytes).catch(() => undefined)

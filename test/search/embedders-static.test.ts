@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { isMemoryError } from '../../src/core/errors'
 import type { Embedder } from '../../src/search/embedder'
 import { createStaticEmbedder } from '../../src/search/static-embedder'
@@ -137,6 +137,25 @@ describe('static GloVe embedder over HTTP', () => {
     } finally {
       for (const [path, body] of saved) server.files.set(path, body)
     }
+  })
+
+  it('known to be offline, reads the manifest from the cache without asking the network', async () => {
+    const cache = cacheStorageModelCache(new MemoryCacheStorage())
+    const online = await createStaticEmbedder({ baseUrl: `${server.url}models/`, cache })
+    await online.dispose?.()
+    const asked = server.requests.get('models/cairn-glove-100d.json') ?? 0
+    vi.stubGlobal('navigator', { onLine: false })
+    try {
+      const offline = await createStaticEmbedder({ baseUrl: `${server.url}models/`, cache })
+      await offline.dispose?.()
+      expect(server.requests.get('models/cairn-glove-100d.json') ?? 0).toBe(asked)
+    } finally {
+      vi.unstubAllGlobals()
+    }
+    // online again, the manifest is asked of the network first (it names the current checksums)
+    const again = await createStaticEmbedder({ baseUrl: `${server.url}models/`, cache })
+    await again.dispose?.()
+    expect(server.requests.get('models/cairn-glove-100d.json')).toBe(asked + 1)
   })
 
   it('fails with model_failed when the served model was replaced', async () => {
