@@ -7,7 +7,7 @@ import type { Graph } from './graph'
 import { normalizeName } from './normalize'
 import { STRONG_COVERAGE, type MatchLevel, type QueryEvidence } from './evidence'
 import { admitNotes, type NoteSet, type TimeView } from './validity'
-import { activationPerNote, anchorsOf, sessionLift, spreadActivation, timeAnchorLift, type ContextCandidate, type Link } from './note-context'
+import { activationPerNote, anchorsOf, DAY_MS, replyLift, sessionLift, spreadActivation, timeAnchorLift, type ContextCandidate, type Link } from './note-context'
 import { lastPeriod, questionTime, type QuestionTime } from './question-time'
 import type { Observation, RecallLimits, RecallRequest, RecallResult, RecalledEntity, RecalledRelationship, Snippet } from './types'
 
@@ -175,6 +175,10 @@ export interface RecallTuning {
   feedbackShare: number
   /** Notes the note index matches on the query's words compete even when they back no recalled entity (1), or not (0). */
   directNotes: number
+  /** Share of its score each of the best first-pass notes lends the note written right after it on its day (its reply). */
+  replyShare: number
+  /** How many of the best first-pass notes lend their reply. */
+  replyNotes: number
 }
 
 export const DEFAULT_TUNING: Readonly<RecallTuning> = {
@@ -191,6 +195,8 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   feedbackNotes: 3,
   feedbackShare: 0.2,
   directNotes: 1,
+  replyShare: 0.15,
+  replyNotes: 5,
 }
 
 /**
@@ -379,15 +385,30 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
   const own = candidates.map((c) => ({ at: c.at, score: ownMatch(c.slug) }))
   const anchors = anchorsOf(own, tuning.anchors)
   const session = sessionLift(own, anchors, tuning.sessionShare)
+  const replied = tuning.replyShare > 0 ? anchorsOf(own, tuning.replyNotes) : []
+  const reply = replied.length ? replyLift(own, writtenOf(graph, candidates, replied), replied, tuning.replyShare) : undefined
   const near = range || (!when.relation && !tuning.nearAlways) ? undefined : timeAnchorLift(own, anchors, tuning.nearShare, tuning.nearHalfLifeDays, when.relation)
   for (const c of candidates) c.score = scoreNote(c.slug, c.share) + tuning.graphShare * c.lent
   if (likeness && tuning.feedbackShare > 0) feedback(candidates, own, likeness, tuning)
   candidates.forEach((c, i) => {
     const recent = span > 0 ? (when.order === 'newest' ? c.at - oldest : newest - c.at) / span : 0
-    c.score += session[i]! + (near ? near[i]! : 0) + tuning.recencyShare * recent
+    c.score += session[i]! + (near ? near[i]! : 0) + (reply ? reply[i]! : 0) + tuning.recencyShare * recent
     if (range && c.observedAt >= range.from && c.observedAt < range.to) c.score += tuning.timeShare
   })
   return rankTop(candidates, limit, (a, b) => b.score - a.score || byTime(a, b))
+}
+
+/**
+ * Where each candidate written on an anchor's day stands in the order the memory took its notes
+ * in, NaN for the others. Known without reading a note's text.
+ */
+function writtenOf(graph: Graph, candidates: ReadonlyArray<{ slug: string; at: number }>, anchors: readonly number[]): Float64Array {
+  const written = new Float64Array(candidates.length).fill(NaN)
+  const days = new Set(anchors.map((i) => Math.floor(candidates[i]!.at / DAY_MS)))
+  candidates.forEach((c, i) => {
+    if (days.has(Math.floor(c.at / DAY_MS))) written[i] = graph.writeOrderOf(c.slug) ?? NaN
+  })
+  return written
 }
 
 /**

@@ -222,6 +222,26 @@ describe('notes around the best hits', () => {
     expect(slugs.indexOf(alike.slug)).toBeLessThan(slugs.indexOf(other.slug))
   }, 30_000)
 
+  it('lifts the note written right after the best hit (its reply) over another of the same day, before and after a reopen', async () => {
+    const f = await fixture()
+    const at = '2023-03-01T10:00:00.000Z'
+    // by slug, 'cold-day' sorts before 'the-bowl': without the reply it would come first
+    const before = await f.conn.write({ title: 'Cold day', content: 'Jo: It was cold and grey outside.', observedAt: at, entities: [jo] })
+    await f.conn.write({ title: 'Question', content: 'Sam: What did you make at the pottery class, Jo?', observedAt: at, entities: [jo] })
+    const reply = await f.conn.write({ title: 'The bowl', content: 'Jo: A blue bowl with a lid!', observedAt: at, entities: [jo] })
+    const asked = { query: 'What did Jo make at the pottery class?', limits: { observations: 3 } }
+    const slugs = (await f.conn.recall(asked)).observations.map((o) => o.slug)
+    expect(slugs.indexOf(reply.slug)).toBeGreaterThanOrEqual(0)
+    expect(slugs.indexOf(reply.slug)).toBeLessThan(slugs.indexOf(before.slug))
+    // reopened, the notes' order comes from the save, their texts still in storage
+    await f.memory.saveIndex()
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    expect((await c.recall(asked)).observations.map((o) => o.slug)).toEqual(slugs)
+    await reopened.close()
+  })
+
   it('a note holding the query\'s words comes back though the entity it names is not among those recalled', async () => {
     const f = await fixture()
     await f.conn.write({ title: 'Glaze', content: 'Jo chose a blue glaze.', observedAt: '2023-03-01T10:00:00.000Z', entities: [{ name: 'Jo', type: 'person', description: 'a potter who glazes blue pottery bowls' }] })
