@@ -385,7 +385,8 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
   const own = candidates.map((c) => ({ at: c.at, score: ownMatch(c.slug) }))
   const anchors = anchorsOf(own, tuning.anchors)
   const session = sessionLift(own, anchors, tuning.sessionShare)
-  const replied = tuning.replyShare > 0 ? anchorsOf(own, tuning.replyNotes) : []
+  // a question that asks when is answered by the note of the event, not by what followed it
+  const replied = tuning.replyShare > 0 && !when.asksTime ? anchorsOf(own, tuning.replyNotes) : []
   const reply = replied.length ? replyLift(own, writtenOf(graph, candidates, replied), replied, tuning.replyShare) : undefined
   const near = range || (!when.relation && !tuning.nearAlways) ? undefined : timeAnchorLift(own, anchors, tuning.nearShare, tuning.nearHalfLifeDays, when.relation)
   for (const c of candidates) c.score = scoreNote(c.slug, c.share) + tuning.graphShare * c.lent

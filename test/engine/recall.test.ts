@@ -242,6 +242,18 @@ describe('notes around the best hits', () => {
     await reopened.close()
   })
 
+  it('lends no reply for a question that asks when: its answer is the note of the event', async () => {
+    const f = await fixture()
+    const at = '2023-03-01T10:00:00.000Z'
+    const before = await f.conn.write({ title: 'Cold day', content: 'Jo: It was cold and grey outside.', observedAt: at, entities: [jo] })
+    await f.conn.write({ title: 'Question', content: 'Sam: What did you make at the pottery class, Jo?', observedAt: at, entities: [jo] })
+    const reply = await f.conn.write({ title: 'The bowl', content: 'Jo: A blue bowl with a lid!', observedAt: at, entities: [jo] })
+    const slugs = (await f.conn.recall({ query: 'When did Sam ask Jo about the pottery class?', limits: { observations: 3 } })).observations.map((o) => o.slug)
+    // with no reply lifted, the two notes holding none of the words keep their order by slug
+    expect(slugs.indexOf(before.slug)).toBeGreaterThanOrEqual(0)
+    expect(slugs.indexOf(before.slug)).toBeLessThan(slugs.indexOf(reply.slug))
+  })
+
   it('a note holding the query\'s words comes back though the entity it names is not among those recalled', async () => {
     const f = await fixture()
     await f.conn.write({ title: 'Glaze', content: 'Jo chose a blue glaze.', observedAt: '2023-03-01T10:00:00.000Z', entities: [{ name: 'Jo', type: 'person', description: 'a potter who glazes blue pottery bowls' }] })
