@@ -381,11 +381,6 @@ export class Graph implements GraphView {
     return this.observations.observedAt(slug)
   }
 
-  /** Where a note stands in the order this memory took its notes in (see `NoteShelf.writeOrder`), without its text. */
-  writeOrderOf(slug: string): number | undefined {
-    return this.observations.writeOrder(slug)
-  }
-
   /** `observedAtOf` in ms (0 when it reads as no time): what ranking by time compares. */
   observedMsOf(slug: string): number {
     return this.observations.observedMs(slug)

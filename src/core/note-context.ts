@@ -53,8 +53,9 @@ export function sessionLift(candidates: readonly ContextCandidate[], anchors: re
 /**
  * The reply to a hit: the note written right after an anchor on its day (the next turn of a
  * conversation, the next fact taken from it) gains `share` of the anchor's score. `written` gives
- * each candidate's place in the order the notes were written, NaN where it is not known
- * (candidates on no anchor's day need none). Only candidates are compared.
+ * when each candidate was written (ms), NaN where it is not known (candidates on no anchor's day
+ * need none); a note written at the same moment as the anchor is not after it. Only candidates are
+ * compared.
  */
 export function replyLift(candidates: readonly ContextCandidate[], written: ArrayLike<number>, anchors: readonly number[], share: number): Float64Array {
   const lift = new Float64Array(candidates.length)

@@ -28,20 +28,10 @@ export class NoteShelf implements Iterable<Observation> {
   private isoAt: Array<string | undefined> | undefined
   /** How many notes are still in storage. */
   private away = 0
-  /**
-   * The order in which this memory took its notes in (see `writeOrder`), for those not at their
-   * place in the save: a saved note's place is its order, since the save keeps that order.
-   */
-  private readonly order = new Map<string, number>()
-  private nextOrder = 0
 
-  /** Notes given whole (not from a save): their order is that of their writing, by createdAt. */
   static of(observations: Iterable<Observation>): NoteShelf {
     const shelf = new NoteShelf()
-    const notes = [...observations]
-    // a stable sort: notes written at one moment keep the order they were given in
-    notes.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
-    for (const o of notes) shelf.set(o.slug, o)
+    for (const o of observations) shelf.held.set(o.slug, o)
     return shelf
   }
 
@@ -59,7 +49,6 @@ export class NoteShelf implements Iterable<Observation> {
     shelf.partOf = new Uint32Array(slugs.length)
     if (times && times.length === slugs.length) shelf.times = times
     shelf.away = shelf.held.size
-    shelf.nextOrder = slugs.length
     return shelf
   }
 
@@ -137,18 +126,8 @@ export class NoteShelf implements Iterable<Observation> {
     if (held === undefined || typeof held === 'object') return held
     if (this.stored(held)) throw new NoteInStorage(slug)
     const o = parseNote(slug, this.savedText(held))
-    this.order.set(slug, held)
     this.held.set(slug, o)
     return o
-  }
-
-  /**
-   * Where a note stands in the order this memory took its notes in (written here, or arrived by
-   * sync): a later note has a greater number; an edit keeps a note's. Known without its text.
-   */
-  writeOrder(slug: string): number | undefined {
-    const held = this.held.get(slug)
-    return typeof held === 'number' ? held : this.order.get(slug)
   }
 
   /**
@@ -185,17 +164,13 @@ export class NoteShelf implements Iterable<Observation> {
   }
 
   set(slug: string, o: Observation): void {
-    const held = this.held.get(slug)
-    if (this.stored(held)) this.away--
-    if (held === undefined) this.order.set(slug, this.nextOrder++)
-    else if (typeof held === 'number') this.order.set(slug, held)
+    if (this.stored(this.held.get(slug))) this.away--
     this.held.set(slug, o)
   }
 
   delete(slug: string): void {
     if (this.stored(this.held.get(slug))) this.away--
     this.held.delete(slug)
-    this.order.delete(slug)
   }
 
   keys(): IterableIterator<string> {

@@ -213,6 +213,8 @@ const SPREAD_EDGES = 12
 const SPREAD_NOTES_CAP = 200
 /** An entity with more edges than this passes no activation on. */
 const SPREAD_DEGREE_CAP = 1_000
+/** A day with more candidates than this lends no reply: its notes are not read for when they were written. */
+const REPLY_DAY_CAP = 300
 
 /**
  * Semantic recall. Entities rank by their descriptions (the index's hits) or, more weakly, by
@@ -400,15 +402,24 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
 }
 
 /**
- * Where each candidate written on an anchor's day stands in the order the memory took its notes
- * in, NaN for the others. Known without reading a note's text.
+ * When each candidate written on an anchor's day was written (its createdAt, which every replica
+ * of the memory holds alike), NaN for the others. Those notes are read, only for a day with
+ * another candidate beside the anchors and with at most `REPLY_DAY_CAP` of them: a day of
+ * thousands of notes is no conversation to follow.
  */
 function writtenOf(graph: Graph, candidates: ReadonlyArray<{ slug: string; at: number }>, anchors: readonly number[]): Float64Array {
   const written = new Float64Array(candidates.length).fill(NaN)
-  const days = new Set(anchors.map((i) => Math.floor(candidates[i]!.at / DAY_MS)))
-  candidates.forEach((c, i) => {
-    if (days.has(Math.floor(c.at / DAY_MS))) written[i] = graph.writeOrderOf(c.slug) ?? NaN
+  const perDay = new Map<number, number>()
+  for (const i of anchors) perDay.set(Math.floor(candidates[i]!.at / DAY_MS), 0)
+  const dayOf = candidates.map((c) => Math.floor(c.at / DAY_MS))
+  for (const day of dayOf) if (perDay.has(day)) perDay.set(day, perDay.get(day)! + 1)
+  const onDay: number[] = []
+  dayOf.forEach((day, i) => {
+    const n = perDay.get(day)
+    if (n !== undefined && n > 1 && n <= REPLY_DAY_CAP) onDay.push(i)
   })
+  graph.requireNotes(onDay.map((i) => candidates[i]!.slug))
+  for (const i of onDay) written[i] = Date.parse(graph.getObservation(candidates[i]!.slug)!.createdAt)
   return written
 }
 

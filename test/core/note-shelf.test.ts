@@ -1,7 +1,7 @@
 // When a note was observed, answered for notes an open left in storage from the times the save
 // gave, and for notes read or changed since from the note itself.
 import { describe, expect, it } from 'vitest'
-import { joinNotes, NoteInStorage, NoteShelf } from '../../src/core/note-shelf'
+import { NoteInStorage, NoteShelf } from '../../src/core/note-shelf'
 import type { Observation } from '../../src/core/types'
 
 const at = (day: number) => `2026-02-${String(day).padStart(2, '0')}T08:30:00.000Z`
@@ -22,30 +22,5 @@ describe('a note shelf telling when each note was observed', () => {
     expect(shelf.observedAt('a')).toBe(at(9))
     expect(shelf.observedAt('b')).toBe(at(2))
     expect(shelf.observedAt('nobody')).toBeUndefined()
-  })
-})
-
-describe('a note shelf telling the order its notes were taken in', () => {
-  it('orders notes given whole by when they were written, then new ones after them, and an edit keeps its place', () => {
-    const shelf = NoteShelf.of([note('late', at(3)), note('early', at(1)), note('middle', at(2))])
-    expect(['early', 'middle', 'late'].map((s) => shelf.writeOrder(s))).toEqual([0, 1, 2])
-    shelf.set('new', note('new', at(1)))
-    expect(shelf.writeOrder('new')).toBe(3)
-    shelf.set('early', { ...note('early', at(1)), content: 'edited' })
-    expect(shelf.writeOrder('early')).toBe(0)
-    shelf.delete('middle')
-    expect(shelf.writeOrder('middle')).toBeUndefined()
-  })
-
-  it('gives a saved note its place in the save without its text, and keeps it once the note is read or edited', () => {
-    const slugs = ['a', 'b', 'c']
-    const { text, ends } = joinNotes(slugs.map((s) => [s, JSON.stringify(note(s, at(1)))] as const))
-    const shelf = NoteShelf.inStorage(slugs)
-    expect(slugs.map((s) => shelf.writeOrder(s))).toEqual([0, 1, 2])
-    shelf.takeInPart(0, slugs, text, ends)
-    shelf.get('b')
-    shelf.set('c', note('c', at(2)))
-    shelf.set('d', note('d', at(2)))
-    expect(['a', 'b', 'c', 'd'].map((s) => shelf.writeOrder(s))).toEqual([0, 1, 2, 3])
   })
 })
