@@ -213,8 +213,8 @@ const SPREAD_EDGES = 12
 const SPREAD_NOTES_CAP = 200
 /** An entity with more edges than this passes no activation on. */
 const SPREAD_DEGREE_CAP = 1_000
-/** A day with more candidates than this lends no reply: its notes are not read for when they were written. */
-const REPLY_DAY_CAP = 300
+/** A day with more candidates than this lends no reply: its notes are not read for when they were written (a recall after an open reads that many at most, see NoteLoader.withNotes). */
+const REPLY_DAY_CAP = 200
 
 /**
  * Semantic recall. Entities rank by their descriptions (the index's hits) or, more weakly, by
