@@ -113,6 +113,7 @@ const SIGNALS: Array<{ name: string; off: Partial<RecallTuning>; on?: Partial<Re
   { name: 'time words (days, last week, before/after)', off: { timeWords: 0 } },
   { name: 'feedback (likeness to the best notes)', off: { feedbackShare: 0 }, on: { feedbackShare: 0.2, feedbackNotes: 3 } },
   { name: 'direct notes (matched, backing no recalled entity)', off: { directNotes: 0 }, on: { directNotes: 1 } },
+  { name: 'reply (written right after a hit)', off: { replyShare: 0 } },
 ]
 
 /** A signal's weights when on: the default's, or those it was measured at when the default leaves it off. */

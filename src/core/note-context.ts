@@ -2,7 +2,7 @@
 // session of a conversation), near them in time, or about an entity the question names or one
 // linked to it. Each gives a candidate a share of a hit's score; all are bounded by the candidates.
 
-const DAY_MS = 86_400_000
+export const DAY_MS = 86_400_000
 
 /** A candidate note: when it was observed (ms) and its score from its own match. */
 export interface ContextCandidate {
@@ -46,6 +46,37 @@ export function sessionLift(candidates: readonly ContextCandidate[], anchors: re
     if (isAnchor.has(i)) continue
     const best = bestOfDay.get(Math.floor(candidates[i]!.at / DAY_MS))
     if (best !== undefined) lift[i] = share * best
+  }
+  return lift
+}
+
+/**
+ * The reply to a hit: the note written right after an anchor on its day (the next turn of a
+ * conversation, the next fact taken from it) gains `share` of the anchor's score. `written` gives
+ * when each candidate was written (ms), NaN where it is not known (candidates on no anchor's day
+ * need none); a note written at the same moment as the anchor is not after it. Only candidates are
+ * compared.
+ */
+export function replyLift(candidates: readonly ContextCandidate[], written: ArrayLike<number>, anchors: readonly number[], share: number): Float64Array {
+  const lift = new Float64Array(candidates.length)
+  if (share <= 0) return lift
+  const isAnchor = new Set(anchors)
+  // the candidates whose order is known, and their days: each anchor then looks at those alone
+  const known: number[] = []
+  for (let i = 0; i < candidates.length; i++) if (Number.isFinite(written[i]!) && !isAnchor.has(i)) known.push(i)
+  const days = known.map((i) => Math.floor(candidates[i]!.at / DAY_MS))
+  for (const a of anchors) {
+    const at = written[a]!
+    if (!Number.isFinite(at)) continue
+    const day = Math.floor(candidates[a]!.at / DAY_MS)
+    let next = -1
+    for (let k = 0; k < known.length; k++) {
+      const i = known[k]!
+      const w = written[i]!
+      if (!(w > at) || days[k] !== day) continue
+      if (next < 0 || w < written[next]!) next = i
+    }
+    if (next >= 0) lift[next] = Math.max(lift[next]!, share * candidates[a]!.score)
   }
   return lift
 }

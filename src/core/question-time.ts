@@ -11,6 +11,8 @@ export interface QuestionTime {
   relation?: 'before' | 'after'
   /** "last week" / "last month" / "last year": a period before the memory's newest note, read by `lastPeriod`. */
   last?: 'week' | 'month' | 'year'
+  /** The question asks for a time ("when did…", "how long ago…", "what year…"): its answer is the note of the event itself. */
+  asksTime?: true
 }
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']
@@ -26,6 +28,7 @@ const OLDEST = /\b(first|earliest|originally|initially|oldest)\b/i
 const LAST_PERIOD = /\blast\s+(week|month|year)\b/i
 const BEFORE = /\b(before|prior to|until)\b/i
 const AFTER = /\b(after|since|afterwards?|following)\b/i
+const ASKS_TIME = /^\W*(?:(?:when|how long ago|(?:in |on )?(?:what|which) (?:date|day|month|year) (?:did|do|does|was|were|is|will|has|had))\b|(?:what|which) (?:date|day|month|year)\?)/i
 
 const NO_TIME: QuestionTime = { order: 'newest' }
 
@@ -61,7 +64,8 @@ export function questionTime(query: string, coarse = false): QuestionTime {
   const out: QuestionTime = { order: OLDEST.test(query) ? 'oldest' : 'newest' }
   const range = namedRange(query, coarse)
   if (range) out.range = range
-  if (coarse) return out.range || out.order === 'oldest' ? out : NO_TIME
+  if (ASKS_TIME.test(query)) out.asksTime = true
+  if (coarse) return out.range || out.order === 'oldest' || out.asksTime ? out : NO_TIME
   const last = LAST_PERIOD.exec(query)
   if (last) out.last = last[1]!.toLowerCase() as QuestionTime['last']
   const before = BEFORE.exec(query)
@@ -69,7 +73,7 @@ export function questionTime(query: string, coarse = false): QuestionTime {
   // both, or neither: no direction ("between the move and the wedding" is not read)
   if (before && !after) out.relation = 'before'
   else if (after && !before) out.relation = 'after'
-  return out.range || out.last || out.relation || out.order === 'oldest' ? out : NO_TIME
+  return out.range || out.last || out.relation || out.order === 'oldest' || out.asksTime ? out : NO_TIME
 }
 
 function namedRange(query: string, coarse: boolean): { from: string; to: string } | undefined {

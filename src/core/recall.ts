@@ -7,7 +7,7 @@ import type { Graph } from './graph'
 import { normalizeName } from './normalize'
 import { STRONG_COVERAGE, type MatchLevel, type QueryEvidence } from './evidence'
 import { admitNotes, type NoteSet, type TimeView } from './validity'
-import { activationPerNote, anchorsOf, sessionLift, spreadActivation, timeAnchorLift, type ContextCandidate, type Link } from './note-context'
+import { activationPerNote, anchorsOf, DAY_MS, replyLift, sessionLift, spreadActivation, timeAnchorLift, type ContextCandidate, type Link } from './note-context'
 import { lastPeriod, questionTime, type QuestionTime } from './question-time'
 import type { Observation, RecallLimits, RecallRequest, RecallResult, RecalledEntity, RecalledRelationship, Snippet } from './types'
 
@@ -175,6 +175,10 @@ export interface RecallTuning {
   feedbackShare: number
   /** Notes the note index matches on the query's words compete even when they back no recalled entity (1), or not (0). */
   directNotes: number
+  /** Share of its score each of the best first-pass notes lends the note written right after it on its day (its reply). */
+  replyShare: number
+  /** How many of the best first-pass notes lend their reply. */
+  replyNotes: number
 }
 
 export const DEFAULT_TUNING: Readonly<RecallTuning> = {
@@ -191,6 +195,8 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   feedbackNotes: 3,
   feedbackShare: 0.2,
   directNotes: 1,
+  replyShare: 0.15,
+  replyNotes: 5,
 }
 
 /**
@@ -207,6 +213,8 @@ const SPREAD_EDGES = 12
 const SPREAD_NOTES_CAP = 200
 /** An entity with more edges than this passes no activation on. */
 const SPREAD_DEGREE_CAP = 1_000
+/** A day with more candidates than this lends no reply: its notes are not read for when they were written (a recall after an open reads that many at most, see NoteLoader.withNotes). */
+const REPLY_DAY_CAP = 200
 
 /**
  * Semantic recall. Entities rank by their descriptions (the index's hits) or, more weakly, by
@@ -379,15 +387,40 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
   const own = candidates.map((c) => ({ at: c.at, score: ownMatch(c.slug) }))
   const anchors = anchorsOf(own, tuning.anchors)
   const session = sessionLift(own, anchors, tuning.sessionShare)
+  // a question that asks when is answered by the note of the event, not by what followed it
+  const replied = tuning.replyShare > 0 && !when.asksTime ? anchorsOf(own, tuning.replyNotes) : []
+  const reply = replied.length ? replyLift(own, writtenOf(graph, candidates, replied), replied, tuning.replyShare) : undefined
   const near = range || (!when.relation && !tuning.nearAlways) ? undefined : timeAnchorLift(own, anchors, tuning.nearShare, tuning.nearHalfLifeDays, when.relation)
   for (const c of candidates) c.score = scoreNote(c.slug, c.share) + tuning.graphShare * c.lent
   if (likeness && tuning.feedbackShare > 0) feedback(candidates, own, likeness, tuning)
   candidates.forEach((c, i) => {
     const recent = span > 0 ? (when.order === 'newest' ? c.at - oldest : newest - c.at) / span : 0
-    c.score += session[i]! + (near ? near[i]! : 0) + tuning.recencyShare * recent
+    c.score += session[i]! + (near ? near[i]! : 0) + (reply ? reply[i]! : 0) + tuning.recencyShare * recent
     if (range && c.observedAt >= range.from && c.observedAt < range.to) c.score += tuning.timeShare
   })
   return rankTop(candidates, limit, (a, b) => b.score - a.score || byTime(a, b))
+}
+
+/**
+ * When each candidate written on an anchor's day was written (its createdAt, which every replica
+ * of the memory holds alike), NaN for the others. Those notes are read, only for a day with
+ * another candidate beside the anchors and with at most `REPLY_DAY_CAP` of them: a day of
+ * thousands of notes is no conversation to follow.
+ */
+function writtenOf(graph: Graph, candidates: ReadonlyArray<{ slug: string; at: number }>, anchors: readonly number[]): Float64Array {
+  const written = new Float64Array(candidates.length).fill(NaN)
+  const perDay = new Map<number, number>()
+  for (const i of anchors) perDay.set(Math.floor(candidates[i]!.at / DAY_MS), 0)
+  const dayOf = candidates.map((c) => Math.floor(c.at / DAY_MS))
+  for (const day of dayOf) if (perDay.has(day)) perDay.set(day, perDay.get(day)! + 1)
+  const onDay: number[] = []
+  dayOf.forEach((day, i) => {
+    const n = perDay.get(day)
+    if (n !== undefined && n > 1 && n <= REPLY_DAY_CAP) onDay.push(i)
+  })
+  graph.requireNotes(onDay.map((i) => candidates[i]!.slug))
+  for (const i of onDay) written[i] = Date.parse(graph.getObservation(candidates[i]!.slug)!.createdAt)
+  return written
 }
 
 /**

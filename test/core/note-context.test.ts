@@ -1,6 +1,6 @@
 // What connects a note to the best hits: same day, near in time, and activation spread from named entities.
 import { describe, expect, it } from 'vitest'
-import { activationPerNote, anchorsOf, sessionLift, spreadActivation, timeAnchorLift, type Link } from '../../src/core/note-context'
+import { activationPerNote, anchorsOf, replyLift, sessionLift, spreadActivation, timeAnchorLift, type Link } from '../../src/core/note-context'
 
 const DAY = 86_400_000
 const day = (n: number, hour = 12) => n * DAY + hour * 3_600_000
@@ -28,6 +28,35 @@ describe('sessionLift', () => {
     const c = [{ at: day(1), score: 1 }, { at: day(1), score: 0 }]
     expect([...sessionLift(c, [0], 0)]).toEqual([0, 0])
     expect([...sessionLift(c, [], 0.5)]).toEqual([0, 0])
+  })
+})
+
+describe('replyLift', () => {
+  // written: the anchor at 10:00; a reply at 10:01, a later note at 10:02, one before at 09:59, one of another day right after
+  const c = [{ at: day(5), score: 0.8 }, { at: day(5), score: 0 }, { at: day(5), score: 0.3 }, { at: day(5), score: 0 }, { at: day(6), score: 0 }]
+  const written = [day(5, 10), day(5, 10) + 60_000, day(5, 10) + 120_000, day(5, 10) - 60_000, day(5, 10) + 30_000]
+
+  it('lifts only the note written right after an anchor on its day, by a share of its score', () => {
+    const lift = replyLift(c, written, [0], 0.1)
+    expect(lift[1]).toBeCloseTo(0.08)
+    expect([lift[0], lift[2], lift[3], lift[4]]).toEqual([0, 0, 0, 0])
+  })
+
+  it('an anchor lifts no other anchor, and a note after two anchors takes the better one\'s share', () => {
+    const scored = c.map((x, i) => (i === 3 ? { ...x, score: 0.4 } : x))
+    // anchor 3 (09:59) is followed by anchor 0 (10:00), which it skips, then by note 1
+    const lift = replyLift(scored, written, [0, 3], 0.1)
+    expect(lift[0]).toBe(0)
+    expect(lift[1]).toBeCloseTo(0.08)
+    // alone, anchor 3 lifts note 0, written right after it
+    expect(replyLift(scored, written, [3], 0.1)[0]).toBeCloseTo(0.04)
+  })
+
+  it('skips notes whose write time is unknown or the same as the anchor\'s, and lifts nothing at share 0', () => {
+    expect(replyLift(c, [written[0]!, NaN, written[0]!, NaN, NaN], [0], 0.1)[2]).toBe(0)
+    expect(replyLift(c, [written[0]!, NaN, written[2]!, NaN, NaN], [0], 0.1)[2]).toBeCloseTo(0.08)
+    expect([...replyLift(c, written, [0], 0)]).toEqual([0, 0, 0, 0, 0])
+    expect([...replyLift(c, [NaN, ...written.slice(1)], [0], 0.1)]).toEqual([0, 0, 0, 0, 0])
   })
 })
 

@@ -35,6 +35,18 @@ describe('questionTime', () => {
   })
 })
 
+describe('a question that asks for a time', () => {
+  it('is told apart from one that asks what, where or how', () => {
+    for (const q of ['When did Caroline go to the support group?', 'how long ago was the race?', 'What year did Jo move?', 'In which month did Sam start painting?', '"When is the party?"']) {
+      expect(questionTime(q).asksTime, q).toBe(true)
+    }
+    for (const q of ['What did Jo make at the pottery class?', 'Where did they camp when it rained?', 'How long is the trail?', 'What day trips did Sam take?', 'Whenever Jo paints, what does she hear?']) {
+      expect(questionTime(q).asksTime, q).toBeUndefined()
+    }
+    expect(questionTime('When did she paint?', true).asksTime).toBe(true)
+  })
+})
+
 describe('lastPeriod', () => {
   const newest = Date.parse('2023-08-10T15:00:00.000Z')
   it('ends after the day of the newest date and reaches back a week, month or year', () => {

@@ -178,6 +178,8 @@ describe('time in a question', () => {
 
 describe('notes around the best hits', () => {
   const jo = { name: 'Jo', type: 'person', description: 'a friend' }
+  // notes are ordered by when they were written (to the millisecond): a pause keeps two writes apart
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 3))
 
   it('reads a named day, not only its month', async () => {
     const f = await fixture()
@@ -221,6 +223,42 @@ describe('notes around the best hits', () => {
     expect(slugs.indexOf(alike.slug)).toBeGreaterThanOrEqual(0)
     expect(slugs.indexOf(alike.slug)).toBeLessThan(slugs.indexOf(other.slug))
   }, 30_000)
+
+  it('lifts the note written right after the best hit (its reply) over another of the same day, before and after a reopen', async () => {
+    const f = await fixture()
+    const at = '2023-03-01T10:00:00.000Z'
+    // by slug, 'cold-day' sorts before 'the-bowl': without the reply it would come first
+    const before = await f.conn.write({ title: 'Cold day', content: 'Jo: It was cold and grey outside.', observedAt: at, entities: [jo] })
+    await pause()
+    await f.conn.write({ title: 'Question', content: 'Sam: What did you make at the pottery class, Jo?', observedAt: at, entities: [jo] })
+    await pause()
+    const reply = await f.conn.write({ title: 'The bowl', content: 'Jo: A blue bowl with a lid!', observedAt: at, entities: [jo] })
+    const asked = { query: 'What did Jo make at the pottery class?', limits: { observations: 3 } }
+    const slugs = (await f.conn.recall(asked)).observations.map((o) => o.slug)
+    expect(slugs.indexOf(reply.slug)).toBeGreaterThanOrEqual(0)
+    expect(slugs.indexOf(reply.slug)).toBeLessThan(slugs.indexOf(before.slug))
+    // reopened, the notes' texts still in storage: those of the best hit's day are read
+    await f.memory.saveIndex()
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    expect((await c.recall(asked)).observations.map((o) => o.slug)).toEqual(slugs)
+    await reopened.close()
+  })
+
+  it('lends no reply for a question that asks when: its answer is the note of the event', async () => {
+    const f = await fixture()
+    const at = '2023-03-01T10:00:00.000Z'
+    const before = await f.conn.write({ title: 'Cold day', content: 'Jo: It was cold and grey outside.', observedAt: at, entities: [jo] })
+    await pause()
+    await f.conn.write({ title: 'Question', content: 'Sam: What did you make at the pottery class, Jo?', observedAt: at, entities: [jo] })
+    await pause()
+    const reply = await f.conn.write({ title: 'The bowl', content: 'Jo: A blue bowl with a lid!', observedAt: at, entities: [jo] })
+    const slugs = (await f.conn.recall({ query: 'When did Sam ask Jo about the pottery class?', limits: { observations: 3 } })).observations.map((o) => o.slug)
+    // with no reply lifted, the two notes holding none of the words keep their order by slug
+    expect(slugs.indexOf(before.slug)).toBeGreaterThanOrEqual(0)
+    expect(slugs.indexOf(before.slug)).toBeLessThan(slugs.indexOf(reply.slug))
+  })
 
   it('a note holding the query\'s words comes back though the entity it names is not among those recalled', async () => {
     const f = await fixture()
