@@ -224,15 +224,23 @@ describe('notes around the best hits', () => {
     expect(slugs.indexOf(alike.slug)).toBeLessThan(slugs.indexOf(other.slug))
   }, 30_000)
 
+  /**
+   * One day of a conversation, written in this order: a remark, a question and its reply. By
+   * slug, 'cold-day' sorts before 'the-bowl': without a reply lift the remark comes first.
+   */
+  async function potteryDay(conn: Awaited<ReturnType<typeof fixture>>['conn']): Promise<{ before: { slug: string }; reply: { slug: string } }> {
+    const at = '2023-03-01T10:00:00.000Z'
+    const before = await conn.write({ title: 'Cold day', content: 'Jo: It was cold and grey outside.', observedAt: at, entities: [jo] })
+    await pause()
+    await conn.write({ title: 'Question', content: 'Sam: What did you make at the pottery class, Jo?', observedAt: at, entities: [jo] })
+    await pause()
+    const reply = await conn.write({ title: 'The bowl', content: 'Jo: A blue bowl with a lid!', observedAt: at, entities: [jo] })
+    return { before, reply }
+  }
+
   it('lifts the note written right after the best hit (its reply) over another of the same day, before and after a reopen', async () => {
     const f = await fixture()
-    const at = '2023-03-01T10:00:00.000Z'
-    // by slug, 'cold-day' sorts before 'the-bowl': without the reply it would come first
-    const before = await f.conn.write({ title: 'Cold day', content: 'Jo: It was cold and grey outside.', observedAt: at, entities: [jo] })
-    await pause()
-    await f.conn.write({ title: 'Question', content: 'Sam: What did you make at the pottery class, Jo?', observedAt: at, entities: [jo] })
-    await pause()
-    const reply = await f.conn.write({ title: 'The bowl', content: 'Jo: A blue bowl with a lid!', observedAt: at, entities: [jo] })
+    const { before, reply } = await potteryDay(f.conn)
     const asked = { query: 'What did Jo make at the pottery class?', limits: { observations: 3 } }
     const slugs = (await f.conn.recall(asked)).observations.map((o) => o.slug)
     expect(slugs.indexOf(reply.slug)).toBeGreaterThanOrEqual(0)
@@ -248,12 +256,7 @@ describe('notes around the best hits', () => {
 
   it('lends no reply for a question that asks when: its answer is the note of the event', async () => {
     const f = await fixture()
-    const at = '2023-03-01T10:00:00.000Z'
-    const before = await f.conn.write({ title: 'Cold day', content: 'Jo: It was cold and grey outside.', observedAt: at, entities: [jo] })
-    await pause()
-    await f.conn.write({ title: 'Question', content: 'Sam: What did you make at the pottery class, Jo?', observedAt: at, entities: [jo] })
-    await pause()
-    const reply = await f.conn.write({ title: 'The bowl', content: 'Jo: A blue bowl with a lid!', observedAt: at, entities: [jo] })
+    const { before, reply } = await potteryDay(f.conn)
     const slugs = (await f.conn.recall({ query: 'When did Sam ask Jo about the pottery class?', limits: { observations: 3 } })).observations.map((o) => o.slug)
     // with no reply lifted, the two notes holding none of the words keep their order by slug
     expect(slugs.indexOf(before.slug)).toBeGreaterThanOrEqual(0)
