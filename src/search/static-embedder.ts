@@ -71,21 +71,13 @@ class StaticEmbedder extends SessionEmbedder {
 
   protected async embedNow(texts: string[]): Promise<Float32Array[]> {
     const bags = texts.map((text) => this.bagOfWords(text))
-    const out = bags.map(() => new Float32Array(this.dimensions))
-    // Texts with no known token keep the zero vector; the rest run in length-sorted chunks
-    // so padding stays small.
-    const order = bags.map((_, i) => i).filter((i) => bags[i]!.ids.length > 0)
-    order.sort((a, b) => bags[a]!.ids.length - bags[b]!.ids.length)
-    let start = 0
-    while (start < order.length) {
+    // texts with no known token keep the zero vector; a batch holds at most MAX_BATCH texts and maxTokensPerRun tokens padded
+    const batchEnd = (order: readonly number[], start: number): number => {
       let end = start + 1
       while (end < order.length && end - start < MAX_BATCH && (end - start + 1) * bags[order[end]!]!.ids.length <= this.maxTokensPerRun) end++
-      const chunk = order.slice(start, end)
-      const vectors = await this.run(chunk.map((i) => bags[i]!))
-      chunk.forEach((i, row) => out[i]!.set(vectors.subarray(row * this.dimensions, (row + 1) * this.dimensions)))
-      start = end
+      return end
     }
-    return out
+    return this.inLengthOrder(bags.map((bag) => bag.ids.length), batchEnd, (batch) => this.run(batch.map((i) => bags[i]!)))
   }
 
   private async run(bags: BagOfWords[]): Promise<Float32Array> {

@@ -88,16 +88,9 @@ class UseLiteEmbedder extends SessionEmbedder {
   protected async embedNow(texts: string[]): Promise<Float32Array[]> {
     // the model reads its first maxTokens tokens, as the TF.js model clips them
     const sequences = texts.map((text) => this.tokenizer.encode(prepare(text)).slice(0, this.maxTokens))
-    const out = texts.map(() => new Float32Array(this.dimensions))
-    // texts with nothing in them keep the zero vector; the rest run in length-sorted batches
-    const order = sequences.map((_, i) => i).filter((i) => sequences[i]!.length > 0)
-    order.sort((a, b) => sequences[a]!.length - sequences[b]!.length)
-    for (let start = 0; start < order.length; start += this.maxBatch) {
-      const chunk = order.slice(start, start + this.maxBatch)
-      const vectors = await this.run(chunk.map((i) => sequences[i]!))
-      chunk.forEach((i, row) => out[i]!.set(vectors.subarray(row * this.dimensions, (row + 1) * this.dimensions)))
-    }
-    return out
+    // texts with nothing in them keep the zero vector; a batch holds at most maxBatch texts
+    const batchEnd = (order: readonly number[], start: number) => Math.min(order.length, start + this.maxBatch)
+    return this.inLengthOrder(sequences.map((s) => s.length), batchEnd, (batch) => this.run(batch.map((i) => sequences[i]!)))
   }
 
   private async run(sequences: number[][]): Promise<Float32Array> {
