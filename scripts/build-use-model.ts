@@ -8,7 +8,7 @@
 // all disappear with dense padded inputs. Each weight is found by its TF name and its shape is
 // checked, so a different release fails here instead of producing a wrong model.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { sha256Hex } from '../src/search/checksum'
@@ -140,10 +140,19 @@ async function main(): Promise<void> {
     vocabulary: { file: VOCABULARY_FILE, sha256: await sha256Hex(vocabularyBytes), size: pieces.length },
     source: { package: `${PACKAGE}@${version}`, model: 'Universal Sentence Encoder lite (TF.js), 2 transformer layers, 8k SentencePiece pieces', license: 'Apache-2.0' },
   }
+  // written beside, then renamed into place with the manifest last: a reader that finds the
+  // manifest (a test, the app's build, another conversion running at once) finds whole files
+  const own = `${outDir}.${process.pid}`
+  mkdirSync(own, { recursive: true })
   mkdirSync(outDir, { recursive: true })
-  writeFileSync(join(outDir, MODEL_FILE), modelBytes)
-  writeFileSync(join(outDir, VOCABULARY_FILE), vocabularyBytes)
-  writeFileSync(join(outDir, USE_LITE_MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n')
+  try {
+    writeFileSync(join(own, MODEL_FILE), modelBytes)
+    writeFileSync(join(own, VOCABULARY_FILE), vocabularyBytes)
+    writeFileSync(join(own, USE_LITE_MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n')
+    for (const file of [MODEL_FILE, VOCABULARY_FILE, USE_LITE_MANIFEST_FILE]) renameSync(join(own, file), join(outDir, file))
+  } finally {
+    rmSync(own, { recursive: true, force: true })
+  }
   console.log(`wrote ${outDir}/${MODEL_FILE} (${modelBytes.length} bytes, sha256 ${manifest.model.sha256}) in ${Math.round(performance.now() - started)} ms`)
 }
 

