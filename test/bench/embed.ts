@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createStaticEmbedder } from '../../src/search/static-embedder'
+import { mulberry32 } from '../support/mulberry32'
 
 const MODELS = join(fileURLToPath(new URL('../../public/models/', import.meta.url)))
 
@@ -21,13 +22,7 @@ export interface EmbedBench {
 
 /** Deterministic pseudo-sentences of 4–16 common words (mulberry32 PRNG). */
 function shortTexts(count: number, words: string[]): string[] {
-  let seed = 42
-  const random = () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const random = mulberry32(42)
   return Array.from({ length: count }, () => {
     const n = 4 + Math.floor(random() * 13)
     return Array.from({ length: n }, () => words[Math.floor(random() * words.length)]).join(' ') + '.'

@@ -4,6 +4,7 @@
 // Padded positions keep non-zero states (as in a real BERT), so pooling must honour the mask.
 
 import onnxProto from 'onnx-proto'
+import { mulberry32 } from '../support/mulberry32'
 
 const { onnx } = onnxProto
 
@@ -35,13 +36,10 @@ export interface TinyBertWeights {
   maskBias: Float32Array // [H], added where attention_mask is 1
 }
 
+/** Uniform in [-0.5, 0.5), the same on every run. */
 function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5
-  }
+  const next = mulberry32(seed)
+  return () => next() - 0.5
 }
 
 export function tinyBertWeights(seed = 7): TinyBertWeights {

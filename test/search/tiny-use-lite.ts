@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto'
 import { buildUseLiteGraph, type Matrix, type UseLiteWeights } from '../../scripts/use-lite-graph'
 import type { UseLiteManifest } from '../../src/search/use-lite-files'
 import type { UsePieces } from '../../src/search/use-tokenizer'
+import { mulberry32 } from '../support/mulberry32'
 
 // an unknown character scores 0 (the reference rule), so the bare word start costs more than a word
 export const PIECES: UsePieces = [
@@ -13,13 +14,10 @@ export const PIECES: UsePieces = [
 ]
 export const MAX_TOKENS = 6
 
+/** Uniform in [-0.5, 0.5), the same on every run. */
 function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5
-  }
+  const next = mulberry32(seed)
+  return () => next() - 0.5
 }
 
 export function tinyWeights(): UseLiteWeights {
