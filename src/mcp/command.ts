@@ -3,7 +3,8 @@
 // (`--ephemeral`), or is a replica of a memory on a sync server. Only JSON-RPC goes to stdout
 // in stdio mode; everything meant for a person goes to stderr.
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { DEFAULT_TIER, isTier } from '../core/access'
@@ -11,6 +12,7 @@ import { BM25_ONLY, type RetrievalConfig } from '../core/types'
 import { MemoryError } from '../core/errors'
 import { createDefaultEmbedder } from '../search/default-embedder'
 import { parseJson } from '../search/model-source'
+import { parseUseLiteManifest } from '../search/use-lite-files'
 import type { Embedder } from '../search/embedder'
 import { localMemoryProvider, organizationMemoryProvider, syncedMemoryProvider } from './provider'
 import { createMcpServer, startHttpMcpServer } from './server'
@@ -60,9 +62,6 @@ class UsageError extends Error {}
 export async function useLiteFrom(manifest: string): Promise<Embedder> {
   const { createUseLiteEmbedder } = await import('../search/use-lite-embedder')
   if (/^https?:\/\//i.test(manifest)) return createUseLiteEmbedder({ manifest, cache: null })
-  const { parseUseLiteManifest } = await import('../search/use-lite-files')
-  const { readFileSync } = await import('node:fs')
-  const { dirname } = await import('node:path')
   const file = resolve(manifest)
   const read = (path: string): Uint8Array => {
     try {
@@ -72,7 +71,8 @@ export async function useLiteFrom(manifest: string): Promise<Embedder> {
     }
   }
   const parsed = parseUseLiteManifest(parseJson(read(file), 'USE-lite manifest'))
-  return createUseLiteEmbedder({ manifest: parsed, model: read(join(dirname(file), parsed.model.file)), vocabulary: read(join(dirname(file), parsed.vocabulary.file)), cache: null })
+  const beside = (name: string) => read(join(dirname(file), name))
+  return createUseLiteEmbedder({ manifest: parsed, model: beside(parsed.model.file), vocabulary: beside(parsed.vocabulary.file), cache: null })
 }
 
 /** A replica's retrieval config from its options: the app passes the memory's own, so both rank alike. */
