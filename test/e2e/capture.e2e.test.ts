@@ -187,7 +187,8 @@ describe.each(VIEWPORTS)('capture from text at $width x $height', ({ name, width
     await page.keyboard.type('supplier of the clinic software')
     await harness.screenshot(page, `capture-${name}-proposals`)
     await page.keyboard.press('Control+Enter')
-    await page.getByTestId('write-result').waitFor()
+    // the previous test's confirmation is on screen until this note's replaces it
+    await expect.poll(() => page.getByTestId('write-result').textContent()).toContain('Maria Chen')
     await expect.poll(() => page.getByTestId('write-problems').count()).toBe(0)
     const inspect = async (n: string) => {
       const body = (await page.evaluate(async (who) => JSON.parse((await window.seedTools!.get('inspect_entity')!.execute({ name: who })).content[0]!.text), n)) as { entity?: { type: string; description: string } }
