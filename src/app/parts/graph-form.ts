@@ -1,4 +1,5 @@
 // Form state for the entities and relationships of an observation, and its conversion to engine input.
+import type { NoteListRequest } from '../../core/notes'
 import type { EntityInput, RelationshipInput } from '../../core/types'
 
 export interface EntityRow {
@@ -37,4 +38,25 @@ export function toRelationships(rows: RelationshipRow[]): RelationshipInput[] {
 
 export function splitTags(text: string): string[] {
   return text.split(',').map((t) => t.trim()).filter(Boolean)
+}
+
+/** The filters a screen offers over notes (Notes, Recall), as typed. */
+export interface NoteFilterFields {
+  category: string
+  tags: string
+  from: string
+  to: string
+  entity: string
+}
+
+/** Those filters as a request's fields; blank ones are left out. */
+export function noteFilters(f: NoteFilterFields): Pick<NoteListRequest, 'category' | 'tags' | 'from' | 'to' | 'entity'> {
+  const out: Pick<NoteListRequest, 'category' | 'tags' | 'from' | 'to' | 'entity'> = {}
+  if (f.category.trim()) out.category = f.category.trim()
+  const tags = splitTags(f.tags)
+  if (tags.length) out.tags = tags
+  if (f.from) out.from = f.from
+  if (f.to) out.to = f.to
+  if (f.entity.trim()) out.entity = f.entity.trim()
+  return out
 }
