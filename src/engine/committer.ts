@@ -103,8 +103,13 @@ export class Committer {
     this.assertOpen()
     return this.queue.run(async () => {
       this.assertOpen()
-      if (reads === 'every note') await this.loader.notesHeld()
-      return task()
+      this.loader.foregroundStarted()
+      try {
+        if (reads === 'every note') await this.loader.notesHeld()
+        return await task()
+      } finally {
+        this.loader.foregroundEnded()
+      }
     })
   }
 

@@ -16,7 +16,7 @@ import type { FirstSyncProgress } from '../sync/first-sync'
 import type { CommittedChange, RejectedPair, RemoteChange, SyncPort } from '../sync/port'
 import { AgentWrites, type Accepted } from './agent-writes'
 import { Committer, type EngineState } from './committer'
-import { fileInBackground, RECALL_QUIET_MS, type NoteSource } from './note-loading'
+import { fileInBackground, FOREGROUND_QUIET_MS, type NoteSource } from './note-loading'
 import { Reads } from './reads'
 import type { RecallTuning } from '../core/recall'
 import { SyncSide, type ImportedSnapshot } from './sync-side'
@@ -60,7 +60,7 @@ export class MemoryEngine implements SyncPort {
   // ---- note loading -------------------------------------------------------------------
 
   /** Files what an open left for later, in slices between recalls (see note-loading `fileInBackground`). */
-  fileInBackground(budgetMs = 4, slice = 50, quietMs = RECALL_QUIET_MS): void {
+  fileInBackground(budgetMs = 4, slice = 50, quietMs = FOREGROUND_QUIET_MS): void {
     const { graph, index, notes, loader, names } = this.c
     fileInBackground({ graph, index, notes, loader, names, isClosed: () => this.c.closed, filed: () => (this.filedAt ??= performance.now()) }, budgetMs, slice, quietMs)
   }

@@ -10,8 +10,8 @@ import { stored } from '../store/storage-error'
 import type { NameFiling } from './name-filing'
 import { taskScheduler } from './next-task'
 
-/** How long background filing waits after a recall, so that a run of recalls goes uncut (ms). */
-export const RECALL_QUIET_MS = 40
+/** How long background filing waits after a recall or a change, so that a run of them goes uncut (ms). */
+export const FOREGROUND_QUIET_MS = 40
 /** Keys a restored index puts in its maps in one go of the background work: about a millisecond. */
 const KEYS_PER_PART = 1_000
 /** Reads of notes a recall makes, beyond those it reads up front, before it waits for all texts. */
@@ -65,13 +65,14 @@ export class NoteLoader {
   private allNotesRead: Promise<void> | undefined
   /** Set once a read or change waits for every note: the parts left are then read back to back. */
   private notesWanted = false
-  /** Recalls awaiting their indexes: background filing waits for them. */
-  recalling = 0
+  /** Recalls and changes under way: background reading and filing wait for them. */
+  foreground = 0
   /**
-   * When the last recall ended (performance.now()): filing waits for a pause in a run of recalls.
-   * It starts as the engine is made, so that an open's first recall, usually asked at once, goes first.
+   * When the last of them ended (performance.now()): filing waits for a pause in a run of recalls
+   * or writes. It starts as the engine is made, so that an open's first recall, usually asked at
+   * once, goes first.
    */
-  lastRecallAt = performance.now()
+  lastForegroundAt = performance.now()
 
   constructor(
     private readonly graph: Graph,
@@ -86,14 +87,18 @@ export class NoteLoader {
     this.source = source
   }
 
-  /** A recall begins: background reading and filing give way until a pause after it. */
-  recallStarted(): void {
-    this.recalling++
+  /**
+   * A recall or a change begins: background reading and filing give way until a pause after it.
+   * A change counts too: each of its storage requests is a task of its own, and one waiting behind
+   * a filing slice at each of them made a write right after an open ten times as slow.
+   */
+  foregroundStarted(): void {
+    this.foreground++
   }
 
-  recallEnded(): void {
-    this.recalling--
-    this.lastRecallAt = performance.now()
+  foregroundEnded(): void {
+    this.foreground--
+    this.lastForegroundAt = performance.now()
   }
 
   /**
@@ -116,7 +121,7 @@ export class NoteLoader {
     if (!this.source) return Promise.reject(new MemoryError('storage_failed', 'this memory was opened without a way to read its notes'))
     if (!this.allNotesRead) {
       const quiet = async () => {
-        while (!this.notesWanted && !this.isClosed() && (this.recalling > 0 || performance.now() - this.lastRecallAt < RECALL_QUIET_MS)) await pause(RECALL_QUIET_MS)
+        while (!this.notesWanted && !this.isClosed() && (this.foreground > 0 || performance.now() - this.lastForegroundAt < FOREGROUND_QUIET_MS)) await pause(FOREGROUND_QUIET_MS)
       }
       this.allNotesRead = readNotesInto(this.graph, this.source, quiet)
       this.allNotesRead.catch(() => (this.allNotesRead = undefined))
@@ -168,18 +173,18 @@ export interface Filing {
  * between: a graph read from stored rows (`Graph.fromRows`) into the indexes a change needs,
  * then the entity names into the duplicate check. A change arriving first files the rest at
  * once. The budget is time, not a count: a recall waiting behind a task of 1,000 notes waited
- * tens of milliseconds at 100,000 notes on a busy machine. Recalls go first, and a run of
- * them (an agent asking one question after another) is not cut into: filing waits until
- * `quietMs` have passed without one, as its slices and the garbage they leave slowed each
- * recall of such a run by a fifth at 100,000 notes. Before filing, the indexes build their
+ * tens of milliseconds at 100,000 notes on a busy machine. Recalls and changes go first, and a
+ * run of them (an agent asking one question after another, or writing one note after another)
+ * is not cut into: filing waits until `quietMs` have passed without one, as its slices and the
+ * garbage they leave slowed each recall of such a run by a fifth at 100,000 notes. Before filing, the indexes build their
  * maps by key, which a restore leaves for later (see `KeySlots`).
  */
-export function fileInBackground(f: Filing, budgetMs = 4, slice = 50, quietMs = RECALL_QUIET_MS): void {
+export function fileInBackground(f: Filing, budgetMs = 4, slice = 50, quietMs = FOREGROUND_QUIET_MS): void {
   const { graph, loader } = f
   const step = () => {
     if (f.isClosed()) return nextTask.close()
-    if (loader.recalling > 0) return later(quietMs)
-    const quietFor = performance.now() - loader.lastRecallAt
+    if (loader.foreground > 0) return later(quietMs)
+    const quietFor = performance.now() - loader.lastForegroundAt
     if (quietFor < quietMs) return later(quietMs - quietFor)
     const until = performance.now() + budgetMs
     // the indexes' and the saved edges' maps by key first, a part at a time: the first change

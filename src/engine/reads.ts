@@ -50,7 +50,7 @@ export class Reads {
   private async recallWithin(f: RecallFilter): Promise<RecallResult> {
     const { graph, loader, index, notes, info } = this.c
     if (!f.query) return loader.withNotes(() => assembleStructural(graph, f, info.retrieval.snippetLength), () => [])
-    loader.recallStarted()
+    loader.foregroundStarted()
     try {
       // the note index first: it embeds the query with its words, the entity index then reuses the query's vector
       const noteTerms: QueryTerm[] = []
@@ -71,7 +71,7 @@ export class Reads {
       await loader.readSome(graph.notesInStorageAmong(draft.shown))
       return this.c.version === version ? { ...(await loader.withNotes(() => draft.complete(), () => [])), signals } : await loader.withNotes(assemble, () => [])
     } finally {
-      loader.recallEnded()
+      loader.foregroundEnded()
     }
   }
 

@@ -9,6 +9,7 @@ import { ada, engine, fixture, society, type Fixture } from './fixture'
 import { engineOf, ownerOf } from '../../src/internals'
 import { GRAPH_SNAPSHOT_KEY, NAME_BLOCKS_KEY } from '../../src/engine/memory-engine'
 import { INDEX_SNAPSHOT_FORMAT } from '../../src/search/entity-index'
+import { importMcpMemory } from '../../src/interop/import'
 import { NOTE_INDEX_FORMAT } from '../../src/search/note-index'
 
 describe('appendix files', () => {
@@ -431,6 +432,64 @@ describe('filing after an open', () => {
     await c.write({ title: 'late', content: 'late note', entities: [{ ...ada, description: 'Countess' }] })
     const graph = opened.committedGraph
     expect(graphFingerprint(graph)).toBe(graphFingerprint(Graph.derive(graph.allObservations(), graph.aliasMap())))
+    await reopened.close()
+  })
+
+  it('gives way to a write under way: nothing is filed while a write waits on storage, and filing ends once it is done', async () => {
+    const f = await fixture()
+    const members = Array.from({ length: 2_000 }, (_, i) => JSON.stringify({ type: 'entity', name: `Member ${i}`, entityType: 'person', observations: [`Member ${i} joined the society in ${1800 + (i % 90)}`] }))
+    await importMcpMemory(f.memory, members.join('\n'))
+    await f.memory.saveIndex()
+    await f.memory.close()
+    const reopened = await f.reopen()
+    const opened = engineOf(reopened)
+    const c = await reopened.connect({ agent: 'x', tier: 'full' })
+    const graph = opened.committedGraph
+    let slices = 0
+    const fileSome = graph.fileSome.bind(graph)
+    graph.fileSome = (count: number) => {
+      slices++
+      return fileSome(count)
+    }
+    // every note read in, so that filing runs on the graph alone; a recall holds it off for a
+    // moment, and the write follows at once
+    await ownerOf(reopened).notesHeld()
+    await c.recall({ query: 'member 7' })
+    // another connection to the database holds a store every commit writes (and filing never
+    // reads), so the write waits on storage
+    const holder = new MemoryDB(reopened.info.id, { indexedDB: f.factory, IDBKeyRange })
+    let releaseStore = false
+    let storeHeld!: () => void
+    const held = new Promise<void>((resolve) => (storeHeld = resolve))
+    const holding = holder.transaction('rw', holder.unmirrored, async () => {
+      storeHeld()
+      while (!releaseStore) await holder.unmirrored.get('no such change')
+    })
+    await held
+    // counted from the moment the write works out its change, so inside the write queue
+    let underWay!: () => void
+    const writeUnderWay = new Promise<void>((resolve) => (underWay = resolve))
+    const preview = graph.preview.bind(graph)
+    graph.preview = (...args: Parameters<typeof preview>) => {
+      underWay()
+      return preview(...args)
+    }
+    const write = c.write({ title: 'during filing', content: 'Written while the open still files.', entities: [ada] })
+    await writeUnderWay
+    expect(opened.filedAt).toBeUndefined()
+    slices = 0
+    // far past the pause filing waits for after a recall or a change
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(slices).toBe(0)
+    releaseStore = true
+    await holding
+    await write
+    for (let waited = 0; opened.filedAt === undefined && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(opened.filedAt).toBeTypeOf('number')
+    expect(slices).toBeGreaterThan(0)
+    const after = opened.committedGraph
+    expect(graphFingerprint(after)).toBe(graphFingerprint(Graph.derive(after.allObservations(), after.aliasMap())))
+    holder.close()
     await reopened.close()
   })
 })
