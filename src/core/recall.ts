@@ -1,7 +1,6 @@
 // Recall assembly: from ranked entities (semantic) or filtered observations (structural) to
 // one bounded payload of entities, the edges among them and a snippet per source observation.
 import { MemoryError } from './errors'
-import { fuse } from './fusion'
 import { CURSOR_CHARS, RECALL_TEXT_CHARS } from './limits'
 import { own, parseDate, type Issue } from './contract'
 import type { Graph } from './graph'
@@ -180,20 +179,6 @@ export interface RecallTuning {
   replyShare: number
   /** How many of the best first-pass notes lend their reply. */
   replyNotes: number
-  /** How the note index merges BM25, the soft word match and vector nearness: 0 a weighted sum of scores, 1 the same with each list stretched to [0, 1], 2 reciprocal-rank fusion. */
-  noteFusion: number
-  /** The reciprocal-rank constant k of `noteFusion` 2 and of `rankBlend`. */
-  fusionK: number
-  /** Share of the note lists' reciprocal-rank fusion added to the note's fused score (each scaled so the best is 1). */
-  rankBlend: number
-  /** How a note's own match, its entities' scores and the activation it is lent merge: 0 a weighted sum (entityShare, graphShare), 1 reciprocal-rank fusion with those weights, scaled so the best is 1. */
-  backingFusion: number
-  /** The reciprocal-rank constant k of `backingFusion` 1. */
-  backingK: number
-  /** Weights of the note index's lists in that fusion: BM25, the soft word match, vector nearness. */
-  textWeight: number
-  softWeight: number
-  vectorWeight: number
 }
 
 export const DEFAULT_TUNING: Readonly<RecallTuning> = {
@@ -212,14 +197,6 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   directNotes: 1,
   replyShare: 0.15,
   replyNotes: 5,
-  noteFusion: 0,
-  fusionK: 60,
-  rankBlend: 0,
-  backingFusion: 0,
-  backingK: 60,
-  textWeight: 1,
-  softWeight: 2.5,
-  vectorWeight: 0.5,
 }
 
 /**
@@ -414,19 +391,7 @@ function rankBacking(graph: Graph, entities: RecalledEntity[], unlinked: readonl
   const replied = tuning.replyShare > 0 && !when.asksTime ? anchorsOf(own, tuning.replyNotes) : []
   const reply = replied.length ? replyLift(own, writtenOf(graph, candidates, replied), replied, tuning.replyShare) : undefined
   const near = range || (!when.relation && !tuning.nearAlways) ? undefined : timeAnchorLift(own, anchors, tuning.nearShare, tuning.nearHalfLifeDays, when.relation)
-  if (tuning.backingFusion) {
-    const lists = [
-      { weight: 1, scores: own.map((o) => o.score) },
-      { weight: tuning.entityShare, scores: candidates.map((c) => c.share) },
-      { weight: tuning.graphShare, scores: candidates.map((c) => c.lent) },
-    ]
-    const fused = fuse(lists, candidates.length, { rule: 'rank', k: tuning.backingK }, (i) => candidates[i]!.slug)
-    let top = 0
-    for (const x of fused) if (x > top) top = x
-    candidates.forEach((c, i) => {
-      c.score = top > 0 ? fused[i]! / top : 0
-    })
-  } else for (const c of candidates) c.score = scoreNote(c.slug, c.share) + tuning.graphShare * c.lent
+  for (const c of candidates) c.score = scoreNote(c.slug, c.share) + tuning.graphShare * c.lent
   if (likeness && tuning.feedbackShare > 0) feedback(candidates, own, likeness, tuning)
   candidates.forEach((c, i) => {
     const recent = span > 0 ? (when.order === 'newest' ? c.at - oldest : newest - c.at) / span : 0

@@ -8,7 +8,6 @@ import { assembleSemantic, assembleStructural, DEFAULT_TUNING, draftSemantic, pa
 import type { Alias, AppendixFile, EntityDetail, MergeProposal, Observation, RecallResult, RecallSignals, RecalledRelationship, Relationship } from '../core/types'
 import { historyOf, splitTimeRequest, TimeView, type TimeRequest } from '../core/validity'
 import type { RankedEntity } from '../search/entity-index'
-import type { NoteFusion } from '../search/note-index'
 import type { FirstSyncProgress } from '../sync/first-sync'
 import { stored } from '../store/storage-error'
 import { describe, type Committer } from './committer'
@@ -19,7 +18,6 @@ const SEARCH_HEADROOM = 4
 const NOTE_CANDIDATES = 300
 /** Entities found by vector alone that a semantic recall checks for a close paraphrase of the query. */
 const PARAPHRASE_CANDIDATES = 8
-const FUSION_RULES: NoteFusion['rule'][] = ['sum', 'scaled', 'rank']
 
 export class Reads {
   /** The weights of a note's score: the eval measures others through `engineOf`; nothing else sets it. */
@@ -57,9 +55,7 @@ export class Reads {
       // the note index first: it embeds the query with its words, the entity index then reuses the query's vector
       const noteTerms: QueryTerm[] = []
       const entityTerms: QueryTerm[] = []
-      const t = this.tuning
-      const fusion: NoteFusion = { rule: FUSION_RULES[t.noteFusion] ?? 'sum', k: t.fusionK, blend: t.rankBlend, text: t.textWeight, soft: t.softWeight, vector: t.vectorWeight }
-      const noteHits = await notes.search(f.query, Math.max(f.limits.observations, NOTE_CANDIDATES), noteTerms, fusion)
+      const noteHits = await notes.search(f.query, Math.max(f.limits.observations, NOTE_CANDIDATES), noteTerms)
       const hits = await index.search(f.query, Math.max(f.limits.entities * SEARCH_HEADROOM, 20), undefined, entityTerms)
       await this.findParaphrases(f.query, hits, entityTerms)
       const evidence = new QueryEvidence({ terms: noteTerms, size: notes.size() }, { terms: entityTerms, size: index.size() })

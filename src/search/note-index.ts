@@ -6,7 +6,6 @@
 import { count, create, insertMultiple, removeMultiple } from '@orama/orama'
 import { MemoryError } from '../core/errors'
 import type { Embedder } from './embedder'
-import { fuse, type Fusion } from '../core/fusion'
 import { ScoreScratch } from './score-scratch'
 import { ENGLISH_STOP_WORDS } from './stop-words'
 import { KeySlots, mapSome } from '../core/key-slots'
@@ -45,7 +44,7 @@ export interface NoteIndex {
    * The best `limit` notes for a query, best first, ties by slug. `terms`, when given, receives
    * the query's words as this index analyzed them, with how many notes hold each.
    */
-  search(query: string, limit: number, terms?: QueryTerm[], fusion?: NoteFusion): Promise<NoteHit[]>
+  search(query: string, limit: number, terms?: QueryTerm[]): Promise<NoteHit[]>
   /**
    * For each of `texts` (an entity's name, description and queries, say), which of `terms` (the
    * query's words as another index analyzed them) it holds only by a close paraphrase: bit i for
@@ -111,15 +110,6 @@ export interface NoteIndexSnapshot {
  * weights put the three on a similar footing; weighting query words by idf did not help.
  */
 export const NOTE_WEIGHTS = { text: 1, soft: 2.5, vector: 0.5 }
-/** How a hybrid search merges its lists (see `fuse`) and each list's weight in it. */
-export interface NoteFusion extends Fusion {
-  /** Share of the lists' reciprocal-rank fusion (best 1) added to the fused score (best 1). */
-  blend: number
-  text: number
-  soft: number
-  vector: number
-}
-export const NOTE_FUSION: Readonly<NoteFusion> = { rule: 'sum', k: 60, blend: 0, ...NOTE_WEIGHTS }
 /** Candidate notes: the best by BM25 and by vector, this many each (or as many as asked for). */
 const SOFT_POOL = 300
 /** Of those, how many the soft word match rescores: the best by BM25 and vector together. */
@@ -302,7 +292,7 @@ class HybridNoteIndex implements NoteIndex {
     })
   }
 
-  async search(query: string, limit: number, terms?: QueryTerm[], fusion: NoteFusion = NOTE_FUSION): Promise<NoteHit[]> {
+  async search(query: string, limit: number, terms?: QueryTerm[]): Promise<NoteHit[]> {
     const term = typeof query === 'string' ? query.trim() : ''
     const k = Math.floor(limit)
     if (!term || !(k > 0) || this.slugAt.length === 0) return []
@@ -343,31 +333,18 @@ class HybridNoteIndex implements NoteIndex {
     analyzed.forEach((t, i) => {
       if (i < MAX_MASKED_TERMS && anyParaphrase & (1 << i)) t.paraphrased = true
     })
-    const lists = [
-      { weight: fusion.text, scores: listed.map((s) => text[s]!) },
-      { weight: fusion.soft, scores: listed.map((s) => soft.get(s) ?? 0) },
-      { weight: fusion.vector, scores: listed.map((s) => similarity[s]!) },
-    ]
-    const fused = fuse(lists, listed.length, fusion, (i) => this.slugAt[listed[i]!]!)
-    if (fusion.blend > 0) {
-      const ranks = fuse(lists, listed.length, { rule: 'rank', k: fusion.k }, (i) => this.slugAt[listed[i]!]!)
-      let top = 0
-      let topRank = 0
-      for (let i = 0; i < listed.length; i++) {
-        if (fused[i]! > top) top = fused[i]!
-        if (ranks[i]! > topRank) topRank = ranks[i]!
-      }
-      if (top > 0 && topRank > 0) for (let i = 0; i < listed.length; i++) fused[i] = fused[i]! / top + (fusion.blend * ranks[i]!) / topRank
-    }
+    const fused = new Map<number, number>()
     let best = 0
-    for (const score of fused) if (score > best) best = score
+    for (const s of candidates) {
+      const score = w.text * text[s]! + w.soft * (soft.get(s) ?? 0) + w.vector * similarity[s]!
+      fused.set(s, score)
+      if (score > best) best = score
+    }
     if (best <= 0) return []
     const hits: Scored[] = []
     const lexical = new Set<string>()
     const close = new Map<string, number>()
-    for (let i = 0; i < listed.length; i++) {
-      const s = listed[i]!
-      const score = fused[i]!
+    for (const [s, score] of fused) {
       if (score <= 0) continue
       const slug = this.slugAt[s]!
       hits.push({ key: slug, score: round(score / best) })
