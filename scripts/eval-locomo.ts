@@ -171,7 +171,7 @@ function combinations(axes: Record<string, number[]>): Array<Partial<RecallTunin
 }
 
 /** Weights of the note score searched on this set: the best by recall@10 over all questions. */
-async function grid(convs: LocomoConversation[], embedder: Embedder): Promise<Array<Record<string, number>>> {
+async function grid(convs: LocomoConversation[], embedder: Embedder): Promise<{ table: Array<Record<string, number>>; byConversation: Record<string, unknown> }> {
   const axes: Record<string, number[]> = JSON.parse(process.env.CAIRN_GRID ?? 'null') ?? {
     sessionShare: [0, 0.05, 0.1, 0.2], nearShare: [0, 0.05, 0.1], nearHalfLifeDays: [3, 14], graphShare: [0, 0.5, 1], entityShare: [0.1, 0.2, 0.3],
   }
@@ -222,7 +222,12 @@ async function grid(convs: LocomoConversation[], embedder: Embedder): Promise<Ar
     .sort((a, b) => b['recall@10']! - a['recall@10']!)
   console.log(`\nGrid over ${points.length} weightings (Cairn hybrid), best first:`)
   console.table(table.slice(0, 15))
-  return table
+  // recall@10 of every weighting on every conversation: enough to pick weights on both dev files at once, held out
+  const byConversation = {
+    points,
+    conversations: convs.map((c, i) => ({ sampleId: c.sampleId, questions: c.questions.length, 'recall@10': byConv[i]!.map((s) => mean(s.map((x) => x.r10))) })),
+  }
+  return { table, byConversation }
 }
 
 export async function runLocomo(path: string, options: { pooled?: boolean; ablate?: boolean; grid?: boolean; embedder?: { name: EmbedderChoice; useModelDir: string } } = {}): Promise<void> {
@@ -238,7 +243,11 @@ export async function runLocomo(path: string, options: { pooled?: boolean; ablat
   console.log(`LoCoMo ${set.conversations.map((c) => c.sampleId).join(', ')}${options.pooled ? ' (pooled in one memory)' : ''}: ${writes} writes, ${questions} questions (categories ${CATEGORIES.join(', ')})`)
   const result: Record<string, unknown> = { at: new Date().toISOString(), dataset: { source: set.source, path, pooled: Boolean(options.pooled), conversations: set.conversations.map((c) => c.sampleId), writes, questions }, embedder: { id: embedder.id, dimensions: embedder.dimensions }, k: K, tuning: DEFAULT_TUNING }
   if (options.ablate) result.ablation = await ablate(convs, embedder)
-  if (options.grid) result.grid = (await grid(convs, embedder)).slice(0, 50)
+  if (options.grid) {
+    const { table, byConversation } = await grid(convs, embedder)
+    result.grid = table.slice(0, 50)
+    result.gridByConversation = byConversation
+  }
   if (!options.ablate && !options.grid) {
     const systems: Array<{ name: string; make: (c: LocomoConversation) => Promise<System> }> = [
       { name: 'plain BM25 (MiniSearch)', make: async (c) => plainRanker(c) },
