@@ -55,12 +55,15 @@ export interface BrowserJoinResult {
   serverLoopP99Ms: number
   serverLoopMaxMs: number
   serverRssGrowthMiB: number
+  /** The share of the join the server's loop was running, and its CPU time: a loop late by much while mostly idle was kept off the CPU by the browser beside it. */
+  serverLoopUtilization: number
+  serverCpuMs: number
   /** The machine's 1-minute load average as the join began (2 cores, shared). */
   loadAtStart: number
 }
 
 interface HoldLog { max: number; over50: number; over250: number; long: Array<[number, number]> }
-interface PageMarks { firstEntityAt?: number; firstEntityFrom?: string; syncedAt?: number; appliedAt?: number; longTasks: Array<[number, number]> }
+interface PageMarks { shown?: string; panel: Array<[number, string]>; firstEntityAt?: number; firstEntityFrom?: string; syncedAt?: number; appliedAt?: number; longTasks: Array<[number, number]> }
 
 // The two watchers below are sent as source text: a function handed to the browser would carry
 // the helpers tsx adds to named functions, which the page does not have.
@@ -72,7 +75,7 @@ interface PageMarks { firstEntityAt?: number; firstEntityFrom?: string; syncedAt
  */
 const WATCH_PAGE = `(() => {
   const stamp = () => performance.timeOrigin + performance.now()
-  const marks = { longTasks: [] }
+  const marks = { longTasks: [], panel: [] }
   window.cairnJoinMarks = marks
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) marks.longTasks.push([performance.timeOrigin + e.startTime, e.duration])
@@ -87,6 +90,8 @@ const WATCH_PAGE = `(() => {
     }
     if (marks.syncedAt === undefined && document.querySelector('[data-testid="sync-state"]')?.textContent === 'Synced') marks.syncedAt = stamp()
     if (marks.appliedAt === undefined && receiving && !first) marks.appliedAt = stamp()
+    const shown = (document.querySelector('[data-testid="sync-state"]')?.textContent || '') + (first ? ' ' + ((/(\\d+ of \\d+)/.exec(first.textContent || '') || [])[1] || '') : '')
+    if (shown !== marks.shown) marks.panel.push([stamp(), (marks.shown = shown)])
   }
   addEventListener('DOMContentLoaded', () => new MutationObserver(look).observe(document.body, { childList: true, subtree: true, characterData: true }))
 })()`
@@ -192,6 +197,8 @@ export async function benchFirstSyncJoinBrowser(notes: number): Promise<BrowserJ
       const stats = await server.stats()
       const since = (t: number): number => Math.round(t - started)
       const longTasks = marks.longTasks.filter(([t]) => t >= started)
+      // what the sync panel said, and when: where a slow stretch was
+      console.error(`sync panel: ${marks.panel.map(([t, said]) => `${since(t)} ${said}`).join(' | ')}`)
       return {
         notes,
         roomMiB: round(roomBytes / MiB),
@@ -210,6 +217,8 @@ export async function benchFirstSyncJoinBrowser(notes: number): Promise<BrowserJ
         serverLoopP99Ms: round(stats.loopDelay.p99),
         serverLoopMaxMs: round(stats.loopDelay.max),
         serverRssGrowthMiB: round((stats.peakRss - rssStart) / MiB),
+        serverLoopUtilization: round(stats.loopUtilization, 2),
+        serverCpuMs: Math.round(stats.cpuMs),
         loadAtStart: round(loadAtStart, 2),
       }
     })
