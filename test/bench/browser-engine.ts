@@ -128,7 +128,7 @@ function queriesFor(n: number): string[] {
 }
 
 /** Builds `input` (a page of the repository, the benchmark page unless told) with the app's Vite config into a temporary directory. */
-export async function buildPage(input = PAGE, reuse: string | null | undefined = process.env.CAIRN_BENCH_DIST): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+export async function buildPage(input = PAGE, reuse: string | null | undefined = process.env.CAIRN_BENCH_DIST, minify = true): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   if (reuse) return { dir: resolve(root, reuse), cleanup: async () => undefined }
   const dir = await mkdtemp(join(tmpdir(), 'cairn-bench-dist-'))
   await build({
@@ -136,7 +136,7 @@ export async function buildPage(input = PAGE, reuse: string | null | undefined =
     configFile: join(root, 'vite.config.ts'),
     mode: 'production',
     logLevel: 'warn',
-    build: { outDir: dir, emptyOutDir: true, rolldownOptions: { input: join(root, input) } },
+    build: { outDir: dir, emptyOutDir: true, minify, rolldownOptions: { input: join(root, input) } },
   })
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }

@@ -8,7 +8,8 @@
 // the engine worker's thread was held (a 10 ms timer inside it: how late it fired), the page's
 // long tasks, and the server's loop delay and RSS growth.
 // `npx tsx test/bench/first-sync-join-browser.ts [notes=10000]`; writes
-// bench/results/first-sync-join-browser.json.
+// bench/results/first-sync-join-browser.json. CAIRN_JOIN_CPU_PROF=<file.cpuprofile> also writes a
+// CPU profile of the engine worker over the join (DevTools opens it), to see what holds it.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
@@ -142,9 +143,53 @@ async function engineWorker(page: Page): Promise<Worker> {
   }
 }
 
+/**
+ * Profiles the page's engine worker through the DevTools protocol: Playwright offers no session
+ * of its own for a worker, so a page session attaches to it and passes messages through.
+ */
+async function workerProfiler(context: BrowserContext, page: Page): Promise<{ start(): Promise<void>; stop(file: string): Promise<void> }> {
+  const cdp = await context.newCDPSession(page)
+  const answers = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
+  let nextId = 1
+  let session: string | undefined
+  cdp.on('Target.attachedToTarget', (e) => {
+    if (e.targetInfo.type === 'worker' && e.targetInfo.url.includes('engine.worker')) session = e.sessionId
+  })
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message) as { id?: number; result?: unknown; error?: { message: string } }
+    const answer = m.id === undefined ? undefined : answers.get(m.id)
+    if (!answer) return
+    answers.delete(m.id!)
+    if (m.error) answer.reject(new Error(m.error.message))
+    else answer.resolve(m.result)
+  })
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false })
+  const send = <T>(method: string, params: object = {}): Promise<T> => {
+    if (!session) return Promise.reject(new Error('the engine worker is not attached'))
+    const id = nextId++
+    return new Promise<T>((resolve, reject) => {
+      answers.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      cdp.send('Target.sendMessageToTarget', { sessionId: session!, message: JSON.stringify({ id, method, params }) }).catch(reject)
+    })
+  }
+  return {
+    async start() {
+      await send('Profiler.enable')
+      await send('Profiler.setSamplingInterval', { interval: 500 })
+      await send('Profiler.start')
+    },
+    async stop(file) {
+      const { profile } = await send<{ profile: unknown }>('Profiler.stop')
+      writeFileSync(file, JSON.stringify(profile))
+      console.error(`engine worker CPU profile: ${file}`)
+    },
+  }
+}
+
 export async function benchFirstSyncJoinBrowser(notes: number): Promise<BrowserJoinResult> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`this benchmark needs Chromium at ${CHROMIUM_PATH} (apt-get install -y chromium)`)
-  const { dir, cleanup } = await buildPage('index.html', null)
+  // a profile names the functions as written
+  const { dir, cleanup } = await buildPage('index.html', null, !process.env.CAIRN_JOIN_CPU_PROF)
   const userDataDir = await mkdtemp(join(tmpdir(), 'cairn-join-profile-'))
   let context: BrowserContext | undefined
   const web = await serve(dir)
@@ -163,6 +208,8 @@ export async function benchFirstSyncJoinBrowser(notes: number): Promise<BrowserJ
         token,
       )
       const page = await context.newPage()
+      const profileTo = process.env.CAIRN_JOIN_CPU_PROF
+      const profiler = profileTo ? await workerProfiler(context, page) : undefined
       await page.goto(`/#/join/${code}`)
       await page.waitForSelector('html[data-ready="true"]')
       const join = page.getByRole('button', { name: 'Join and sync' })
@@ -171,6 +218,7 @@ export async function benchFirstSyncJoinBrowser(notes: number): Promise<BrowserJ
       await server.reset()
       const rssStart = (await server.stats()).rss
       const loadAtStart = loadavg()[0]!
+      await profiler?.start()
       const started = await page.evaluate<number>(NOW)
       await join.click()
       // the app goes to the recall screen; ask until an entity shows (the screen then asks again by itself as notes arrive)
@@ -192,6 +240,7 @@ export async function benchFirstSyncJoinBrowser(notes: number): Promise<BrowserJ
         if (Date.now() > deadline) throw new Error(`the join did not finish within ${JOIN_TIMEOUT_MS / 60_000} minutes: ${JSON.stringify({ ...marks, longTasks: marks.longTasks.length, saved })}`)
         await page.waitForTimeout(marks.syncedAt === undefined ? 50 : 250)
       }
+      if (profiler) await profiler.stop(resolve(profileTo!))
       const marks = (await page.evaluate<PageMarks>('window.cairnJoinMarks'))
       const holds = await (await engineWorker(page)).evaluate<HoldLog>('globalThis.cairnJoinHolds')
       const stats = await server.stats()
