@@ -20,7 +20,7 @@ import { encodeJoinCode } from '../../src/core/join-code'
 import { SNIPPET_LENGTH } from '../../src/core/limits'
 import { BM25_ONLY } from '../../src/core/types'
 import { buildPage, CHROMIUM_ARGS, CHROMIUM_PATH, serve } from './browser-engine'
-import { withHeldRoom } from './first-sync-join'
+import { withHeldRoom, type HeldRoom } from './first-sync-join'
 
 const MiB = 1024 * 1024
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d
@@ -191,91 +191,99 @@ export async function benchFirstSyncJoinBrowser(notes: number): Promise<BrowserJ
   // a profile names the functions as written
   const { dir, cleanup } = await buildPage('index.html', null, !process.env.CAIRN_JOIN_CPU_PROF)
   const userDataDir = await mkdtemp(join(tmpdir(), 'cairn-join-profile-'))
-  let context: BrowserContext | undefined
   const web = await serve(dir)
   try {
-    return await withHeldRoom(notes, async ({ server, memoryId, roomBytes }) => {
-      const errors: string[] = []
-      context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, baseURL: web.baseUrl })
-      context.setDefaultTimeout(JOIN_TIMEOUT_MS)
-      context.on('weberror', (e) => errors.push(e.error().message))
-      await context.addInitScript({ content: WATCH_PAGE })
-      // the pairing link the first device would show: the memory's id, name and retrieval, the server and a token for this device
-      const token = await server.addToken(memoryId, 'full', 'second device')
-      const code = encodeJoinCode(
-        { id: memoryId, name: 'Harbour notes', retrieval: { embedder: BM25_ONLY, modelChecksum: '', dimensions: 0, weights: { text: 1, vector: 0 }, snippetLength: SNIPPET_LENGTH.default } },
-        server.url,
-        token,
-      )
-      const page = await context.newPage()
-      const profileTo = process.env.CAIRN_JOIN_CPU_PROF
-      const profiler = profileTo ? await workerProfiler(context, page) : undefined
-      await page.goto(`/#/join/${code}`)
-      await page.waitForSelector('html[data-ready="true"]')
-      const join = page.getByRole('button', { name: 'Join and sync' })
-      await join.waitFor()
-      await (await engineWorker(page)).evaluate(WATCH_WORKER)
-      await server.reset()
-      const rssStart = (await server.stats()).rss
-      const loadAtStart = loadavg()[0]!
-      await profiler?.start()
-      const started = await page.evaluate<number>(NOW)
-      await join.click()
-      // the app goes to the recall screen; ask until an entity shows (the screen then asks again by itself as notes arrive)
-      const query = page.getByLabel('Query', { exact: true })
-      await query.fill(QUERY)
-      const ask = page.getByRole('button', { name: 'Recall', exact: true })
-      const deadline = Date.now() + JOIN_TIMEOUT_MS
-      let saved = 0
-      let savedAt: number | undefined
-      for (;;) {
-        const marks = (await page.evaluate<PageMarks>('window.cairnJoinMarks'))
-        if (marks.firstEntityAt === undefined && (await ask.isEnabled())) await ask.click()
-        if (marks.syncedAt !== undefined) {
-          saved = await notesSaved(page, memoryId)
-          if (saved >= notes) savedAt ??= await page.evaluate<number>(NOW)
-        }
-        if (marks.firstEntityAt !== undefined && marks.appliedAt !== undefined && savedAt !== undefined) break
-        if (errors.length) throw new Error(`the app reported errors: ${errors.join('; ')}`)
-        if (Date.now() > deadline) throw new Error(`the join did not finish within ${JOIN_TIMEOUT_MS / 60_000} minutes: ${JSON.stringify({ ...marks, longTasks: marks.longTasks.length, saved })}`)
-        await page.waitForTimeout(marks.syncedAt === undefined ? 50 : 250)
-      }
-      if (profiler) await profiler.stop(resolve(profileTo!))
-      const marks = (await page.evaluate<PageMarks>('window.cairnJoinMarks'))
-      const holds = await (await engineWorker(page)).evaluate<HoldLog>('globalThis.cairnJoinHolds')
-      const stats = await server.stats()
-      const since = (t: number): number => Math.round(t - started)
-      const longTasks = marks.longTasks.filter(([t]) => t >= started)
-      // what the sync panel said, and when: where a slow stretch was
-      console.error(`sync panel: ${marks.panel.map(([t, said]) => `${since(t)} ${said}`).join(' | ')}`)
-      return {
-        notes,
-        roomMiB: round(roomBytes / MiB),
-        firstRecallMs: since(marks.firstEntityAt!),
-        firstRecallFrom: marks.firstEntityFrom!,
-        syncedMs: since(marks.syncedAt!),
-        appliedMs: since(marks.appliedAt!),
-        savedMs: since(savedAt!),
-        notesSaved: saved,
-        workerHoldMaxMs: round(holds.max),
-        workerHoldsOver50: holds.over50,
-        workerHoldsOver250: holds.over250,
-        workerLongHolds: holds.long.filter(([t]) => t >= started).map(([t, ms]) => `${since(t)}+${Math.round(ms)}`).join(' '),
-        pageLongestTaskMs: round(Math.max(0, ...longTasks.map(([, d]) => d))),
-        pageLongTasks: longTasks.length,
-        serverLoopP99Ms: round(stats.loopDelay.p99),
-        serverLoopMaxMs: round(stats.loopDelay.max),
-        serverRssGrowthMiB: round((stats.peakRss - rssStart) / MiB),
-        serverLoopUtilization: round(stats.loopUtilization, 2),
-        serverCpuMs: Math.round(stats.cpuMs),
-        loadAtStart: round(loadAtStart, 2),
+    return await withHeldRoom(notes, async (room) => {
+      const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, baseURL: web.baseUrl })
+      // closed before the server stops, so the app does not try to reconnect meanwhile
+      try {
+        return await joinIn(context, notes, room)
+      } finally {
+        await context.close().catch(() => undefined)
       }
     })
   } finally {
-    await (context as BrowserContext | undefined)?.close().catch(() => undefined)
     await web.server.close().catch(() => undefined)
     await rm(userDataDir, { recursive: true, force: true })
     await cleanup()
+  }
+}
+
+/** The join itself, in a fresh profile: from the pairing link until every note is saved. */
+async function joinIn(context: BrowserContext, notes: number, { server, memoryId, roomBytes }: HeldRoom): Promise<BrowserJoinResult> {
+  const errors: string[] = []
+  context.setDefaultTimeout(JOIN_TIMEOUT_MS)
+  context.on('weberror', (e) => errors.push(e.error().message))
+  await context.addInitScript({ content: WATCH_PAGE })
+  // the pairing link the first device would show: the memory's id, name and retrieval, the server and a token for this device
+  const token = await server.addToken(memoryId, 'full', 'second device')
+  const code = encodeJoinCode(
+    { id: memoryId, name: 'Harbour notes', retrieval: { embedder: BM25_ONLY, modelChecksum: '', dimensions: 0, weights: { text: 1, vector: 0 }, snippetLength: SNIPPET_LENGTH.default } },
+    server.url,
+    token,
+  )
+  const page = await context.newPage()
+  const profileTo = process.env.CAIRN_JOIN_CPU_PROF
+  const profiler = profileTo ? await workerProfiler(context, page) : undefined
+  await page.goto(`/#/join/${code}`)
+  await page.waitForSelector('html[data-ready="true"]')
+  const join = page.getByRole('button', { name: 'Join and sync' })
+  await join.waitFor()
+  await (await engineWorker(page)).evaluate(WATCH_WORKER)
+  await server.reset()
+  const rssStart = (await server.stats()).rss
+  const loadAtStart = loadavg()[0]!
+  await profiler?.start()
+  const started = await page.evaluate<number>(NOW)
+  await join.click()
+  // the app goes to the recall screen; ask until an entity shows (the screen then asks again by itself as notes arrive)
+  const query = page.getByLabel('Query', { exact: true })
+  await query.fill(QUERY)
+  const ask = page.getByRole('button', { name: 'Recall', exact: true })
+  const deadline = Date.now() + JOIN_TIMEOUT_MS
+  let saved = 0
+  let savedAt: number | undefined
+  for (;;) {
+    const marks = await page.evaluate<PageMarks>('window.cairnJoinMarks')
+    if (marks.firstEntityAt === undefined && (await ask.isEnabled())) await ask.click()
+    if (marks.syncedAt !== undefined) {
+      saved = await notesSaved(page, memoryId)
+      if (saved >= notes) savedAt ??= await page.evaluate<number>(NOW)
+    }
+    if (marks.firstEntityAt !== undefined && marks.appliedAt !== undefined && savedAt !== undefined) break
+    if (errors.length) throw new Error(`the app reported errors: ${errors.join('; ')}`)
+    if (Date.now() > deadline) throw new Error(`the join did not finish within ${JOIN_TIMEOUT_MS / 60_000} minutes: ${JSON.stringify({ ...marks, longTasks: marks.longTasks.length, saved })}`)
+    await page.waitForTimeout(marks.syncedAt === undefined ? 50 : 250)
+  }
+  if (profiler) await profiler.stop(resolve(profileTo!))
+  const marks = await page.evaluate<PageMarks>('window.cairnJoinMarks')
+  const holds = await (await engineWorker(page)).evaluate<HoldLog>('globalThis.cairnJoinHolds')
+  const stats = await server.stats()
+  const since = (t: number): number => Math.round(t - started)
+  const longTasks = marks.longTasks.filter(([t]) => t >= started)
+  // what the sync panel said, and when: where a slow stretch was
+  console.error(`sync panel: ${marks.panel.map(([t, said]) => `${since(t)} ${said}`).join(' | ')}`)
+  return {
+    notes,
+    roomMiB: round(roomBytes / MiB),
+    firstRecallMs: since(marks.firstEntityAt!),
+    firstRecallFrom: marks.firstEntityFrom!,
+    syncedMs: since(marks.syncedAt!),
+    appliedMs: since(marks.appliedAt!),
+    savedMs: since(savedAt!),
+    notesSaved: saved,
+    workerHoldMaxMs: round(holds.max),
+    workerHoldsOver50: holds.over50,
+    workerHoldsOver250: holds.over250,
+    workerLongHolds: holds.long.filter(([t]) => t >= started).map(([t, ms]) => `${since(t)}+${Math.round(ms)}`).join(' '),
+    pageLongestTaskMs: round(Math.max(0, ...longTasks.map(([, d]) => d))),
+    pageLongTasks: longTasks.length,
+    serverLoopP99Ms: round(stats.loopDelay.p99),
+    serverLoopMaxMs: round(stats.loopDelay.max),
+    serverRssGrowthMiB: round((stats.peakRss - rssStart) / MiB),
+    serverLoopUtilization: round(stats.loopUtilization, 2),
+    serverCpuMs: Math.round(stats.cpuMs),
+    loadAtStart: round(loadAtStart, 2),
   }
 }
 

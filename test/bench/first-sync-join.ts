@@ -6,7 +6,8 @@
 // directory first (one record), so the measurement starts from a server that holds it.
 // Alone: `npx tsx test/bench/first-sync-join.ts [notes=10000]`; beside a base commit, alternately:
 // `npx tsx test/bench/first-sync-join.ts [notes] --base [REF=HEAD~1] [--rounds N]` (each join in a
-// process of its own). Writes bench/results/first-sync-join.json.
+// process of its own). Writes bench/results/first-sync-join.json. The same join in Chromium, through
+// the app: first-sync-join-browser.ts.
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
