@@ -11,6 +11,7 @@ import { fetchFresh } from '../search/model-cache'
 import type { SyncView } from '../sync/memory-sync'
 import type { ImportOutcome } from '../interop/import'
 import { writeAccess, type WriteAccess } from './write-access'
+import { gatherChanges, type ChangeGather } from './change-gather'
 
 export type AppConnection = Comlink.Remote<Connection>
 
@@ -324,39 +325,48 @@ export async function resumeSync(memoryId: string): Promise<void> {
 export async function watchSync(memoryId: string, listener: (view: SyncView) => void): Promise<() => void> {
   const memory = await engine().openMemory(memoryId)
   // returns nothing: the worker awaits the call, and a Svelte state proxy cannot be cloned back
-  const stop = await memory.watchSync(Comlink.proxy((view: SyncView) => void listener(view)))
-  return () => void stop().catch(() => undefined)
+  const stop = await memory.watchSync(
+    Comlink.proxy((view: SyncView) => {
+      if (view.firstSync) receiving.add(memoryId)
+      else receiving.delete(memoryId)
+      listener(view)
+    }),
+  )
+  return () => {
+    receiving.delete(memoryId)
+    void stop().catch(() => undefined)
+  }
 }
 
-// ---- screens that follow the memory --------------------------------------------------
+/** Memories receiving a first sync, as the sync panel last heard: their screens refresh less often meanwhile. */
+const receiving = new Set<string>()
 
-/** Changes arriving closer together than this refresh a screen once: a sync catching up sends many. */
-const REFRESH_GATHER_MS = 150
+// ---- screens that follow the memory --------------------------------------------------
 
 interface Followers {
   refreshers: Set<() => void>
   stop: Promise<() => void>
-  timer: ReturnType<typeof setTimeout> | undefined
+  gather: ChangeGather
 }
 
 const followed = new Map<string, Followers>()
 
 /**
  * Calls `refresh` after changes to the memory, whoever made them (this tab, another tab, another
- * device through sync), at most once per REFRESH_GATHER_MS; returns the function that stops it.
+ * device through sync), gathered (see change-gather.ts); returns the function that stops it.
  * One watch on the worker serves every screen following the memory.
  */
 export function followChanges(memoryId: string, refresh: () => void): () => void {
   let f = followed.get(memoryId)
   if (!f) {
-    const fresh: Followers = { refreshers: new Set(), stop: Promise.resolve(() => undefined), timer: undefined }
-    const fire = (): void => {
-      fresh.timer = undefined
-      for (const r of fresh.refreshers) r()
-    }
+    const refreshers = new Set<() => void>()
+    const gather = gatherChanges(() => {
+      for (const r of refreshers) r()
+    }, () => receiving.has(memoryId))
+    const fresh: Followers = { refreshers, gather, stop: Promise.resolve(() => undefined) }
     fresh.stop = engine()
       .openMemory(memoryId)
-      .then((memory) => memory.watchChanges(Comlink.proxy(() => void (fresh.timer ??= setTimeout(fire, REFRESH_GATHER_MS)))))
+      .then((memory) => memory.watchChanges(Comlink.proxy(() => gather.changed())))
       .then((stop) => () => void stop().catch(() => undefined))
       // a memory that will not open shows its own error on the screen
       .catch(() => () => undefined)
@@ -368,7 +378,7 @@ export function followChanges(memoryId: string, refresh: () => void): () => void
     followers.refreshers.delete(refresh)
     if (followers.refreshers.size || followed.get(memoryId) !== followers) return
     followed.delete(memoryId)
-    if (followers.timer !== undefined) clearTimeout(followers.timer)
+    followers.gather.stop()
     void followers.stop.then((stop) => stop())
   }
 }

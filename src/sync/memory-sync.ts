@@ -51,6 +51,8 @@ export class MemorySync {
   private pending = 0
   private invalidCount = 0
   private serverUrl: string | null = null
+  /** What the current connection was made with, to tell a repeated request from a new one. */
+  private connectedWith: { token: string; WebSocketPolyfill: unknown } | null = null
   private readonly listeners = new Set<(view: SyncView) => void>()
   private stopClientStatus: (() => void) | undefined
   /** The pieces of a first sync the engine has applied (see `SyncView.firstSync`). */
@@ -103,8 +105,16 @@ export class MemorySync {
     return () => this.listeners.delete(listener)
   }
 
-  /** Connects to a sync server, replacing any earlier server connection. */
+  /**
+   * Connects to a sync server, replacing any earlier server connection. Asked again for the
+   * server and token of a connection that is online or still connecting (each screen of a memory
+   * asks as it opens), it keeps that connection: a new one would start a first sync in progress
+   * over, losing the piece in flight and its turn in the server's queue.
+   */
   connect(options: SyncOptions & { serverUrl: string; token: string }): SyncClient {
+    const current = this.currentClient
+    const asked = this.connectedWith
+    if (current && asked && this.serverUrl === options.serverUrl && asked.token === options.token && asked.WebSocketPolyfill === options.WebSocketPolyfill && (current.status.state === 'online' || current.status.state === 'connecting')) return current
     this.stopClientStatus?.()
     this.currentClient?.destroy()
     this.serverUrl = options.serverUrl
@@ -119,6 +129,7 @@ export class MemorySync {
       pace: this.paceReceiving(),
     })
     this.currentClient = client
+    this.connectedWith = { token: options.token, WebSocketPolyfill: options.WebSocketPolyfill }
     this.stopClientStatus = client.on('status', (s) => {
       // going online sends the whole local state, so nothing is pending after it
       if (s.state === 'online') this.pending = 0

@@ -31,8 +31,8 @@ const KEPT_PROFILE_PORT = Number(process.env.CAIRN_BENCH_PORT) || 41_731
 /** Observations per message to the page while staging a fill. */
 const STAGE_CHUNK = 5_000
 // The flags of test/e2e/harness.ts, which cannot be imported outside vitest (it uses inject).
-const CHROMIUM_PATH = '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic']
+export const CHROMIUM_PATH = '/usr/bin/chromium'
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic']
 
 export interface BrowserEngineRow {
   recall: 'bm25' | 'hybrid'
@@ -127,8 +127,8 @@ function queriesFor(n: number): string[] {
   })
 }
 
-async function buildPage(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const reuse = process.env.CAIRN_BENCH_DIST
+/** Builds `input` (a page of the repository, the benchmark page unless told) with the app's Vite config into a temporary directory. */
+export async function buildPage(input = PAGE, reuse: string | null | undefined = process.env.CAIRN_BENCH_DIST, minify = true): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   if (reuse) return { dir: resolve(root, reuse), cleanup: async () => undefined }
   const dir = await mkdtemp(join(tmpdir(), 'cairn-bench-dist-'))
   await build({
@@ -136,12 +136,13 @@ async function buildPage(): Promise<{ dir: string; cleanup: () => Promise<void> 
     configFile: join(root, 'vite.config.ts'),
     mode: 'production',
     logLevel: 'warn',
-    build: { outDir: dir, emptyOutDir: true, rolldownOptions: { input: join(root, PAGE) } },
+    build: { outDir: dir, emptyOutDir: true, minify, rolldownOptions: { input: join(root, input) } },
   })
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
 
-async function serve(dir: string, port = 0): Promise<{ server: PreviewServer; baseUrl: string }> {
+/** Serves a build on 127.0.0.1 (any free port unless told). */
+export async function serve(dir: string, port = 0): Promise<{ server: PreviewServer; baseUrl: string }> {
   const server = await preview({
     root,
     configFile: join(root, 'vite.config.ts'),

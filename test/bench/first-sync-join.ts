@@ -6,7 +6,8 @@
 // directory first (one record), so the measurement starts from a server that holds it.
 // Alone: `npx tsx test/bench/first-sync-join.ts [notes=10000]`; beside a base commit, alternately:
 // `npx tsx test/bench/first-sync-join.ts [notes] --base [REF=HEAD~1] [--rounds N]` (each join in a
-// process of its own). Writes bench/results/first-sync-join.json.
+// process of its own). Writes bench/results/first-sync-join.json. The same join in Chromium, through
+// the app: first-sync-join-browser.ts.
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,7 +21,7 @@ import { createMemory } from '../../src/index'
 import { FileRoomStore } from '../../src/server/file-room-store'
 import { connectMemoryDoc, type SyncClient } from '../../src/sync/client'
 import { applyMemoryWrites, createMemoryDoc } from '../../src/sync/memory-doc'
-import { serverInChild } from '../load/server-handle'
+import { serverInChild, type ServerHandle } from '../load/server-handle'
 import { observation } from '../sync/fixture'
 
 const MiB = 1024 * 1024
@@ -49,7 +50,7 @@ export interface JoinResult {
 }
 
 /** The room as a server would hold it: `notes` notes of a few entities each, in one update. */
-function roomState(notes: number): Uint8Array {
+export function roomState(notes: number): Uint8Array {
   const doc = createMemoryDoc()
   const people = ['Ada Park', 'Bo Lind', 'Cy Moreau', 'Di Okafor', 'Eli Varga']
   for (let i = 0; i < notes; i += 1_000) {
@@ -75,84 +76,106 @@ function roomState(notes: number): Uint8Array {
   return Y.encodeStateAsUpdate(doc)
 }
 
-export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
+/** A sync server in a process of its own, holding a room a device may join. */
+export interface HeldRoom {
+  server: ServerHandle
+  memoryId: string
+  /** The room's size as one update, bytes. */
+  roomBytes: number
+}
+
+/**
+ * Writes a room of `notes` notes straight into a fresh data directory, starts the server over it
+ * in a child process and keeps a first device connected, so the room stays loaded: loading it is
+ * not what is measured. That device is a bare document, with no engine: an engine would still be
+ * applying the room on this process's loop while the joining device is measured. Everything is
+ * stopped and removed once `run` is done.
+ */
+export async function withHeldRoom<T>(notes: number, run: (room: HeldRoom) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-join-'))
   const memoryId = `join-${notes}`
   const state = roomState(notes)
   const store = new FileRoomStore(dataDir)
   await store.persist(memoryId, state)
   await store.close()
-  const server = await serverInChild(dataDir, () => {})
-  const device = await createMemory({ name: 'joining', id: memoryId, indexedDB: new IDBFactory(), IDBKeyRange })
-  // A first device stays connected, so the room stays loaded: loading it is not what is
-  // measured. It is a bare document, with no engine: an engine here would still be applying the
-  // room on this process's loop while the joining device is measured.
+  let server: ServerHandle | undefined
   let holder: SyncClient | undefined
   try {
-    const token = await server.addToken(memoryId, 'full', 'second device')
+    server = await serverInChild(dataDir, () => {})
     holder = connectMemoryDoc({ serverUrl: server.url, memoryId, token: await server.addToken(memoryId, 'read', 'holder'), doc: createMemoryDoc(), WebSocketPolyfill: WebSocket, crossTab: false })
     await holder.whenSynced(600_000)
-    await server.reset()
-    const rssStart = (await server.stats()).rss
-    const agent = await device.connect({ agent: 'reader', tier: 'read', localOnly: true })
-    const loop = monitorEventLoopDelay({ resolution: 5 })
-    loop.enable()
-    const started = performance.now()
-    const cpuAtStart = process.cpuUsage()
-    const sync = await device.sync({ crossTab: false })
-    sync.connect({ serverUrl: server.url, token, WebSocketPolyfill: WebSocket })
-    let firstRecallMs: number | null = null
-    let firstRecallPartial = false
-    let settled = false
-    const syncedAt = sync.client!.whenSynced(600_000).then(() => performance.now() - started)
-    let cpuUntilSettled = { user: 0, system: 0 }
-    const settledAt = syncedAt.then(() => sync.settled()).then(() => {
-      settled = true
-      cpuUntilSettled = process.cpuUsage(cpuAtStart)
-      return performance.now() - started
-    })
-    while (!settled && firstRecallMs === null) {
-      const r = await agent.recall({ query: 'harbour crew winter schedule' })
-      if (r.entities.length) {
-        firstRecallMs = performance.now() - started
-        firstRecallPartial = r.syncing !== undefined
-      } else await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    const syncedMs = await syncedAt
-    const settledMs = await settledAt
-    firstRecallMs ??= settledMs
-    loop.disable()
-    const saveLoop = monitorEventLoopDelay({ resolution: 5 })
-    saveLoop.enable()
-    const saveStarted = performance.now()
-    await device.saveIndex()
-    const saveMs = performance.now() - saveStarted
-    saveLoop.disable()
-    const held = await agent.listObservations({ limit: 1 })
-    const stats = await server.stats()
-    return {
-      notes,
-      roomMiB: round(state.byteLength / MiB),
-      firstRecallMs: round(firstRecallMs, 0),
-      firstRecallPartial,
-      syncedMs: round(syncedMs, 0),
-      settledMs: round(settledMs, 0),
-      deviceCpuMs: round((cpuUntilSettled.user + cpuUntilSettled.system) / 1000, 0),
-      notesHeld: held.total,
-      deviceLoopMaxMs: round(loop.max / 1e6),
-      deviceLoopP99Ms: round(loop.percentile(99) / 1e6),
-      saveMs: round(saveMs, 0),
-      saveLoopMaxMs: round(saveLoop.max / 1e6),
-      serverLoopP99Ms: round(stats.loopDelay.p99),
-      serverLoopMaxMs: round(stats.loopDelay.max),
-      serverRssGrowthMiB: round((stats.peakRss - rssStart) / MiB),
-    }
+    return await run({ server, memoryId, roomBytes: state.byteLength })
   } finally {
     holder?.destroy()
-    await device.close()
-    await server.close()
+    await server?.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
+}
+
+export async function benchFirstSyncJoin(notes: number): Promise<JoinResult> {
+  return withHeldRoom(notes, async ({ server, memoryId, roomBytes }) => {
+    const device = await createMemory({ name: 'joining', id: memoryId, indexedDB: new IDBFactory(), IDBKeyRange })
+    try {
+      const token = await server.addToken(memoryId, 'full', 'second device')
+      await server.reset()
+      const rssStart = (await server.stats()).rss
+      const agent = await device.connect({ agent: 'reader', tier: 'read', localOnly: true })
+      const loop = monitorEventLoopDelay({ resolution: 5 })
+      loop.enable()
+      const started = performance.now()
+      const cpuAtStart = process.cpuUsage()
+      const sync = await device.sync({ crossTab: false })
+      sync.connect({ serverUrl: server.url, token, WebSocketPolyfill: WebSocket })
+      let firstRecallMs: number | null = null
+      let firstRecallPartial = false
+      let settled = false
+      const syncedAt = sync.client!.whenSynced(600_000).then(() => performance.now() - started)
+      let cpuUntilSettled = { user: 0, system: 0 }
+      const settledAt = syncedAt.then(() => sync.settled()).then(() => {
+        settled = true
+        cpuUntilSettled = process.cpuUsage(cpuAtStart)
+        return performance.now() - started
+      })
+      while (!settled && firstRecallMs === null) {
+        const r = await agent.recall({ query: 'harbour crew winter schedule' })
+        if (r.entities.length) {
+          firstRecallMs = performance.now() - started
+          firstRecallPartial = r.syncing !== undefined
+        } else await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      const syncedMs = await syncedAt
+      const settledMs = await settledAt
+      firstRecallMs ??= settledMs
+      loop.disable()
+      const saveLoop = monitorEventLoopDelay({ resolution: 5 })
+      saveLoop.enable()
+      const saveStarted = performance.now()
+      await device.saveIndex()
+      const saveMs = performance.now() - saveStarted
+      saveLoop.disable()
+      const held = await agent.listObservations({ limit: 1 })
+      const stats = await server.stats()
+      return {
+        notes,
+        roomMiB: round(roomBytes / MiB),
+        firstRecallMs: round(firstRecallMs, 0),
+        firstRecallPartial,
+        syncedMs: round(syncedMs, 0),
+        settledMs: round(settledMs, 0),
+        deviceCpuMs: round((cpuUntilSettled.user + cpuUntilSettled.system) / 1000, 0),
+        notesHeld: held.total,
+        deviceLoopMaxMs: round(loop.max / 1e6),
+        deviceLoopP99Ms: round(loop.percentile(99) / 1e6),
+        saveMs: round(saveMs, 0),
+        saveLoopMaxMs: round(saveLoop.max / 1e6),
+        serverLoopP99Ms: round(stats.loopDelay.p99),
+        serverLoopMaxMs: round(stats.loopDelay.max),
+        serverRssGrowthMiB: round((stats.peakRss - rssStart) / MiB),
+      }
+    } finally {
+      await device.close()
+    }
+  })
 }
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '../..')

@@ -9,6 +9,7 @@ import { engineOf } from '../../src/internals'
 import type { RemoteChange } from '../../src/sync/port'
 import { readMemoryDoc, createMemoryDoc } from '../../src/sync/memory-doc'
 import type { SyncStatus } from '../../src/sync/client'
+import type { SyncView } from '../../src/sync/memory-sync'
 import { putObservation } from '../helpers/doc-writes'
 import { startHarness, type Harness } from '../server/harness'
 import { observation } from './fixture'
@@ -247,6 +248,49 @@ describe('a device joining a memory it applies more slowly than it arrives', () 
       expect((await agent.listObservations({ limit: 1 })).total).toBe(1200)
     } finally {
       letGo()
+      await device.close()
+    }
+  })
+})
+
+describe('a device asked again to sync with the server it is syncing with', () => {
+  // the app asks each time a screen of the memory opens, and one opens right after a join
+  it('keeps its connection: a first sync in progress goes on instead of starting over', async () => {
+    h = await startHarness()
+    const { id, token } = await seededRoom(h)
+    const device = await createMemory({ name: 'joining', id, indexedDB: new IDBFactory(), IDBKeyRange })
+    try {
+      const options = { serverUrl: h.server.url, token, WebSocketPolyfill: WebSocket, crossTab: false }
+      const sync = await device.sync(options)
+      const client = sync.client!
+      // what the app shows, in order: a first sync started over would show no progress for a while, then count again
+      const shown: Array<SyncView['firstSync']> = []
+      let askedAgain: Promise<unknown> | undefined
+      const stop = sync.onView((view) => {
+        shown.push(view.firstSync)
+        if (view.firstSync && !askedAgain) askedAgain = device.sync(options)
+      })
+      await expect.poll(() => sync.view.state, { timeout: 30_000 }).toBe('online')
+      await sync.settled()
+      stop()
+      await askedAgain
+      expect(askedAgain).toBeDefined()
+      expect(sync.client).toBe(client)
+      const from = shown.findIndex((p) => p !== null)
+      const until = shown.findLastIndex((p) => p !== null)
+      const during = shown.slice(from, until + 1)
+      expect(during.every((p) => p !== null && p.of === during[0]!.of)).toBe(true)
+      expect(during.map((p) => p!.received)).toEqual([...during.map((p) => p!.received)].sort((a, b) => a - b))
+      await sync.settled()
+      expect((await (await device.connect({ agent: 'reader', tier: 'read', localOnly: true })).listObservations({ limit: 1 })).total).toBe(300)
+
+      // another token, or a connection that went offline, is connected anew
+      const other = await device.sync({ ...options, token: h.token(id, 'read', 'device').token })
+      expect(other.client).not.toBe(client)
+      const second = other.client!
+      second.disconnect()
+      expect((await device.sync(options)).client).not.toBe(second)
+    } finally {
       await device.close()
     }
   })
