@@ -8,6 +8,7 @@ import type { Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection, isAllowedSuccessor, sharedConnectionsMap } from '../sync/shared-connections'
+import { clockTotal } from '../sync/yjs-internals'
 import { tierAllows, type Action } from './tier-rules'
 import { addName } from './merge-screen'
 import { screenUpdate, type ScreenContext } from './update-screen'
@@ -196,7 +197,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   // Yjs walks the room once per delete range: a delete set that repeats ranges is applied merged.
   const candidate = screened.redundantDeletes ? Y.mergeUpdates([update, EMPTY_UPDATE]) : update
 
-  const vectorBefore = Y.encodeStateVector(scratch)
+  const clocksBefore = clockTotal(scratch)
   const pendingBefore = pendingOf(scratch)
   const changes: Changes = new Map(ROOT_NAMES.map((name) => [name, new Map()]))
   let integrated: Uint8Array | undefined
@@ -204,7 +205,10 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
     integrated = u
   }
   replica.collecting = changes
-  scratch.on('update', capture)
+  // What the room gets is the update as the copy integrated it: Yjs encodes that again, which
+  // only changes something when the update re-sends history or deletes, or fills a gap the
+  // copy's waiting structs had. Otherwise the update goes on as it came.
+  if (!screened.allNew || pendingBefore !== '') scratch.on('update', capture)
   try {
     Y.applyUpdate(scratch, candidate)
   } catch {
@@ -221,7 +225,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
     return { ok: false, incomplete: true }
   }
   // new structs, or a key that changed: re-sent history and re-deleted items change nothing
-  const changed = !sameBytes(vectorBefore, Y.encodeStateVector(scratch)) || [...changes.values()].some((m) => m.size > 0)
+  const changed = clockTotal(scratch) !== clocksBefore || [...changes.values()].some((m) => m.size > 0)
   if (!changed) return { ok: true, noop: true, work }
 
   // The screen refused what these rules refuse; a mismatch here means the copy and the

@@ -23,6 +23,19 @@ export function structsOf(doc: Y.Doc): Map<number, Array<Y.Item | Y.GC>> {
   return doc.store.clients as Map<number, Array<Y.Item | Y.GC>>
 }
 
+/**
+ * Every client's clock in `doc`, summed. A client's clock only grows, so the sum changes
+ * exactly when the document gains structs: comparing it costs no encoding of the state vector.
+ */
+export function clockTotal(doc: Y.Doc): number {
+  let total = 0
+  for (const structs of structsOf(doc).values()) {
+    const last = structs[structs.length - 1]
+    if (last) total += last.id.clock + last.length
+  }
+  return total
+}
+
 /** The id of the item a nested type lives in, or null for an item of a root type. */
 function parentItemId(item: Y.Item): Y.ID | null {
   const parent = item.parent as { _item?: Y.Item | null } | null

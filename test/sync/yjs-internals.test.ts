@@ -3,7 +3,7 @@
 import * as decoding from 'lib0/decoding'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { CONTENT_BINARY, decodeUpdate, dependenciesOf, SKIP_INFO, structsOf, writeStruct } from '../../src/sync/yjs-internals'
+import { clockTotal, CONTENT_BINARY, decodeUpdate, dependenciesOf, SKIP_INFO, structsOf, writeStruct } from '../../src/sync/yjs-internals'
 
 function sample(): Y.Doc {
   const doc = new Y.Doc()
@@ -37,6 +37,25 @@ describe('the Yjs internals the sync layer reads', () => {
       clock += s.length
     }
     expect(clock).toBe(Y.decodeStateVector(Y.encodeStateVector(doc)).get(7))
+  })
+
+  it('the clock total is the state vector summed, and changes with new structs only', () => {
+    const doc = sample()
+    const other = new Y.Doc()
+    other.clientID = 9
+    other.getMap('observations').set('c', { title: 'c' })
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(other))
+    const summed = () => [...Y.decodeStateVector(Y.encodeStateVector(doc)).values()].reduce((a, b) => a + b, 0)
+    expect(clockTotal(doc)).toBe(summed())
+    const before = clockTotal(doc)
+    // a deletion adds no struct; an update sent again adds none either
+    doc.getMap('observations').delete('b')
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(other))
+    expect(clockTotal(doc)).toBe(before)
+    doc.getMap('observations').set('d', 1)
+    expect(clockTotal(doc)).toBe(summed())
+    expect(clockTotal(doc)).toBeGreaterThan(before)
+    expect(clockTotal(new Y.Doc())).toBe(0)
   })
 
   it('an item of a nested type depends on the item its type lives in; a root type’s on none', () => {
