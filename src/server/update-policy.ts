@@ -8,7 +8,7 @@ import type { Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection, isAllowedSuccessor, sharedConnectionsMap } from '../sync/shared-connections'
-import { clockTotal } from '../sync/yjs-internals'
+import { clockTotal, sameClocks } from '../sync/yjs-internals'
 import { tierAllows, type Action } from './tier-rules'
 import { addName } from './merge-screen'
 import { screenUpdate, type ScreenContext } from './update-screen'
@@ -87,7 +87,7 @@ class RoomReplica {
 
   /** Whether the copy holds exactly the room's structs (an accepted update the room never applied would break it). */
   matchesRoom(): boolean {
-    return this.inFlight > 0 || sameBytes(Y.encodeStateVector(this.doc), Y.encodeStateVector(this.room))
+    return this.inFlight > 0 || sameClocks(this.doc, this.room)
   }
 
   discard(): void {
@@ -174,10 +174,6 @@ export function trackInFlight(room: Y.Doc): InFlight {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && a.every((x, i) => x === b[i])
-}
-
 const OWN_EVERYTHING: Sender = { connectionId: 'local', ownerOf: () => 'local', claimsLeft: Infinity }
 
 export function checkUpdate(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender = OWN_EVERYTHING): UpdateVerdict {
@@ -230,15 +226,15 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
 
   // The screen refused what these rules refuse; a mismatch here means the copy and the
   // screen disagree, and the update is already in the copy, so the copy is rebuilt.
-  const touched: Record<string, string[]> = {}
-  for (const [name, seen] of changes) {
-    if (seen.size) touched[name] = [...seen.keys()].slice(0, KEYS_REPORTED)
-  }
   const unknownRoots = [...scratch.share.keys()].filter((name) => !(ROOT_NAMES as readonly string[]).includes(name))
   const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !tierAllows(tier, name, action))) ||
     !connectionChangesAllowed(scratch, changes.get(ROOTS.access)!)
   if (broken) {
     discardReplica(room)
+    const touched: Record<string, string[]> = {}
+    for (const [name, seen] of changes) {
+      if (seen.size) touched[name] = [...seen.keys()].slice(0, KEYS_REPORTED)
+    }
     return { ok: false, incomplete: false, code: tier === 'read' ? 'read_only' : unknownRoots.length ? 'unknown_root' : 'not_additive', message: 'the update changes entries this connection may not change', keys: touched }
   }
   return { ok: true, noop: false, update: integrated ?? candidate, claims: screened.claims, work }

@@ -36,6 +36,19 @@ export function clockTotal(doc: Y.Doc): number {
   return total
 }
 
+/** Whether two documents hold the same clocks for every client (equal state vectors), read without encoding either. */
+export function sameClocks(a: Y.Doc, b: Y.Doc): boolean {
+  const left = structsOf(a)
+  const right = structsOf(b)
+  if (left.size !== right.size) return false
+  for (const [client, structs] of left) {
+    const mine = structs[structs.length - 1]
+    const theirs = right.get(client)?.at(-1)
+    if (!mine || !theirs || mine.id.clock + mine.length !== theirs.id.clock + theirs.length) return false
+  }
+  return true
+}
+
 /** The id of the item a nested type lives in, or null for an item of a root type. */
 function parentItemId(item: Y.Item): Y.ID | null {
   const parent = item.parent as { _item?: Y.Item | null } | null
