@@ -180,7 +180,8 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     if (list.length < KEYS_REPORTED && !list.includes(shown)) list.push(shown)
   }
   const merges = new Map<string, string>()
-  const namedHere = new Map<string, Set<string>>()
+  /** The observations this update writes, whose names judge its merges (read only when it merges). */
+  const observedHere: Observation[] = []
   /** Root -> key -> the value this update leaves there (DELETED: none). */
   const written = new Map<RootName, Map<string, unknown>>()
   for (const s of fresh) {
@@ -218,10 +219,14 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     if (gone) continue
     if (ctx.tier === 'read_write' && place.root === ROOTS.aliases) merges.set(place.key, (value as Alias).canonical)
     if (ctx.tier === 'read_write' && place.root === ROOTS.observations) {
-      for (const e of (value as Observation).entities) addName(namedHere, normalizeName(e.name), e.name)
+      observedHere.push(value as Observation)
     }
   }
   const unproposed: Record<string, string[]> = {}
+  const namedHere = new Map<string, Set<string>>()
+  if (merges.size) {
+    for (const o of observedHere) for (const e of o.entities) addName(namedHere, normalizeName(e.name), e.name)
+  }
   for (const variant of unproposedMerges(room, merges, (key) => [key, ...(namedHere.get(key) ?? []), ...(ctx.namesOf?.(key) ?? [])])) {
     note(unproposed, ROOTS.aliases, variant)
   }
