@@ -14,7 +14,7 @@ import * as Y from 'yjs'
 import { MemoryError } from '../core/errors'
 import { ROOM_NAME } from '../core/identifiers'
 import { jsonLineLog, type SyncLog } from './log'
-import { decodeRecords, encodeRecord, RECORD_HEADER_BYTES, type DecodedLog } from './room-log'
+import { compactLog, decodeRecords, encodeRecord, RECORD_HEADER_BYTES, type CompactedLog, type DecodedLog } from './room-log'
 import type { RoomStore } from './room-store'
 
 export { decodeRecords, type DecodedLog, type MissingHistory } from './room-log'
@@ -51,12 +51,15 @@ export interface LogWork {
   merge(updates: Uint8Array[]): Promise<Uint8Array>
   /** The merged update as one record of the log (its checksum is the size of the room too). */
   mergeRecord(updates: Uint8Array[]): Promise<Uint8Array>
+  /** A log's bytes merged into one record, or null when it is damaged or holds one record or none (room-log.ts). */
+  compactLog(bytes: Buffer): Promise<CompactedLog | null>
 }
 
 const inThisThread: LogWork = {
   decodeLog: async (bytes) => decodeRecords(bytes),
   merge: async (updates) => Y.mergeUpdates(updates),
   mergeRecord: async (updates) => encodeRecord(Y.mergeUpdates(updates)),
+  compactLog: async (bytes) => compactLog(bytes),
 }
 
 /** Clients named in one `room_log_history_missing` line. */
@@ -353,12 +356,12 @@ export class FileRoomStore implements RoomStore {
     } finally {
       await file.close()
     }
-    const { records, skipped, goodLength } = await this.work.decodeLog(head)
-    // a damaged stretch is the load's to repair and report: leave the log as it is
-    if (skipped.length || goodLength < end || records.length <= 1) return
+    // null for a damaged stretch, which is the load's to repair and report: the log stays as it is
+    const compacted = await this.work.compactLog(head)
+    if (!compacted) return
+    const { record: merged, records } = compacted
     const tmp = `${path}.compacting.tmp`
     try {
-      const merged = await this.work.mergeRecord(records)
       await writeDurably(tmp, merged, 'w')
       await this.run(room, async () => {
         if (s.generation !== generation || this.closed) return
@@ -367,7 +370,7 @@ export class FileRoomStore implements RoomStore {
         await this.closeLog(room)
         await rename(tmp, path)
         await this.syncDir()
-        s.records -= records.length - 1
+        s.records -= records - 1
         s.bytes = merged.byteLength + tail.byteLength
         s.compactedBytes = merged.byteLength
         s.generation++

@@ -14,7 +14,6 @@ import * as syncProtocol from 'y-protocols/sync'
 import * as Y from 'yjs'
 import type { ConnectionRecord } from '../core/types'
 import { CLOSE } from '../sync/close-codes'
-import { syncMessage } from '../sync/first-sync'
 import { encodeRefusal, type Refusal } from '../sync/refusal'
 import type { SyncLog } from './log'
 import { fitsOneMessage } from '../sync/update-split'
@@ -165,6 +164,19 @@ export class GatedSocket extends EventEmitter {
     this.emit('message', message.buffer.slice(message.byteOffset, message.byteOffset + message.byteLength))
   }
 
+  /**
+   * Applies a stored update to the room as the room code does with an update this socket sends
+   * (this socket the transaction's origin; the room relays it to every peer), without framing
+   * it as a message for the room code to decode again.
+   */
+  private applyToRoom(room: Y.Doc, update: Uint8Array): void {
+    try {
+      Y.applyUpdate(room, update, this)
+    } catch (err) {
+      this.ctx.log('error', 'room_apply_failed', { room: this.ctx.room, error: (err as Error).message })
+    }
+  }
+
   /** Resolves once every update received so far reached the room or was given up (a closing server waits for it). */
   async idle(): Promise<void> {
     while (this.reader.waiting) await new Promise((resolve) => setImmediate(resolve))
@@ -301,7 +313,7 @@ export class GatedSocket extends EventEmitter {
       this.delivered = this.delivered.then(() => stored).then(nextTurn).then(() => {
         if (this.storeFailed) return
         // On disk now, so it reaches the room even if the socket closed meanwhile: a restart would load it anyway.
-        flight.arrive(() => this.forward(syncMessage(syncProtocol.messageYjsUpdate, integrated)))
+        flight.arrive(() => this.applyToRoom(room, integrated))
       }, (err: unknown) => {
         log('error', 'update_not_stored', { room: roomName, connection: connection.id, error: (err as Error).message })
         // later updates of this socket may build on this one: none of them reaches the room

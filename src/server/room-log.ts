@@ -33,6 +33,41 @@ function recordAt(bytes: Buffer, offset: number): Uint8Array | null {
   return new Uint8Array(body)
 }
 
+/** A log's records merged into one record of the log, and how many records it replaces. */
+export interface CompactedLog {
+  record: Uint8Array
+  records: number
+}
+
+/**
+ * A whole log merged into one record, for compaction; null when the log is damaged (the
+ * load repairs and reports that) or holds one record or none. Records are checked by length
+ * and checksum only, since the merge reads every body anyway: one that its checksum passes but
+ * that is no Yjs update (the full check's other test) fails the merge, and is then looked for
+ * by that check, so a damaged log is left as it is here too.
+ */
+export function compactLog(bytes: Buffer): CompactedLog | null {
+  const records: Uint8Array[] = []
+  for (let offset = 0; offset < bytes.byteLength;) {
+    if (offset + HEADER_BYTES > bytes.byteLength) return null
+    const length = bytes.readUInt32BE(offset)
+    const end = offset + HEADER_BYTES + length
+    if (length === 0 || end > bytes.byteLength) return null
+    const body = bytes.subarray(offset + HEADER_BYTES, end)
+    if (crc32(body) !== bytes.readUInt32BE(offset + 4)) return null
+    records.push(body)
+    offset = end
+  }
+  if (records.length <= 1) return null
+  try {
+    return { record: encodeRecord(Y.mergeUpdates(records)), records: records.length }
+  } catch (err) {
+    const log = decodeRecords(bytes)
+    if (log.skipped.length || log.goodLength < bytes.byteLength) return null
+    throw err
+  }
+}
+
 /**
  * A Yjs client (a device's session) whose history the room lacks from `from` on, up to `to`:
  * the structs it holds past `from` wait for the missing ones and stay invisible until a device

@@ -7,7 +7,7 @@ import * as Y from 'yjs'
 import type { LogWork } from './file-room-store'
 import type { SyncLog } from './log'
 import { firstSyncMessages } from '../sync/first-sync'
-import { decodeRecords, encodeRecord, movable, type DecodedLog } from './room-log'
+import { compactLog, decodeRecords, encodeRecord, movable, type CompactedLog, type DecodedLog } from './room-log'
 import type { RoomWorkerReply, RoomWorkerRequest } from './room-worker'
 
 /**
@@ -187,6 +187,11 @@ export class RoomThread implements LogWork {
   /** `bytes` are handed over: they may be unusable here afterwards. */
   decodeLog(bytes: Buffer): Promise<DecodedLog> {
     return this.ask<DecodedLog>({ op: 'decodeLog', bytes }, () => decodeRecords(bytes), movable([bytes]))
+  }
+
+  /** `bytes` are handed over: they may be unusable here afterwards. */
+  compactLog(bytes: Buffer): Promise<CompactedLog | null> {
+    return this.ask<CompactedLog | null>({ op: 'compactLog', bytes }, () => compactLog(bytes), movable([bytes]))
   }
 
   /** `updates` are handed over: they may be unusable here afterwards. */

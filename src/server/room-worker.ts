@@ -2,11 +2,11 @@
 // server's event loop stays free for every other socket. It keeps a copy of each loaded room
 // (fed the room's updates in order) to answer a new client's state vector with what it lacks
 // (in pieces when it is large),
-// and it merges and checks a room log's records for the file store's load and compaction.
+// and it checks a room log's records for the file store's load and merges them for its compaction.
 import { parentPort } from 'node:worker_threads'
 import * as Y from 'yjs'
 import { firstSyncMessages } from '../sync/first-sync'
-import { decodeRecords, encodeRecord, movable } from './room-log'
+import { compactLog, decodeRecords, encodeRecord, movable } from './room-log'
 
 export type RoomWorkerRequest =
   | { op: 'open'; room: string; state: Uint8Array | null; gc: boolean }
@@ -16,6 +16,7 @@ export type RoomWorkerRequest =
   | { op: 'syncReply'; id: number; room: string; stateVector: Uint8Array }
   | { op: 'merge'; id: number; updates: Uint8Array[]; asRecord: boolean }
   | { op: 'decodeLog'; id: number; bytes: Uint8Array }
+  | { op: 'compactLog'; id: number; bytes: Uint8Array }
 
 export type RoomWorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string }
 
@@ -33,6 +34,10 @@ function answer(request: Extract<RoomWorkerRequest, { id: number }>): { value: u
       const merged = request.updates.length === 1 ? request.updates[0]! : Y.mergeUpdates(request.updates)
       const value = request.asRecord ? encodeRecord(merged) : merged
       return { value, transfer: movable([value]) }
+    }
+    case 'compactLog': {
+      const compacted = compactLog(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength))
+      return { value: compacted, transfer: compacted ? movable([compacted.record]) : [] }
     }
     case 'decodeLog': {
       const log = decodeRecords(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength))

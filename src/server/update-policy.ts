@@ -8,6 +8,7 @@ import type { Observation, Tier } from '../core/types'
 import { ROOT_NAMES, ROOTS, type RootName } from '../sync/layout'
 import type { RefusalCode } from '../sync/refusal'
 import { checkSharedConnection, isAllowedSuccessor, sharedConnectionsMap } from '../sync/shared-connections'
+import { clockTotal, sameClocks } from '../sync/yjs-internals'
 import { tierAllows, type Action } from './tier-rules'
 import { addName } from './merge-screen'
 import { screenUpdate, type ScreenContext } from './update-screen'
@@ -86,7 +87,7 @@ class RoomReplica {
 
   /** Whether the copy holds exactly the room's structs (an accepted update the room never applied would break it). */
   matchesRoom(): boolean {
-    return this.inFlight > 0 || sameBytes(Y.encodeStateVector(this.doc), Y.encodeStateVector(this.room))
+    return this.inFlight > 0 || sameClocks(this.doc, this.room)
   }
 
   discard(): void {
@@ -173,10 +174,6 @@ export function trackInFlight(room: Y.Doc): InFlight {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && a.every((x, i) => x === b[i])
-}
-
 const OWN_EVERYTHING: Sender = { connectionId: 'local', ownerOf: () => 'local', claimsLeft: Infinity }
 
 export function checkUpdate(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender = OWN_EVERYTHING): UpdateVerdict {
@@ -196,7 +193,7 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
   // Yjs walks the room once per delete range: a delete set that repeats ranges is applied merged.
   const candidate = screened.redundantDeletes ? Y.mergeUpdates([update, EMPTY_UPDATE]) : update
 
-  const vectorBefore = Y.encodeStateVector(scratch)
+  const clocksBefore = clockTotal(scratch)
   const pendingBefore = pendingOf(scratch)
   const changes: Changes = new Map(ROOT_NAMES.map((name) => [name, new Map()]))
   let integrated: Uint8Array | undefined
@@ -204,7 +201,10 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
     integrated = u
   }
   replica.collecting = changes
-  scratch.on('update', capture)
+  // What the room gets is the update as the copy integrated it: Yjs encodes that again, which
+  // only changes something when the update re-sends history or deletes, or fills a gap the
+  // copy's waiting structs had. Otherwise the update goes on as it came.
+  if (!screened.allNew || pendingBefore !== '') scratch.on('update', capture)
   try {
     Y.applyUpdate(scratch, candidate)
   } catch {
@@ -221,20 +221,20 @@ function judge(tier: Tier, room: Y.Doc, update: Uint8Array, sender: Sender): Upd
     return { ok: false, incomplete: true }
   }
   // new structs, or a key that changed: re-sent history and re-deleted items change nothing
-  const changed = !sameBytes(vectorBefore, Y.encodeStateVector(scratch)) || [...changes.values()].some((m) => m.size > 0)
+  const changed = clockTotal(scratch) !== clocksBefore || [...changes.values()].some((m) => m.size > 0)
   if (!changed) return { ok: true, noop: true, work }
 
   // The screen refused what these rules refuse; a mismatch here means the copy and the
   // screen disagree, and the update is already in the copy, so the copy is rebuilt.
-  const touched: Record<string, string[]> = {}
-  for (const [name, seen] of changes) {
-    if (seen.size) touched[name] = [...seen.keys()].slice(0, KEYS_REPORTED)
-  }
   const unknownRoots = [...scratch.share.keys()].filter((name) => !(ROOT_NAMES as readonly string[]).includes(name))
   const broken = tier === 'read' || unknownRoots.length > 0 || [...changes].some(([name, seen]) => [...seen.values()].some(({ action }) => !tierAllows(tier, name, action))) ||
     !connectionChangesAllowed(scratch, changes.get(ROOTS.access)!)
   if (broken) {
     discardReplica(room)
+    const touched: Record<string, string[]> = {}
+    for (const [name, seen] of changes) {
+      if (seen.size) touched[name] = [...seen.keys()].slice(0, KEYS_REPORTED)
+    }
     return { ok: false, incomplete: false, code: tier === 'read' ? 'read_only' : unknownRoots.length ? 'unknown_root' : 'not_additive', message: 'the update changes entries this connection may not change', keys: touched }
   }
   return { ok: true, noop: false, update: integrated ?? candidate, claims: screened.claims, work }

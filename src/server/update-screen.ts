@@ -21,8 +21,10 @@ export type ScreenVerdict =
    * `work`: the room's structs the screen visited, so a caller can charge the sender for them.
    * `redundantDeletes`: its delete set was not sorted and merged as Yjs writes one, so it is
    * applied only in its merged form (Yjs walks the room once per range).
+   * `allNew`: it deletes nothing and each client's structs start at the clock the room has
+   * reached, so the room integrates it whole, as it is (nothing in it is re-sent history).
    */
-  | { ok: true; claims: number[]; noop: boolean; work: number; redundantDeletes: boolean }
+  | { ok: true; claims: number[]; noop: boolean; work: number; redundantDeletes: boolean; allNew: boolean }
   /** The update builds on history the room lacks: judged (and applied) only once that arrives. */
   | { ok: false; incomplete: true }
   | { ok: false; incomplete?: false; code: RefusalCode; message: string; keys: Record<string, string[]> }
@@ -147,8 +149,10 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
 
   const claims: number[] = []
   const fresh: Struct[] = []
+  let allNew = decoded.ds.clients.size === 0
   for (const [client, structs] of byClient) {
     const known = Y.getState(room.store, client)
+    if (structs[0]!.id.clock !== known) allNew = false
     const last = structs[structs.length - 1]!
     if (last.id.clock + last.length <= known) continue
     // This update would make the room hold clocks of `client` it does not have yet.
@@ -176,7 +180,8 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     if (list.length < KEYS_REPORTED && !list.includes(shown)) list.push(shown)
   }
   const merges = new Map<string, string>()
-  const namedHere = new Map<string, Set<string>>()
+  /** The observations this update writes, whose names judge its merges (read only when it merges). */
+  const observedHere: Observation[] = []
   /** Root -> key -> the value this update leaves there (DELETED: none). */
   const written = new Map<RootName, Map<string, unknown>>()
   for (const s of fresh) {
@@ -214,10 +219,14 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
     if (gone) continue
     if (ctx.tier === 'read_write' && place.root === ROOTS.aliases) merges.set(place.key, (value as Alias).canonical)
     if (ctx.tier === 'read_write' && place.root === ROOTS.observations) {
-      for (const e of (value as Observation).entities) addName(namedHere, normalizeName(e.name), e.name)
+      observedHere.push(value as Observation)
     }
   }
   const unproposed: Record<string, string[]> = {}
+  const namedHere = new Map<string, Set<string>>()
+  if (merges.size) {
+    for (const o of observedHere) for (const e of o.entities) addName(namedHere, normalizeName(e.name), e.name)
+  }
   for (const variant of unproposedMerges(room, merges, (key) => [key, ...(namedHere.get(key) ?? []), ...(ctx.namesOf?.(key) ?? [])])) {
     note(unproposed, ROOTS.aliases, variant)
   }
@@ -266,7 +275,7 @@ export function screenUpdate(room: Y.Doc, update: Uint8Array, ctx: ScreenContext
       ? `a read_write connection may only add: the update changes or deletes ${what}. Editing and deleting observations needs a full connection.`
       : `the update changes or deletes ${what} in a way no connection may (a connection or the visibility is never deleted, and a revoke is never undone)`, refused)
   }
-  return { ok: true, claims, noop: fresh.length === 0 && !deletesLive, work: work.visited, redundantDeletes: deletes.redundant }
+  return { ok: true, claims, noop: fresh.length === 0 && !deletesLive, work: work.visited, redundantDeletes: deletes.redundant, allNew: allNew && fresh.length > 0 }
 }
 
 const INVALID = Symbol('invalid')
@@ -292,7 +301,7 @@ function readOnly(room: Y.Doc, byClient: Map<number, Struct[]>, fresh: Struct[])
     const list = (keys[place.root.slice(0, 40)] ??= [])
     if (list.length < KEYS_REPORTED && !list.includes(place.key)) list.push(place.key.slice(0, 200))
   }
-  if (fresh.length === 0) return { ok: true, claims: [], noop: true, work: 0, redundantDeletes: false }
+  if (fresh.length === 0) return { ok: true, claims: [], noop: true, work: 0, redundantDeletes: false, allNew: false }
   for (const s of fresh) if (s instanceof Y.Item) note(s)
   return refusal('read_only', 'this connection is read-only: its changes are not synced. Ask for a read_write connection to add observations.', keys)
 }

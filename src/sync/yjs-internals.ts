@@ -23,6 +23,32 @@ export function structsOf(doc: Y.Doc): Map<number, Array<Y.Item | Y.GC>> {
   return doc.store.clients as Map<number, Array<Y.Item | Y.GC>>
 }
 
+/**
+ * Every client's clock in `doc`, summed. A client's clock only grows, so the sum changes
+ * exactly when the document gains structs: comparing it costs no encoding of the state vector.
+ */
+export function clockTotal(doc: Y.Doc): number {
+  let total = 0
+  for (const structs of structsOf(doc).values()) {
+    const last = structs[structs.length - 1]
+    if (last) total += last.id.clock + last.length
+  }
+  return total
+}
+
+/** Whether two documents hold the same clocks for every client (equal state vectors), read without encoding either. */
+export function sameClocks(a: Y.Doc, b: Y.Doc): boolean {
+  const left = structsOf(a)
+  const right = structsOf(b)
+  if (left.size !== right.size) return false
+  for (const [client, structs] of left) {
+    const mine = structs[structs.length - 1]
+    const theirs = right.get(client)?.at(-1)
+    if (!mine || !theirs || mine.id.clock + mine.length !== theirs.id.clock + theirs.length) return false
+  }
+  return true
+}
+
 /** The id of the item a nested type lives in, or null for an item of a root type. */
 function parentItemId(item: Y.Item): Y.ID | null {
   const parent = item.parent as { _item?: Y.Item | null } | null

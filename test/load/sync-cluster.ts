@@ -115,7 +115,9 @@ export interface ServerProcess {
 export async function startServerProcess(index: number, args: ClusterServerArgs, say: (l: string) => void): Promise<ServerProcess> {
   // CAIRN_SERVER_PROF=<dir>: each server process writes a V8 CPU profile there when it exits
   const profile = process.env.CAIRN_SERVER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.CAIRN_SERVER_PROF] : []
-  const child = fork(CHILD, [JSON.stringify(args)], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  // CAIRN_SERVER_FLAGS="--trace-gc ...": more Node flags for each server process (Node refuses some of them in NODE_OPTIONS)
+  const flags = process.env.CAIRN_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []
+  const child = fork(CHILD, [JSON.stringify(args)], { execArgv: ['--import', 'tsx', ...profile, ...flags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
   let next = 0
   const exited = new Promise<void>((resolve) => child.once('exit', () => {

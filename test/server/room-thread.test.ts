@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as decoding from 'lib0/decoding'
 import * as Y from 'yjs'
 import type { SyncLog } from '../../src/server/log'
-import { decodeRecords, encodeRecord } from '../../src/server/room-log'
+import { compactLog, decodeRecords, encodeRecord } from '../../src/server/room-log'
 import { RoomThread } from '../../src/server/room-thread'
 import { FIRST_SYNC_PIECE_BYTES, MESSAGE_SYNC_PROGRESS, readProgress } from '../../src/sync/first-sync'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
@@ -154,6 +154,40 @@ describe('RoomThread', () => {
     const fromRecord = createMemoryDoc()
     Y.applyUpdate(fromRecord, only!)
     expect(readMemoryDoc(fromRecord).observations.size).toBe(10)
+    expect(thread.threaded).toBe(true)
+  })
+
+  it('compacts a sound log into one record, and leaves a damaged or a one-record log alone, as the full check would', async () => {
+    thread = new RoomThread(log)
+    const doc = createMemoryDoc()
+    const updates: Uint8Array[] = []
+    doc.on('update', (u: Uint8Array) => updates.push(u))
+    for (let i = 0; i < 10; i++) putObservation(doc, observation(`o-${i}`))
+    deleteObservation(doc, 'o-3')
+    const sound = () => Buffer.concat(updates.map(encodeRecord))
+
+    const compacted = await thread.compactLog(sound())
+    expect(compacted?.records).toBe(11)
+    const [only, ...rest] = decodeRecords(Buffer.from(compacted!.record)).records
+    expect(rest).toEqual([])
+    const fromRecord = createMemoryDoc()
+    Y.applyUpdate(fromRecord, only!)
+    expect([...readMemoryDoc(fromRecord).observations.keys()].sort()).toEqual([...readMemoryDoc(doc).observations.keys()].sort())
+    expect(Y.encodeStateVector(fromRecord)).toEqual(Y.encodeStateVector(doc))
+
+    // a flipped byte, a torn tail, a record whose checksum passes but whose body is no Yjs update
+    const flipped = sound()
+    flipped[flipped.byteLength - 5]! ^= 0xff
+    const torn = Buffer.concat([sound(), Buffer.from([0, 0, 0])])
+    const notYjs = Buffer.concat([sound(), encodeRecord(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f]))])
+    for (const damaged of [flipped, torn, notYjs]) {
+      const full = decodeRecords(damaged)
+      expect(full.skipped.length > 0 || full.goodLength < damaged.byteLength).toBe(true)
+      expect(compactLog(damaged)).toBeNull()
+      expect(await thread.compactLog(damaged)).toBeNull()
+    }
+    expect(await thread.compactLog(encodeRecord(updates[0]!))).toBeNull()
+    expect(await thread.compactLog(Buffer.alloc(0))).toBeNull()
     expect(thread.threaded).toBe(true)
   })
 

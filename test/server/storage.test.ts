@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { decodeRecords, FileRoomStore, type LogWork } from '../../src/server/file-room-store'
-import { encodeRecord } from '../../src/server/room-log'
+import { compactLog, encodeRecord } from '../../src/server/room-log'
 import { hashToken, TokenRegistry } from '../../src/server/token-registry'
 import { ROOTS } from '../../src/sync/layout'
 import { createMemoryDoc, readMemoryDoc } from '../../src/sync/memory-doc'
@@ -35,10 +35,11 @@ function heldMerge(): { offload: LogWork; merging: () => boolean; release: () =>
   const offload: LogWork = {
     decodeLog: async (bytes) => decodeRecords(bytes),
     merge: async (updates) => Y.mergeUpdates(updates),
-    mergeRecord: async (updates) => {
+    mergeRecord: async (updates) => encodeRecord(Y.mergeUpdates(updates)),
+    compactLog: async (bytes) => {
       merging = true
       await held
-      return encodeRecord(Y.mergeUpdates(updates))
+      return compactLog(bytes)
     },
   }
   return { offload, merging: () => merging, release }

@@ -114,6 +114,39 @@ describe('checkUpdate', () => {
     const readd = changeOf(createCopy(room), room, (d) => putObservation(d, observation('b-1')))
     expect(checkUpdate('read_write', room, readd)).toMatchObject({ ok: true, noop: false })
   })
+
+  it('passes on an update the room takes whole as it came, and one that re-sends history or deletes as the room integrates it', () => {
+    const { room, client } = setup()
+    const roomWith = (update: Uint8Array) => {
+      const copy = createCopy(room)
+      Y.applyUpdate(copy, update)
+      return copy
+    }
+    // new structs only, from the clock the room reached: not encoded again
+    const addition = changeOf(client, room, (d) => putObservation(d, observation('c-1')))
+    const added = checkUpdate('read_write', room, addition)
+    expect(added).toMatchObject({ ok: true, noop: false })
+    expect(added.ok && added.update).toBe(addition)
+
+    // the client's whole state (a sync step 2): only what the room lacks goes on
+    putObservation(client, observation('d-1'))
+    const whole = Y.encodeStateAsUpdate(client)
+    const resent = checkUpdate('read_write', room, whole)
+    if (!resent.ok || resent.noop) throw new Error('expected news')
+    expect(resent.update).not.toBe(whole)
+    expect(resent.update!.byteLength).toBeLessThan(whole.byteLength)
+    expect(roomWith(resent.update!).getMap(ROOTS.observations).toJSON()).toEqual(roomWith(whole).getMap(ROOTS.observations).toJSON())
+    expect(Y.decodeUpdate(resent.update!).structs.every((s) => s.id.clock >= Y.getState(room.store, s.id.client))).toBe(true)
+
+    // a deletion, from a full connection: as the copy integrated it
+    const fresh = setup()
+    const removal = changeOf(fresh.client, fresh.room, (d) => deleteObservation(d, 'a-1'))
+    const removed = checkUpdate('full', fresh.room, removal)
+    if (!removed.ok || removed.noop) throw new Error('expected a change')
+    expect(removed.update).not.toBe(removal)
+    Y.applyUpdate(fresh.room, removed.update!)
+    expect(fresh.room.getMap(ROOTS.observations).has('a-1')).toBe(false)
+  })
 })
 
 function createCopy(room: Y.Doc): Y.Doc {

@@ -3,7 +3,7 @@
 import * as decoding from 'lib0/decoding'
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
-import { CONTENT_BINARY, decodeUpdate, dependenciesOf, SKIP_INFO, structsOf, writeStruct } from '../../src/sync/yjs-internals'
+import { clockTotal, CONTENT_BINARY, sameClocks, decodeUpdate, dependenciesOf, SKIP_INFO, structsOf, writeStruct } from '../../src/sync/yjs-internals'
 
 function sample(): Y.Doc {
   const doc = new Y.Doc()
@@ -37,6 +37,51 @@ describe('the Yjs internals the sync layer reads', () => {
       clock += s.length
     }
     expect(clock).toBe(Y.decodeStateVector(Y.encodeStateVector(doc)).get(7))
+  })
+
+  it('the clock total is the state vector summed, and changes with new structs only', () => {
+    const doc = sample()
+    const other = new Y.Doc()
+    other.clientID = 9
+    other.getMap('observations').set('c', { title: 'c' })
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(other))
+    const summed = () => [...Y.decodeStateVector(Y.encodeStateVector(doc)).values()].reduce((a, b) => a + b, 0)
+    expect(clockTotal(doc)).toBe(summed())
+    const before = clockTotal(doc)
+    // a deletion adds no struct; an update sent again adds none either
+    doc.getMap('observations').delete('b')
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(other))
+    expect(clockTotal(doc)).toBe(before)
+    doc.getMap('observations').set('d', 1)
+    expect(clockTotal(doc)).toBe(summed())
+    expect(clockTotal(doc)).toBeGreaterThan(before)
+    expect(clockTotal(new Y.Doc())).toBe(0)
+  })
+
+  it('two documents have the same clocks exactly when their state vectors are equal', () => {
+    const a = sample()
+    const b = new Y.Doc()
+    Y.applyUpdate(b, Y.encodeStateAsUpdate(a))
+    const vectorsEqual = () => Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b)))
+    expect(sameClocks(a, b)).toBe(true)
+    expect(vectorsEqual()).toBe(true)
+    // a deletion moves no clock
+    a.getMap('observations').delete('b')
+    expect(sameClocks(a, b)).toBe(vectorsEqual())
+    expect(sameClocks(a, b)).toBe(true)
+    // the same sum of clocks spread over other clients is not the same state
+    const c = new Y.Doc()
+    c.clientID = 8
+    c.getMap('observations').set('x', 1)
+    const d = new Y.Doc()
+    d.clientID = 9
+    d.getMap('observations').set('y', 2)
+    expect(clockTotal(c)).toBe(clockTotal(d))
+    expect(sameClocks(c, d)).toBe(false)
+    b.getMap('observations').set('e', 1)
+    expect(sameClocks(a, b)).toBe(vectorsEqual())
+    expect(sameClocks(a, b)).toBe(false)
+    expect(sameClocks(b, a)).toBe(false)
   })
 
   it('an item of a nested type depends on the item its type lives in; a root type’s on none', () => {
