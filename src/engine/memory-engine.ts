@@ -59,7 +59,7 @@ export class MemoryEngine implements SyncPort {
 
   // ---- note loading -------------------------------------------------------------------
 
-  /** Files what an open left for later, in slices between recalls (see note-loading `fileInBackground`). */
+  /** Files what an open left for later, in slices between recalls and changes (see note-loading `fileInBackground`). */
   fileInBackground(budgetMs = 4, slice = 50, quietMs = FOREGROUND_QUIET_MS): void {
     const { graph, index, notes, loader, names } = this.c
     fileInBackground({ graph, index, notes, loader, names, isClosed: () => this.c.closed, filed: () => (this.filedAt ??= performance.now()) }, budgetMs, slice, quietMs)
