@@ -16,15 +16,21 @@ export function encodeRecord(update: Uint8Array): Buffer {
   return out
 }
 
-/** A record at `offset` whose length fits, whose checksum matches and whose body is a Yjs update; else null. */
-function recordAt(bytes: Buffer, offset: number): Uint8Array | null {
+/** The body of the record at `offset` when its length fits and its checksum matches; else null. */
+function framedAt(bytes: Buffer, offset: number): Buffer | null {
   if (offset + HEADER_BYTES > bytes.byteLength) return null
   const length = bytes.readUInt32BE(offset)
   const end = offset + HEADER_BYTES + length
   // an empty body is never written (the CRC of nothing is 0, so zero bytes would pass as one)
   if (length === 0 || end > bytes.byteLength) return null
   const body = bytes.subarray(offset + HEADER_BYTES, end)
-  if (crc32(body) !== bytes.readUInt32BE(offset + 4)) return null
+  return crc32(body) === bytes.readUInt32BE(offset + 4) ? body : null
+}
+
+/** A record at `offset` whose length fits, whose checksum matches and whose body is a Yjs update; else null. */
+function recordAt(bytes: Buffer, offset: number): Uint8Array | null {
+  const body = framedAt(bytes, offset)
+  if (!body) return null
   try {
     Y.decodeUpdate(body)
   } catch {
@@ -49,14 +55,10 @@ export interface CompactedLog {
 export function compactLog(bytes: Buffer): CompactedLog | null {
   const records: Uint8Array[] = []
   for (let offset = 0; offset < bytes.byteLength;) {
-    if (offset + HEADER_BYTES > bytes.byteLength) return null
-    const length = bytes.readUInt32BE(offset)
-    const end = offset + HEADER_BYTES + length
-    if (length === 0 || end > bytes.byteLength) return null
-    const body = bytes.subarray(offset + HEADER_BYTES, end)
-    if (crc32(body) !== bytes.readUInt32BE(offset + 4)) return null
+    const body = framedAt(bytes, offset)
+    if (!body) return null
     records.push(body)
-    offset = end
+    offset += HEADER_BYTES + body.byteLength
   }
   if (records.length <= 1) return null
   try {
