@@ -68,6 +68,9 @@ describe('memory backup in the app', () => {
     await page2.getByRole('button', { name: 'Rename Field notes' }).click()
     await page2.getByLabel('New name for “Field notes”').fill('Harbour survey notes')
     await page2.getByRole('button', { name: 'Save name' }).click()
+    // the rename's own answer first (a failure shows what the alerts say), then the list
+    const renamed = page2.getByTestId('memory-list-status')
+    await expect.poll(async () => ((await renamed.count()) ? renamed.textContent() : (await page2.getByRole('alert').allTextContents()).join(' | '))).toBe('Renamed to “Harbour survey notes”.')
     await expect.poll(() => page2.getByTestId('memory-list').locator('strong').allTextContents()).toEqual(['Harbour survey notes'])
     await page2.getByRole('button', { name: 'Delete Harbour survey notes…' }).click()
     const confirmation = page2.getByTestId('delete-confirmation')
